@@ -1,0 +1,56 @@
+"""``culturelab`` command line: run notebooks with a parameter file, or reproduce everything.
+
+    culturelab run papermill_params/smoke.yaml                       # every notebook
+    culturelab run papermill_params/gpu/qwen7b.yaml --notebook 'captex/*'
+    culturelab check papermill_params/x.yaml                         # validate only
+    culturelab reproduce                                             # default.yaml, all notebooks
+    culturelab list
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from culturelab import config
+from culturelab.params import ParameterError
+from culturelab.runner import all_notebooks, execute, plan
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="culturelab", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, helptext in (("run", "execute notebooks with a parameter file"),
+                           ("check", "validate a parameter file against the notebooks, run nothing")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("params", help="YAML parameter file, e.g. papermill_params/default.yaml")
+        p.add_argument("--notebook", "-n", action="append", help="notebook name or glob (repeatable)")
+    rep = sub.add_parser("reproduce", help="execute every notebook with papermill_params/default.yaml")
+    rep.add_argument("--params", default=None, help="another parameter file")
+    sub.add_parser("list", help="list the notebooks")
+    args = parser.parse_args(argv)
+
+    if args.command == "list":
+        print("\n".join(all_notebooks()))
+        return 0
+    if args.command == "reproduce":
+        root = config.project_root()
+        args.params = args.params or str(root / "papermill_params" / "default.yaml")
+        args.notebook = None
+    try:
+        run_plan = plan(args.params, args.notebook)
+    except (ParameterError, FileNotFoundError) as err:
+        print(f"culturelab: invalid parameters\n{err}", file=sys.stderr)
+        return 2
+    if args.command == "check":
+        for name, params in run_plan.jobs:
+            print(f"{name}: {params}")
+        return 0
+    summary = execute(run_plan)
+    print(summary.to_string(index=False))
+    return 0 if (summary["status"] == "ok").all() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

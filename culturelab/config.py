@@ -1,0 +1,89 @@
+"""Where culturelab reads and writes: data, cache, figures and runs.
+
+Every location can be overridden by an environment variable, so tests, CI and users on a
+cluster point the same code at other folders:
+
+=====================  ===================================  ==============================
+variable               meaning                              default
+=====================  ===================================  ==============================
+``CULTURELAB_DATA``    root of the real benchmark files     ``<cache>/data`` (downloads)
+``CULTURELAB_CACHE``   model conversions + response cache   ``<repo>/.cache`` or ``~/.cache/culturelab``
+``CULTURELAB_FIGURES`` rendered figures                     ``<repo>/figures``
+``CULTURELAB_RUNS``    executed notebooks + results tables  ``<repo>/runs``
+=====================  ===================================  ==============================
+
+>>> from culturelab import config
+>>> config.cache_dir().name in {".cache", "culturelab"} or "CULTURELAB_CACHE" in __import__("os").environ
+True
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+#: Environment every offline run needs: a stray hub call otherwise blocks for ~50 s.
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+@lru_cache(maxsize=1)
+def project_root() -> Path | None:
+    """The repository checkout this package lives in, or ``None`` for a site-packages install."""
+    here = Path(__file__).resolve().parent
+    for parent in (here, *here.parents):
+        pyproject = parent / "pyproject.toml"
+        if pyproject.is_file() and 'name = "culturelab"' in pyproject.read_text(encoding="utf-8"):
+            return parent
+    return None
+
+
+def _from_env(var: str, default: Path) -> Path:
+    value = os.environ.get(var)
+    return Path(value).expanduser().resolve() if value else default
+
+
+def cache_dir() -> Path:
+    """Folder for converted models and the on-disk response cache (created on demand)."""
+    root = project_root()
+    default = root / ".cache" if root else Path.home() / ".cache" / "culturelab"
+    path = _from_env("CULTURELAB_CACHE", default)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def data_dir(override: str | os.PathLike | None = None) -> Path:
+    """Root of the benchmark data: ``override`` > ``$CULTURELAB_DATA`` > ``<cache>/data``.
+
+    >>> data_dir("/tmp").as_posix()
+    '/tmp'
+    """
+    if override:
+        return Path(override).expanduser().resolve()
+    return _from_env("CULTURELAB_DATA", cache_dir() / "data")
+
+
+def figures_dir() -> Path:
+    """Folder the notebooks render their figures into."""
+    root = project_root() or Path.cwd()
+    return _from_env("CULTURELAB_FIGURES", root / "figures")
+
+
+def runs_dir() -> Path:
+    """Folder for executed notebooks and tidy results tables."""
+    root = project_root() or Path.cwd()
+    return _from_env("CULTURELAB_RUNS", root / "runs")
+
+
+def notebooks_dir() -> Path:
+    """The ``notebooks/`` folder of the checkout."""
+    root = project_root()
+    if root is None:
+        raise FileNotFoundError("culturelab's notebooks live in its git checkout; clone the repository to run them")
+    return root / "notebooks"
+
+
+def set_offline_env() -> None:
+    """Make every Hugging Face library fail at once instead of retrying the hub for ~50 s."""
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)

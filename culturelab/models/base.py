@@ -1,0 +1,223 @@
+"""One interface for every model backend, with the on-disk cache built in.
+
+A backend implements three private methods on plain Python lists (``_generate``,
+``_loglikelihood``, ``_rank_candidates``). The public methods here add what every backend
+needs and none should write again: request de-duplication, the on-disk response cache
+(keyed by backend, model id + revision, request and decoding parameters), chunked progress
+bars, and committing each finished chunk so a killed run resumes where it stopped.
+
+>>> from culturelab.models.base import LogLikelihood
+>>> LogLikelihood(logprob=-3.0, n_tokens=2, is_greedy=False).mean
+-1.5
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from culturelab import config
+from culturelab.models.cache import ResponseCache
+
+#: The placeholder of the answer slot in cloze templates (FMLAMA's notation).
+SLOT = "[Y]"
+
+
+@dataclass(frozen=True)
+class LogLikelihood:
+    """Log-probability of a continuation given a context (natural log, summed over tokens)."""
+
+    logprob: float
+    n_tokens: int
+    is_greedy: bool
+
+    @property
+    def mean(self) -> float:
+        """Per-token mean log-probability (length-normalised score)."""
+        return self.logprob / max(self.n_tokens, 1)
+
+
+@dataclass
+class CallStats:
+    """How many requests were asked for, served from the cache, and computed."""
+
+    requested: int = 0
+    cached: int = 0
+    computed: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+
+def split_template(template: str, slot: str = SLOT) -> tuple[str, str]:
+    """Split a cloze template at its answer slot.
+
+    >>> split_template("The food [X] has [Y] .".replace("[X]", "pho"))
+    ('The food pho has ', ' .')
+    """
+    if template.count(slot) != 1:
+        raise ValueError(f"template must contain the slot {slot!r} exactly once: {template!r}")
+    prefix, suffix = template.split(slot)
+    return prefix, suffix
+
+
+class LanguageModel(ABC):
+    """The protocol every backend follows: ``generate``, ``loglikelihood``, ``rank_candidates``."""
+
+    backend: str = "abstract"
+
+    def __init__(self, model_id: str, revision: str | None = None, *, cache: ResponseCache | bool = True,
+                 progress: bool = True, chunk_size: int = 64):
+        self.model_id = model_id
+        self.revision = revision
+        self.progress = progress
+        self.chunk_size = chunk_size
+        self.stats = CallStats()
+        if cache is True:
+            cache = ResponseCache(config.cache_dir() / "responses.sqlite")
+        self.cache: ResponseCache | None = cache if isinstance(cache, ResponseCache) else None
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def spec(self) -> str:
+        """The string that selects this backend, e.g. ``hf:Qwen/Qwen2.5-0.5B`` or ``bundled:gemma3-270m``."""
+        if self.model_id.startswith("bundled:"):
+            return self.model_id
+        return f"{self.backend}:{self.model_id}"
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two models' answers interchangeable (part of every cache key)."""
+        return {"backend": self.backend, "model": self.model_id, "revision": self.revision}
+
+    def describe(self) -> dict[str, Any]:
+        """Identity plus anything useful to record in a run's metadata."""
+        return self.identity()
+
+    # ------------------------------------------------------------------ public API
+    def generate(self, prompts: Sequence[str], *, max_new_tokens: int = 64, temperature: float = 0.0,
+                 top_p: float = 1.0, stop: Sequence[str] | None = None, chat: bool = True,
+                 system: str | None = None, seed: int = 0) -> list[str]:
+        """Continue each prompt; greedy when ``temperature == 0``.
+
+        ``chat=True`` wraps each prompt as a user turn with the model's chat template when it has
+        one; ``stop`` strings end the text (the stop string itself is removed).
+        """
+        params = {"max_new_tokens": int(max_new_tokens), "temperature": float(temperature),
+                  "top_p": float(top_p), "stop": list(stop or []), "chat": bool(chat),
+                  "system": system, "seed": int(seed) if temperature > 0 else None}
+        requests = [{"prompt": str(p)} for p in prompts]
+
+        def compute(reqs: list[dict]) -> list[str]:
+            texts = self._generate([r["prompt"] for r in reqs], **params)
+            return [truncate_at_stop(t, params["stop"]) for t in texts]
+
+        return self._cached("generate", requests, params, compute)
+
+    def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        """Log P(continuation | context) for each ``(context, continuation)`` pair.
+
+        Requests that share a context are scored from one encoding of that context.
+        """
+        reqs = [{"context": str(c), "continuation": str(x)} for c, x in requests]
+        # keep requests with the same context in the same chunk: the backend encodes it once
+        order = sorted(range(len(reqs)), key=lambda i: (reqs[i]["context"], i))
+        results = self._cached("loglikelihood", [reqs[i] for i in order], {},
+                               lambda rs: [asdict(r) for r in self._loglikelihood(
+                                   [(r["context"], r["continuation"]) for r in rs])])
+        out: list[LogLikelihood | None] = [None] * len(reqs)
+        for pos, i in enumerate(order):
+            out[i] = LogLikelihood(**results[pos])
+        return out  # type: ignore[return-value]
+
+    def rank_candidates(self, templates: Sequence[str], candidates: Sequence[str], *, slot: str = SLOT,
+                        reduce: str = "mean") -> np.ndarray:
+        """Score every candidate in every cloze template; higher is better.
+
+        Returns an array of shape ``(len(templates), len(candidates))``. ``reduce`` is ``"mean"``
+        (mean log-prob per sub-token, FMLAMA's pooling) or ``"sum"``.
+        """
+        if reduce not in {"mean", "sum"}:
+            raise ValueError(f"reduce must be 'mean' or 'sum', not {reduce!r}")
+        candidates = [str(c) for c in candidates]
+        cand_hash = hashlib.sha256(json.dumps(candidates, ensure_ascii=False).encode()).hexdigest()
+        params = {"slot": slot, "reduce": reduce, "candidates": cand_hash, "n_candidates": len(candidates)}
+        reqs = [{"template": str(t)} for t in templates]
+        for r in reqs:
+            split_template(r["template"], slot)  # fail early on malformed templates
+        rows = self._cached("rank_candidates", reqs, params,
+                            lambda rs: list(self._rank_candidates([r["template"] for r in rs], candidates,
+                                                                  slot=slot, reduce=reduce)),
+                            chunk_size=max(1, self.chunk_size // 8))
+        if not rows:
+            return np.zeros((0, len(candidates)), dtype=np.float32)
+        return np.vstack([np.asarray(r, dtype=np.float32) for r in rows])
+
+    # ------------------------------------------------------------------ backend hooks
+    @abstractmethod
+    def _generate(self, prompts: list[str], **params: Any) -> list[str]:
+        ...
+
+    @abstractmethod
+    def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
+        ...
+
+    def _rank_candidates(self, templates: list[str], candidates: list[str], *, slot: str,
+                         reduce: str) -> list[np.ndarray]:
+        """Default cloze ranking for scoring backends: candidate log-likelihood after the prefix."""
+        pairs = []
+        for template in templates:
+            prefix, _ = split_template(template, slot)
+            pairs.extend((prefix, c) for c in candidates)
+        scores = self._loglikelihood(pairs)
+        values = np.array([s.mean if reduce == "mean" else s.logprob for s in scores], dtype=np.float32)
+        return list(values.reshape(len(templates), len(candidates)))
+
+    # ------------------------------------------------------------------ caching machinery
+    def _cached(self, kind: str, requests: list[dict], params: dict, compute: Callable[[list[dict]], list],
+                chunk_size: int | None = None) -> list:
+        chunk_size = chunk_size or self.chunk_size
+        base = {"kind": kind, **self.identity(), "params": params}
+        keys = [ResponseCache.key({**base, "request": r}) for r in requests]
+        found = self.cache.get_many(keys) if self.cache is not None else {}
+        todo: dict[str, dict] = {}
+        for k, r in zip(keys, requests):
+            if k not in found and k not in todo:
+                todo[k] = r
+        self.stats.requested += len(requests)
+        self.stats.cached += len(requests) - sum(1 for k in keys if k not in found)
+        if todo:
+            items = list(todo.items())
+            bar = tqdm(total=len(items), desc=f"{self.spec} {kind}", unit="req",
+                       disable=not self.progress, leave=False)
+            for start in range(0, len(items), chunk_size):
+                chunk = items[start : start + chunk_size]
+                values = compute([r for _, r in chunk])
+                if len(values) != len(chunk):
+                    raise RuntimeError(f"{self.spec}: backend returned {len(values)} answers for {len(chunk)} requests")
+                fresh = dict(zip([k for k, _ in chunk], values))
+                if self.cache is not None:
+                    self.cache.put_many(fresh)
+                found.update(fresh)
+                self.stats.computed += len(chunk)
+                self.stats.by_kind[kind] = self.stats.by_kind.get(kind, 0) + len(chunk)
+                bar.update(len(chunk))
+            bar.close()
+        return [found[k] for k in keys]
+
+
+def truncate_at_stop(text: str, stop: Sequence[str]) -> str:
+    """Cut ``text`` at the first occurrence of any stop string.
+
+    >>> truncate_at_stop("A\\nQuestion: next", ["\\nQuestion:"])
+    'A'
+    """
+    cut = len(text)
+    for s in stop:
+        if s and (i := text.find(s)) != -1:
+            cut = min(cut, i)
+    return text[:cut]

@@ -1,0 +1,237 @@
+"""Causal language models through 🤗 transformers (hub ids, local folders, bundled models).
+
+Log-likelihood scoring encodes each distinct context **once** and scores all of its
+continuations (MCQ options, cloze candidates) from the context's key/value cache, batched.
+For the usual single-token answers (" A", " B", …) no second forward pass is needed at all.
+
+>>> from culturelab.models.hf import move_trailing_space
+>>> move_trailing_space("Answer: ", "B")
+('Answer:', ' B')
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from culturelab.models.base import LanguageModel, LogLikelihood
+from culturelab.models.device import default_dtype, resolve_device
+
+
+def move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
+    """Move the context's trailing white space onto the continuation (lm-eval's convention)."""
+    stripped = context.rstrip()
+    return stripped, context[len(stripped):] + continuation
+
+
+def local_fingerprint(path: Path) -> str:
+    """A short hash of a local model folder's config and weight-file sizes (its 'revision')."""
+    h = hashlib.sha256()
+    for f in sorted(path.glob("*")):
+        if f.suffix in {".json", ".safetensors", ".bin", ".model", ".gguf"}:
+            h.update(f.name.encode())
+            h.update(str(f.stat().st_size).encode())
+            if f.name == "config.json":
+                h.update(f.read_bytes())
+    return "local-" + h.hexdigest()[:12]
+
+
+class HFCausalLM(LanguageModel):
+    """A causal LM on ``device`` (``auto``: CUDA + bf16 when present, CPU float32 otherwise)."""
+
+    backend = "hf"
+
+    def __init__(self, model: str, *, revision: str | None = None, device: str = "auto",
+                 dtype: torch.dtype | str | None = None, batch_size: int = 16, max_length: int | None = None,
+                 token_budget: int = 16384, trust_remote_code: bool = False, model_id: str | None = None,
+                 **kwargs: Any):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.device = resolve_device(device)
+        if isinstance(dtype, str):
+            dtype = getattr(torch, dtype)
+        self.dtype = dtype or default_dtype(self.device)
+        local = Path(model).expanduser()
+        if local.is_dir():
+            revision = revision or local_fingerprint(local)
+            model = str(local.resolve())
+        self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision, trust_remote_code=trust_remote_code)
+        self.model = AutoModelForCausalLM.from_pretrained(
+            model, revision=revision, dtype=self.dtype, trust_remote_code=trust_remote_code
+        ).to(self.device).eval()
+        if revision is None:
+            revision = getattr(self.model.config, "_commit_hash", None) or "unknown"
+        super().__init__(model_id or model, revision, **kwargs)
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.batch_size = batch_size
+        self.token_budget = token_budget
+        self.max_length = max_length or min(getattr(self.model.config, "max_position_embeddings", 4096) or 4096,
+                                            8192)
+        self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
+
+    def describe(self) -> dict[str, Any]:
+        n_params = sum(p.numel() for p in self.model.parameters())
+        return {**self.identity(), "device": self.device, "dtype": str(self.dtype).replace("torch.", ""),
+                "n_params": n_params, "chat_template": self.has_chat_template}
+
+    # ------------------------------------------------------------------ prompts
+    def format_prompt(self, prompt: str, *, chat: bool = True, system: str | None = None) -> str:
+        """The exact text the model sees: the chat template applied when asked for and available."""
+        if not (chat and self.has_chat_template):
+            return prompt
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+        return self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+    def _encode(self, text: str, *, special: bool = True) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=special)["input_ids"]
+
+    # ------------------------------------------------------------------ generation
+    @torch.inference_mode()
+    def _generate(self, prompts: list[str], *, max_new_tokens: int, temperature: float, top_p: float,
+                  stop: list[str], chat: bool, system: str | None, seed: int | None) -> list[str]:
+        texts = [self.format_prompt(p, chat=chat, system=system) for p in prompts]
+        # a chat template already contains the BOS token
+        special = not (chat and self.has_chat_template)
+        encoded = [self._encode(t, special=special)[-(self.max_length - max_new_tokens):] for t in texts]
+        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
+        out: list[str] = [""] * len(encoded)
+        pad = self.tokenizer.pad_token_id
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            width = max(len(encoded[i]) for i in idx)
+            ids = torch.full((len(idx), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(idx), width), dtype=torch.long)
+            for row, i in enumerate(idx):  # left padding: every prompt ends at the same column
+                ids[row, width - len(encoded[i]):] = torch.tensor(encoded[i])
+                mask[row, width - len(encoded[i]):] = 1
+            if seed is not None:
+                torch.manual_seed(seed + start)
+            gen_kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens, "pad_token_id": pad,
+                                          "do_sample": temperature > 0}
+            if temperature > 0:
+                gen_kwargs.update(temperature=temperature, top_p=top_p)
+            else:
+                gen_kwargs.update(temperature=None, top_p=None, top_k=None)
+            if stop:
+                gen_kwargs.update(stop_strings=list(stop), tokenizer=self.tokenizer)
+            result = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                         **gen_kwargs)
+            for row, i in enumerate(idx):
+                out[i] = self.tokenizer.decode(result[row, width:], skip_special_tokens=True)
+        return out
+
+    # ------------------------------------------------------------------ scoring
+    def _encode_pair(self, context: str, continuation: str) -> tuple[tuple[int, ...], list[int]]:
+        context, continuation = move_trailing_space(context, continuation)
+        if context:
+            ctx = self._encode(context)
+            whole = self._encode(context + continuation)
+            cont = whole[len(ctx):]
+        else:  # nothing to condition on: start from BOS (or EOS for models without one)
+            start = self.tokenizer.bos_token_id
+            ctx = [start if start is not None else self.tokenizer.eos_token_id]
+            cont = self._encode(continuation, special=False)
+        if not cont:
+            raise ValueError(f"continuation {continuation!r} encodes to no tokens after context {context[-40:]!r}")
+        room = self.max_length - len(cont)
+        return tuple(ctx[-room:]), cont
+
+    @torch.inference_mode()
+    def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
+        encoded = [self._encode_pair(c, x) for c, x in requests]
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, (ctx, _) in enumerate(encoded):
+            groups.setdefault(ctx, []).append(i)
+        contexts = sorted(groups, key=len, reverse=True)
+        results: list[LogLikelihood | None] = [None] * len(requests)
+        pad = self.tokenizer.pad_token_id
+        vocab = self.model.config.get_text_config().vocab_size
+        start = 0
+        while start < len(contexts):
+            # as many contexts as fit the token budget (they are sorted longest first)
+            n_ctx = max(1, min(self.batch_size, self.token_budget // max(len(contexts[start]), 1)))
+            batch = contexts[start : start + n_ctx]
+            start += len(batch)
+            width = len(batch[0])
+            ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, ctx in enumerate(batch):
+                ids[row, width - len(ctx):] = torch.tensor(ctx)
+                mask[row, width - len(ctx):] = 1
+            ids, mask = ids.to(self.device), mask.to(self.device)
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
+                             logits_to_keep=1)
+            first_lp = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
+            ctx_cache = out.past_key_values
+            rows = [(g, i) for g, ctx in enumerate(batch) for i in groups[ctx]]
+            # single-token continuations are fully scored by the context pass
+            multi = []
+            for g, i in rows:
+                cont = encoded[i][1]
+                lp = first_lp[g, cont[0]].item()
+                greedy = bool(first_lp[g].argmax().item() == cont[0])
+                if len(cont) == 1:
+                    results[i] = LogLikelihood(lp, 1, greedy)
+                else:
+                    multi.append((g, i))
+            # the rest: continuation tokens on top of the cached context, rows bounded by memory
+            cont_budget = max(1, int(2**29 // (vocab * 4)))  # ≈512 MiB of float32 logits per pass
+            pos = 0
+            while pos < len(multi):
+                longest = max(len(encoded[i][1]) for _, i in multi[pos : pos + self.batch_size * 4])
+                n_rows = max(1, min(self.batch_size * 4, cont_budget // max(longest - 1, 1)))
+                chunk = multi[pos : pos + n_rows]
+                pos += len(chunk)
+                self._score_continuations(chunk, encoded, first_lp, ctx_cache, mask, results)
+        return results  # type: ignore[return-value]
+
+    def _score_continuations(self, chunk: list[tuple[int, int]], encoded: list, first_lp: torch.Tensor,
+                             ctx_cache: Any, ctx_mask: torch.Tensor, results: list) -> None:
+        pad = self.tokenizer.pad_token_id
+        conts = [encoded[i][1] for _, i in chunk]
+        width = max(len(c) for c in conts) - 1  # the last token is never an input
+        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+        cmask = torch.zeros((len(chunk), width), dtype=torch.long)
+        for row, c in enumerate(conts):
+            ids[row, : len(c) - 1] = torch.tensor(c[:-1])
+            cmask[row, : len(c) - 1] = 1
+        g_idx = torch.tensor([g for g, _ in chunk], device=self.device)
+        cache = copy.copy(ctx_cache)
+        cache.layers = [copy.copy(layer) for layer in ctx_cache.layers]
+        cache.reorder_cache(g_idx)
+        attn = torch.cat([ctx_mask.index_select(0, g_idx), cmask.to(self.device)], dim=1)
+        start_pos = ctx_mask.index_select(0, g_idx).sum(-1, keepdim=True)
+        positions = start_pos + torch.arange(width, device=self.device)[None, :]
+        logits = self.model(input_ids=ids.to(self.device), attention_mask=attn, position_ids=positions,
+                            past_key_values=cache, use_cache=True).logits.float()
+        # logits[:, j] predicts continuation token j + 1
+        lse = torch.logsumexp(logits, dim=-1)
+        best = logits.argmax(dim=-1)
+        for row, ((g, i), c) in enumerate(zip(chunk, conts)):
+            tgt = torch.tensor(c[1:], device=self.device)
+            n = len(c) - 1
+            lps = logits[row, :n].gather(-1, tgt[:, None])[:, 0] - lse[row, :n]
+            total = first_lp[g, c[0]].item() + lps.sum().item()
+            greedy = bool(first_lp[g].argmax().item() == c[0]) and bool((best[row, :n] == tgt).all().item())
+            results[i] = LogLikelihood(total, len(c), greedy)
+
+    def naive_loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
+        """Reference implementation: one full forward pass per request (for tests and benchmarks)."""
+        out = []
+        with torch.inference_mode():
+            for c, x in requests:
+                ctx, cont = self._encode_pair(c, x)
+                ids = torch.tensor([list(ctx) + cont], device=self.device)
+                lp = torch.log_softmax(self.model(input_ids=ids).logits[0, :-1].float(), dim=-1)
+                tgt = ids[0, 1:]
+                tok_lp = lp[torch.arange(len(tgt)), tgt][len(ctx) - 1:]
+                greedy = bool((lp.argmax(-1)[len(ctx) - 1:] == tgt[len(ctx) - 1:]).all())
+                out.append(LogLikelihood(tok_lp.sum().item(), len(cont), greedy))
+        return out
+

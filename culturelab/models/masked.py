@@ -1,0 +1,129 @@
+"""BERT-style masked LMs: FMLAMA's multi-mask cloze ranking.
+
+For a template with an answer slot and a candidate set, each candidate is tokenised into
+``d`` sub-tokens (candidates longer than ``max_masks`` are dropped, as in the paper and get
+``-inf``). For each ``d`` one query with ``d`` mask tokens is built; one forward pass gives
+log-probabilities at the masks, and a candidate's score is the **mean over its sub-tokens**
+of ``log p(mask_i = c_i)`` taken from the query with its own length (FMLAMA eq. 2). Scores of
+all candidates of one length are gathered in a single vectorised step.
+
+>>> mask_span("[MASK]", 3, concatenated=False)
+'[MASK] [MASK] [MASK]'
+>>> mask_span("<mask>", 2, concatenated=True)
+'<mask><mask>'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from culturelab.models.base import LanguageModel, LogLikelihood, split_template
+from culturelab.models.device import default_dtype, resolve_device
+from culturelab.models.hf import local_fingerprint
+
+
+def mask_span(mask_token: str, d: int, *, concatenated: bool) -> str:
+    """``d`` mask tokens: space separated for BERT, concatenated for RoBERTa/XLM-R."""
+    return ("" if concatenated else " ").join([mask_token] * d)
+
+
+class MaskedLM(LanguageModel):
+    """A masked LM (BERT, mBERT, XLM-R, …) used for cloze ranking and pseudo-log-likelihood."""
+
+    backend = "masked"
+
+    def __init__(self, model: str, *, revision: str | None = None, device: str = "auto", max_masks: int = 10,
+                 batch_size: int = 32, model_id: str | None = None, **kwargs: Any):
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        self.device = resolve_device(device)
+        local = Path(model).expanduser()
+        if local.is_dir():
+            revision = revision or local_fingerprint(local)
+            model = str(local.resolve())
+        self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
+        # masked LMs are small: float32 keeps the paper's numerics even on a GPU
+        dtype = torch.float32 if default_dtype(self.device) == torch.bfloat16 else default_dtype(self.device)
+        self.model = AutoModelForMaskedLM.from_pretrained(model, revision=revision, dtype=dtype).to(self.device).eval()
+        if self.tokenizer.mask_token is None:
+            raise ValueError(f"{model} has no mask token: it is not a masked LM")
+        super().__init__(model_id or model, revision or getattr(self.model.config, "_commit_hash", None) or "unknown",
+                         **kwargs)
+        self.max_masks = max_masks
+        self.batch_size = batch_size
+        # SentencePiece/BPE masks attach to the previous piece; WordPiece masks are words
+        self.concatenated_masks = self.tokenizer.mask_token.startswith("<")
+
+    def _generate(self, prompts: list[str], **params: Any) -> list[str]:
+        raise NotImplementedError("masked LMs do not generate text; use rank_candidates() or loglikelihood()")
+
+    def candidate_ids(self, candidates: list[str]) -> list[list[int]]:
+        """Sub-token ids of each candidate, tokenised as it would appear inside a sentence."""
+        return [self.tokenizer(" " + c if self.concatenated_masks else c, add_special_tokens=False)["input_ids"]
+                for c in candidates]
+
+    @torch.inference_mode()
+    def _mask_logprobs(self, queries: list[str]) -> list[torch.Tensor]:
+        """Log-softmax over the vocabulary at every mask position of each query."""
+        out = []
+        for start in range(0, len(queries), self.batch_size):
+            enc = self.tokenizer(queries[start : start + self.batch_size], return_tensors="pt", padding=True,
+                                 truncation=True).to(self.device)
+            logits = self.model(**enc).logits.float()
+            is_mask = enc["input_ids"] == self.tokenizer.mask_token_id
+            for row in range(logits.shape[0]):
+                out.append(torch.log_softmax(logits[row][is_mask[row]], dim=-1))
+        return out
+
+    def _rank_candidates(self, templates: list[str], candidates: list[str], *, slot: str,
+                         reduce: str) -> list[np.ndarray]:
+        ids = self.candidate_ids(candidates)
+        lengths = np.array([len(t) for t in ids])
+        usable = (lengths >= 1) & (lengths <= self.max_masks)
+        depth = int(lengths[usable].max()) if usable.any() else 0
+        queries = []
+        for template in templates:
+            prefix, suffix = split_template(template, slot)
+            queries.extend(prefix + mask_span(self.tokenizer.mask_token, d, concatenated=self.concatenated_masks)
+                           + suffix for d in range(1, depth + 1))
+        logprobs = self._mask_logprobs(queries)
+        by_length = {d: np.flatnonzero(usable & (lengths == d)) for d in range(1, depth + 1)}
+        results = []
+        for t in range(len(templates)):
+            scores = np.full(len(candidates), -np.inf, dtype=np.float32)
+            for d, members in by_length.items():
+                if members.size == 0:
+                    continue
+                lp = logprobs[t * depth + d - 1]  # (d, vocab)
+                if lp.shape[0] != d:
+                    raise RuntimeError(f"query for {d} masks kept {lp.shape[0]} after truncation: template too long")
+                tok = torch.tensor([ids[i] for i in members], device=lp.device)  # (n, d)
+                picked = lp[torch.arange(d, device=lp.device)[None, :], tok]  # (n, d)
+                pooled = picked.mean(-1) if reduce == "mean" else picked.sum(-1)
+                scores[members] = pooled.cpu().numpy()
+            results.append(scores)
+        return results
+
+    @torch.inference_mode()
+    def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
+        """Pseudo-log-likelihood of the continuation: each of its tokens masked in turn."""
+        out = []
+        for context, continuation in requests:
+            ctx = self.tokenizer(context, add_special_tokens=False)["input_ids"]
+            cont = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
+            base = self.tokenizer.build_inputs_with_special_tokens(ctx + cont)
+            offset = base.index(ctx[0]) if ctx else 1
+            rows = torch.tensor([base] * len(cont), device=self.device)
+            positions = torch.arange(len(cont), device=self.device) + offset + len(ctx)
+            rows[torch.arange(len(cont)), positions] = self.tokenizer.mask_token_id
+            lp = torch.log_softmax(self.model(input_ids=rows).logits.float(), dim=-1)
+            picked = lp[torch.arange(len(cont)), positions]
+            target = torch.tensor(cont, device=self.device)
+            total = picked.gather(-1, target[:, None]).sum().item()
+            greedy = bool((picked.argmax(-1) == target).all())
+            out.append(LogLikelihood(total, len(cont), greedy))
+        return out

@@ -1,0 +1,118 @@
+"""The OpenAI API and any OpenAI-compatible server (vLLM, TGI, llama.cpp server, …).
+
+The key is read from the environment only (``$OPENAI_API_KEY`` unless ``api_key_env`` names
+another variable) and is never part of a cache key, a parameter file or a notebook.
+Retries with exponential back-off on 429, 5xx and time-outs are the official ``openai``
+client's; when they are exhausted the run stops with one readable line naming the server,
+the model and the cause. Requests go out ``concurrency`` at a time.
+
+Log-likelihood needs prompt log-probabilities (``echo=True`` on ``/v1/completions``), which
+vLLM serves and the official API does not.
+
+>>> redact("key sk-abc123 leaked", "sk-abc123")
+'key *** leaked'
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from culturelab.models.base import LanguageModel, LogLikelihood
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Replace every occurrence of ``secret`` in ``text``."""
+    return text.replace(secret, "***") if secret else text
+
+
+class OpenAIModel(LanguageModel):
+    """Chat/completions over HTTP with retries, time-outs and a thread pool."""
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+                 timeout: float = 120.0, max_retries: int = 4, concurrency: int = 8, **kwargs: Any):
+        import openai
+
+        self._key = os.environ.get(api_key_env)
+        if base_url is None and not self._key:
+            raise OSError(f"openai:{model} needs an API key in the environment variable ${api_key_env} "
+                          "(it is never read from parameter files)")
+        self.backend = "openai" if base_url is None else "openai-compatible"
+        self.base_url = base_url
+        self.client = openai.OpenAI(base_url=base_url, api_key=self._key or "EMPTY", timeout=timeout,
+                                    max_retries=max_retries)
+        self.max_retries = max_retries
+        self.concurrency = concurrency
+        super().__init__(model, revision=None, **kwargs)
+
+    @property
+    def spec(self) -> str:
+        return f"openai:{self.model_id}" if self.base_url is None else f"openai-compatible:{self.base_url}#{self.model_id}"
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.identity(), "base_url": self.base_url or "https://api.openai.com/v1"}
+
+    def _call(self, fn: Any, **request: Any) -> Any:
+        import openai
+
+        try:
+            return fn(**request)
+        except openai.APIError as err:
+            status = getattr(err, "status_code", None)
+            cause = f"HTTP {status}" if status else type(err).__name__
+            where = self.base_url or "api.openai.com"
+            raise RuntimeError(redact(f"{self.spec}: request to {where} failed after {self.max_retries} retries "
+                                      f"({cause}): {err}", self._key)) from None
+
+    def _map(self, fn: Any, items: list) -> list:
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            return list(pool.map(fn, items))
+
+    def _generate(self, prompts: list[str], *, max_new_tokens: int, temperature: float, top_p: float,
+                  stop: list[str], chat: bool, system: str | None, seed: int | None) -> list[str]:
+        common: dict[str, Any] = {"model": self.model_id, "max_tokens": max_new_tokens, "temperature": temperature,
+                                  "top_p": top_p}
+        if stop:
+            common["stop"] = stop[:4]  # the API accepts at most four; the rest are applied afterwards
+        if seed is not None:
+            common["seed"] = seed
+
+        def one(prompt: str) -> str:
+            if chat:
+                messages = ([{"role": "system", "content": system}] if system else []) + [
+                    {"role": "user", "content": prompt}]
+                reply = self._call(self.client.chat.completions.create, messages=messages, **common)
+                return reply.choices[0].message.content or ""
+            reply = self._call(self.client.completions.create, prompt=(system + "\n\n" if system else "") + prompt,
+                               **common)
+            return reply.choices[0].text or ""
+
+        return self._map(one, prompts)
+
+    def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
+        if self.base_url is None:
+            raise NotImplementedError("the OpenAI API returns no prompt log-probabilities; score MCQs by generation, "
+                                      "or serve an open model with vLLM and use 'openai-compatible:'")
+
+        def one(req: tuple[str, str]) -> LogLikelihood:
+            context, continuation = req
+            prompt = context + continuation
+            reply = self._call(self.client.completions.create, model=self.model_id, prompt=prompt, max_tokens=1,
+                               temperature=0.0, logprobs=1, echo=True)
+            lp = reply.choices[0].logprobs
+            total, n, greedy = 0.0, 0, True
+            for tok, tok_lp, offset, top in zip(lp.tokens, lp.token_logprobs, lp.text_offset,
+                                                lp.top_logprobs or [None] * len(lp.tokens)):
+                if offset < len(context) or offset >= len(prompt) or tok_lp is None:
+                    continue
+                total += tok_lp
+                n += 1
+                if top:
+                    greedy = greedy and max(top, key=top.get) == tok
+            if n == 0:
+                raise RuntimeError(f"{self.spec}: the server returned no log-probabilities for the continuation "
+                                   f"{continuation!r}; does it support echo=True with logprobs?")
+            return LogLikelihood(total, n, greedy)
+
+        return self._map(one, requests)

@@ -1,0 +1,50 @@
+"""Metric-vs-x curves with confidence bands (e.g. reordering metrics vs number of steps).
+
+>>> import pandas as pd
+>>> t = pd.DataFrame({"steps": [5, 5, 6, 6], "rho": [0.1, 0.3, 0.2, 0.4], "lang": ["en"] * 4})
+>>> fig = metric_curve(t, "steps", "rho", hue="lang")
+>>> len(fig.axes[0].lines) >= 1
+True
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
+from culturelab.stats import summarise
+
+
+def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax: plt.Axes | None = None,
+                 title: str | None = None, ylabel: str | None = None, seed: int = 0,
+                 baseline: pd.DataFrame | None = None) -> plt.Figure:
+    """Mean of ``y`` per ``x`` (and ``hue``) with 95 % bootstrap bands.
+
+    ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
+    random-permutation expectation at each step count.
+    """
+    apply_style()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.2, 3.0))
+    else:
+        fig = ax.figure
+    table = summarise(df, y, [hue, x] if hue else [x], seed=seed)
+    groups = list(dict.fromkeys(table[hue])) if hue else [None]
+    for i, (g, colour) in enumerate(zip(groups, palette(len(groups)))):
+        part = table[table[hue] == g] if hue else table
+        part = part.sort_values(x)
+        ax.plot(part[x], part["mean"], color=colour, marker=MARKERS[i % len(MARKERS)],
+                linestyle=LINESTYLES[i % len(LINESTYLES)], linewidth=1.3, markersize=4,
+                label=str(g) if hue else y)
+        ax.fill_between(part[x], part["ci_low"], part["ci_high"], color=colour, alpha=0.12, linewidth=0)
+    if baseline is not None:
+        b = baseline.sort_values(x)
+        ax.plot(b[x], b[y], color="#777777", linestyle=":", linewidth=1.2, label="random")
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel or y)
+    if title:
+        ax.set_title(title)
+    if hue or baseline is not None:
+        ax.legend(frameon=False)
+    return fig

@@ -1,0 +1,296 @@
+"""Runs: one notebook executed with one set of parameters, and what it leaves behind.
+
+Inside a notebook, right after the ``parameters`` cell::
+
+    run = cl.start_run("captex/02_reordering", globals())   # validates, seeds, styles plots
+    model = run.model()                                      # params["model"] on params["device"]
+    ...
+    run.save_results(table)        # runs/<run>/<notebook>/results.csv + run_info.json
+    run.savefig(fig, "fig5_step_count")                      # figures/<paper>/fig5_step_count.{pdf,png}
+
+From the shell, ``culturelab run papermill_params/x.yaml`` validates every parameter of every
+notebook before executing any (see :func:`plan`), then runs them with papermill.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.metadata as md
+import json
+import os
+import platform
+import random
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from culturelab import config
+from culturelab.params import ParameterError, notebook_defaults, validate
+
+_SECRET = re.compile(r"(key|token|secret|password)", re.I)
+_PACKAGES = ("culturelab", "torch", "transformers", "tokenizers", "datasets", "numpy", "pandas", "scipy",
+             "gensim", "sentence-transformers", "sacrebleu", "rouge-score", "papermill", "matplotlib", "seaborn")
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages that determine results, plus Python's."""
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def git_commit() -> str | None:
+    root = config.project_root()
+    if root is None:
+        return None
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")) or None
+
+
+def redact_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters safe to write down: values of key/token/secret/password-like names hidden."""
+    return {k: ("***" if _SECRET.search(k) and v else v) for k, v in params.items()}
+
+
+def notebook_file(name: str) -> Path:
+    path = config.notebooks_dir() / f"{name}.ipynb"
+    if not path.is_file():
+        raise FileNotFoundError(f"no notebook {name!r} (looked for {path})")
+    return path
+
+
+def all_notebooks() -> list[str]:
+    """Every notebook of the checkout, as ``paper/NN_topic`` names, in execution order."""
+    root = config.notebooks_dir()
+    return sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.ipynb")
+                  if ".ipynb_checkpoints" not in p.parts)
+
+
+@dataclass
+class Run:
+    """Everything one notebook execution writes, and the parameters it was given."""
+
+    notebook: str
+    params: dict[str, Any]
+    name: str = field(default_factory=lambda: os.environ.get("CULTURELAB_RUN_NAME", "interactive"))
+    data_source: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from culturelab.plots import apply_style
+
+        self.out_dir = config.runs_dir() / self.name / self.notebook
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        paper = self.notebook.split("/")[0] if "/" in self.notebook else "quickstart"
+        self.figures_dir = config.figures_dir() / paper
+        self._models: dict[str, Any] = {}
+        seed = self.params.get("seed", 0)
+        random.seed(seed)
+        import numpy as np
+
+        np.random.seed(seed % 2**32)
+        try:
+            import torch
+
+            torch.manual_seed(seed)
+        except ImportError:  # pragma: no cover - torch is a dependency
+            pass
+        apply_style()
+        self.info = {"notebook": self.notebook, "run": self.name, "started": datetime.now(timezone.utc).isoformat(),
+                     "params": redact_params(self.params), "versions": package_versions(), "git": git_commit(),
+                     "platform": platform.platform(), "models": {}, "figures": [], "results": []}
+        self._write_info()
+
+    # ----------------------------------------------------------------- inputs
+    @property
+    def data_dir(self) -> Path:
+        """The data directory for this run (parameter ``data_dir``, else ``$CULTURELAB_DATA``)."""
+        return config.data_dir(self.params.get("data_dir"))
+
+    def model(self, spec: str | None = None, **kwargs: Any) -> Any:
+        """Load (once) the model named by ``spec`` or the ``model`` parameter, on ``device``."""
+        from culturelab.models import load_model
+
+        spec = spec or self.params["model"]
+        if spec not in self._models:
+            t0 = time.perf_counter()
+            model = load_model(spec, device=self.params.get("device", "auto"), **kwargs)
+            self._models[spec] = model
+            self.info["models"][spec] = {**model.describe(), "load_seconds": round(time.perf_counter() - t0, 1)}
+            self._write_info()
+        return self._models[spec]
+
+    def set_data_source(self, source: str) -> None:
+        """Record where the data came from (``sample`` is stamped on every table and figure)."""
+        self.data_source = source
+        self.info["data_source"] = source
+        self._write_info()
+
+    # ----------------------------------------------------------------- outputs
+    def save_results(self, table: pd.DataFrame, name: str = "results") -> Path:
+        """Write a tidy table to ``runs/<run>/<notebook>/<name>.csv`` with run columns added."""
+        table = table.copy()
+        table.insert(0, "notebook", self.notebook)
+        table.insert(1, "run", self.name)
+        if self.data_source:
+            table.insert(2, "data_source", self.data_source)
+        for col in table.columns:
+            if table[col].map(lambda v: isinstance(v, (list, tuple, dict))).any():
+                table[col] = table[col].map(lambda v: json.dumps(v, ensure_ascii=False, default=str)
+                                            if isinstance(v, (list, tuple, dict)) else v)
+        path = self.out_dir / f"{name}.csv"
+        table.to_csv(path, index=False)
+        if path.name not in self.info["results"]:
+            self.info["results"].append(path.name)
+        self._write_info()
+        return path
+
+    def savefig(self, fig: Any, name: str) -> list[Path]:
+        """Save a figure under ``figures/<paper>/<name>`` (PDF + PNG, or HTML for plotly).
+        Figures made from sample data say so in their lower-left corner."""
+        from culturelab.plots import save
+
+        if self.data_source == "sample" and hasattr(fig, "text"):
+            fig.text(0.01, 0.005, "sample data (not the paper's data)", fontsize=6, color="#666666",
+                     ha="left", va="bottom")
+        paths = save(fig, self.figures_dir / name)
+        for p in paths:
+            rel = str(p)
+            if rel not in self.info["figures"]:
+                self.info["figures"].append(rel)
+        self._write_info()
+        return paths
+
+    def finish(self) -> dict[str, Any]:
+        """Record model-call statistics and the end time; return the run info."""
+        self.info["finished"] = datetime.now(timezone.utc).isoformat()
+        for spec, model in self._models.items():
+            self.info["models"][spec]["calls"] = vars(model.stats)
+        self._write_info()
+        return self.info
+
+    def _write_info(self) -> None:
+        (self.out_dir / "run_info.json").write_text(json.dumps(self.info, indent=2, default=str), encoding="utf-8")
+
+
+def start_run(notebook: str, namespace: dict[str, Any]) -> Run:
+    """Validate the notebook's parameters as they stand in ``namespace`` and open a :class:`Run`.
+
+    Raises :class:`~culturelab.params.ParameterError` (one line per bad key) before anything
+    is loaded.
+    """
+    defaults = notebook_defaults(notebook_file(notebook))
+    missing = [k for k in defaults if k not in namespace]
+    if missing:
+        raise ParameterError(f"{notebook}: parameters {missing} are not defined; run the parameters cell first")
+    params = {k: namespace[k] for k in defaults}
+    problems = validate(params, defaults, where=notebook)
+    if problems:
+        raise ParameterError("\n".join(problems))
+    return Run(notebook, params)
+
+
+# --------------------------------------------------------------------- batch runs
+@dataclass
+class RunPlan:
+    """A validated batch: which notebooks, with which parameters, written where."""
+
+    params_file: Path
+    run_name: str
+    figures_dir: Path | None
+    jobs: list[tuple[str, dict[str, Any]]]
+
+
+def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
+    """Read a parameter file and validate it against every notebook it touches.
+
+    The file has ``common`` values (given to every notebook that declares the key),
+    ``notebooks`` (per-notebook values, keyed ``paper/NN_topic``), and optionally ``run_name``
+    and ``figures_dir``. Every problem is reported at once, one line each.
+    """
+    path = Path(params_file)
+    if not path.is_file():
+        raise ParameterError(f"{path}: parameter file not found")
+    try:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise ParameterError(f"{path}: not valid YAML: {err}") from None
+    allowed = {"common", "notebooks", "run_name", "figures_dir"}
+    problems = [f"{path}: {k}: unknown top-level key (allowed: {', '.join(sorted(allowed))})"
+                for k in spec if k not in allowed]
+    common = spec.get("common") or {}
+    per_nb = spec.get("notebooks") or {}
+    names = all_notebooks()
+    defaults = {n: notebook_defaults(notebook_file(n)) for n in names}
+    for n in per_nb:
+        if n not in defaults:
+            problems.append(f"{path}: notebooks.{n}: no such notebook (have: {', '.join(names)})")
+    declared = set().union(*defaults.values()) if defaults else set()
+    for key in common:
+        if key not in declared:
+            problems.append(f"{path}: common.{key}: unknown parameter (no notebook declares it)")
+    chosen = names
+    if selected:
+        chosen = [n for n in names if any(fnmatch.fnmatch(n, pat) or n == pat.removesuffix(".ipynb")
+                                          or n == pat.removeprefix("notebooks/").removesuffix(".ipynb")
+                                          for pat in selected)]
+        if not chosen:
+            problems.append(f"--notebook {' '.join(selected)}: matches no notebook (have: {', '.join(names)})")
+    jobs = []
+    for n in chosen:
+        values = {k: v for k, v in common.items() if k in defaults[n]}
+        problems += [f"{path}: common.{p}" for p in validate(values, defaults[n])]
+        extra = per_nb.get(n) or {}
+        problems += [f"{path}: notebooks.{n}.{p}" for p in validate(extra, defaults[n])]
+        jobs.append((n, {**values, **extra}))
+    if problems:
+        raise ParameterError("\n".join(dict.fromkeys(problems)))
+    root = config.project_root() or Path.cwd()
+    figures = spec.get("figures_dir")
+    return RunPlan(path, str(spec.get("run_name") or path.stem), (root / figures) if figures else None, jobs)
+
+
+def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = False) -> pd.DataFrame:
+    """Execute a validated plan with papermill; returns one row per notebook with timings."""
+    import papermill as pm
+
+    os.environ["CULTURELAB_RUN_NAME"] = run_plan.run_name
+    if run_plan.figures_dir is not None:
+        os.environ["CULTURELAB_FIGURES"] = str(run_plan.figures_dir)
+    rows = []
+    for name, params in run_plan.jobs:
+        source = notebook_file(name)
+        target = config.runs_dir() / run_plan.run_name / f"{name}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        print(f"▶ {name}  {params}", file=sys.stderr, flush=True)
+        status = "ok"
+        try:
+            pm.execute_notebook(str(source), str(target), parameters=params, kernel_name=kernel,
+                                cwd=str(source.parent), progress_bar=False, log_output=log_output)
+        except pm.PapermillExecutionError as err:
+            status = f"failed: {err.ename}: {err.evalue}"
+        seconds = time.perf_counter() - t0
+        print(f"  {status} in {seconds:.0f} s → {target}", file=sys.stderr, flush=True)
+        rows.append({"notebook": name, "status": status, "seconds": round(seconds, 1), "output": str(target)})
+    summary = pd.DataFrame(rows)
+    out = config.runs_dir() / run_plan.run_name / "summary.csv"
+    summary.to_csv(out, index=False)
+    return summary

@@ -1,0 +1,96 @@
+"""Uncertainty and tests: bootstrap CIs, paired tests, permutation tests, correlations.
+
+Thin, documented wrappers around :mod:`scipy.stats` with the defaults this project uses
+(95 % percentile bootstrap, 2,000 resamples, fixed seed).
+
+>>> lo, hi = bootstrap_ci([1, 0, 1, 1, 0, 1, 1, 1], seed=0)
+>>> 0.3 < lo < 0.75 < hi <= 1.0
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+
+def bootstrap_ci(values: Sequence[float], statistic: Callable = np.mean, *, level: float = 0.95,
+                 n_resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap CI of ``statistic``; ``(nan, nan)`` for fewer than two values."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if x.size < 2:
+        return (float("nan"), float("nan"))
+    if np.all(x == x[0]):
+        return (float(x[0]), float(x[0]))
+    res = stats.bootstrap((x,), statistic, confidence_level=level, n_resamples=n_resamples,
+                          method="percentile", random_state=np.random.default_rng(seed), vectorized=False)
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def summarise(df: pd.DataFrame, value: str, by: Sequence[str] = (), *, level: float = 0.95,
+              n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Mean, n and bootstrap CI of ``value`` per group — the shape every results table uses.
+
+    >>> t = pd.DataFrame({"lang": ["en", "en", "fa", "fa"], "correct": [1, 0, 1, 1]})
+    >>> summarise(t, "correct", ["lang"])[["lang", "mean", "n"]].to_dict("records")
+    [{'lang': 'en', 'mean': 0.5, 'n': 2}, {'lang': 'fa', 'mean': 1.0, 'n': 2}]
+    """
+    groups = df.groupby(list(by), sort=True, observed=True, dropna=False) if by else [((), df)]
+    rows = []
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        vals = part[value].astype(float).to_numpy()
+        lo, hi = bootstrap_ci(vals, level=level, n_resamples=n_resamples, seed=seed)
+        rows.append({**dict(zip(by, key)), "mean": float(np.nanmean(vals)) if vals.size else float("nan"),
+                     "ci_low": lo, "ci_high": hi, "n": int(vals.size)})
+    return pd.DataFrame(rows)
+
+
+def mcnemar(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> dict[str, float]:
+    """Exact McNemar test for paired binary outcomes (e.g. English vs native on the same items).
+
+    >>> round(mcnemar([1, 1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 0, 0, 0])["p_value"], 4)
+    0.0312
+    """
+    a, b = np.asarray(a_correct, bool), np.asarray(b_correct, bool)
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    n = only_a + only_b
+    p = 1.0 if n == 0 else stats.binomtest(only_a, n, 0.5).pvalue
+    return {"only_a": only_a, "only_b": only_b, "p_value": float(p)}
+
+
+def wilcoxon(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
+    """Wilcoxon signed-rank test for paired continuous scores (e.g. ρ English vs native)."""
+    diff = np.asarray(a, float) - np.asarray(b, float)
+    if np.allclose(diff, 0):
+        return {"statistic": 0.0, "p_value": 1.0, "median_diff": 0.0}
+    res = stats.wilcoxon(diff)
+    return {"statistic": float(res.statistic), "p_value": float(res.pvalue), "median_diff": float(np.median(diff))}
+
+
+def permutation_test(a: Sequence[float], b: Sequence[float], *, paired: bool = False, n_resamples: int = 5000,
+                     seed: int = 0) -> dict[str, float]:
+    """Two-sided permutation test of the difference in means."""
+    def diff(x, y, axis=-1):
+        return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+
+    res = stats.permutation_test((np.asarray(a, float), np.asarray(b, float)), diff, vectorized=True,
+                                 permutation_type="samples" if paired else "independent",
+                                 n_resamples=n_resamples, random_state=np.random.default_rng(seed))
+    return {"difference": float(res.statistic), "p_value": float(res.pvalue)}
+
+
+def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
+    """Pearson r, Spearman ρ and Kendall τ with their p-values (NaN pairs dropped)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    keep = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[keep], y[keep]
+    out = {"n": int(x.size)}
+    for name, fn in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr), ("kendall", stats.kendalltau)):
+        r = fn(x, y)
+        out[name], out[f"{name}_p"] = float(r.statistic), float(r.pvalue)
+    return out

@@ -1,0 +1,90 @@
+"""Step reordering: seeded shuffles labelled A–J, parsing and scoring (ρ, τ, LD).
+
+A shuffle is a permutation ``perm`` where ``perm[j]`` is the gold index of the step shown
+under letter ``j``. It depends only on the seed and an instance key, so the English and the
+native version of one procedure get the same permutation.
+
+Invalid answers (missing, repeated or extra letters) are scored by a policy:
+
+* ``zero`` (default): ρ = τ = 0, LD on the parsed sequence (an empty answer has LD = n);
+* ``repair``: missing letters are appended in the order shown, then scored normally;
+* ``drop``: the instance gets NaN metrics and is left out of means.
+
+>>> perm = shuffle_permutation(5, seed=0, key="proc-1")
+>>> sorted(perm) == list(range(5)) and perm == shuffle_permutation(5, seed=0, key="proc-1")
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from culturelab.metrics.ranking import kendall_tau, levenshtein, spearman_rho
+from culturelab.parsing import LETTERS, parse_order
+
+POLICIES = ("zero", "repair", "drop")
+
+
+def stable_int(key: str) -> int:
+    """A process-independent integer hash of a string (Python's ``hash`` is salted)."""
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "little")
+
+
+def shuffle_permutation(n: int, seed: int, key: str) -> list[int]:
+    """A deterministic non-identity permutation of ``n`` steps for ``(seed, key)``."""
+    rng = np.random.default_rng([seed, stable_int(key)])
+    while True:
+        perm = [int(i) for i in rng.permutation(n)]
+        if n < 2 or perm != list(range(n)):
+            return perm
+
+
+def render_shuffled(steps: Sequence[str], perm: Sequence[int]) -> str:
+    """The shuffled steps, one per line, labelled ``A. …``, ``B. …``.
+
+    >>> render_shuffled(["boil", "eat"], [1, 0])
+    'A. eat\\nB. boil'
+    """
+    return "\n".join(f"{LETTERS[j]}. {steps[g]}" for j, g in enumerate(perm))
+
+
+def gold_answer(perm: Sequence[int]) -> str:
+    """The letters in gold order, e.g. ``"B, A"`` for ``perm = [1, 0]``."""
+    return ", ".join(LETTERS[list(perm).index(g)] for g in range(len(perm)))
+
+
+def score_order(text: str, perm: Sequence[int], policy: str = "zero") -> dict:
+    """Parse one answer and score it against the gold order.
+
+    >>> score_order("B, A, C", [1, 0, 2])["rho"]
+    1.0
+    >>> score_order("A", [1, 0, 2], policy="zero")["ld"]
+    2
+    """
+    if policy not in POLICIES:
+        raise ValueError(f"invalid-answer policy must be one of {POLICIES}, not {policy!r}")
+    n = len(perm)
+    parsed = parse_order(text, n)
+    gold_order = [perm[j] for j in parsed.order]  # predicted sequence of gold step indices
+    row = {"valid": parsed.valid, "issues": ",".join(parsed.issues), "n_parsed": len(parsed.order)}
+    if parsed.valid or policy == "repair":
+        full = gold_order + [perm[j] for j in range(n) if j not in parsed.order]
+        row.update(rho=spearman_rho(full), tau=kendall_tau(full), ld=levenshtein(full, n),
+                   exact=full == list(range(n)))
+    elif policy == "zero":
+        row.update(rho=0.0, tau=0.0, ld=levenshtein(gold_order, n), exact=False)
+    else:
+        row.update(rho=np.nan, tau=np.nan, ld=np.nan, exact=np.nan)
+    return row
+
+
+def score_orders(frame: pd.DataFrame, texts: Sequence[str], policy: str = "zero", perm_col: str = "perm") -> pd.DataFrame:
+    """Score a column of answers; adds ``raw_output``, ``valid``, ``issues``, ``rho``, ``tau``, ``ld``, ``exact``."""
+    scored = pd.DataFrame([score_order(t, p, policy) for t, p in zip(texts, frame[perm_col])], index=frame.index)
+    out = frame.copy()
+    out["raw_output"] = list(texts)
+    return pd.concat([out, scored], axis=1)
