@@ -115,10 +115,10 @@ class MaskedLM(LanguageModel):
         for context, continuation in requests:
             ctx = self.tokenizer(context, add_special_tokens=False)["input_ids"]
             cont = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
-            base = self.tokenizer.build_inputs_with_special_tokens(ctx + cont)
-            offset = base.index(ctx[0]) if ctx else 1
+            specials = self.tokenizer("", add_special_tokens=True)["input_ids"]  # e.g. [CLS] [SEP]
+            base = specials[:1] + ctx + cont + specials[1:]
             rows = torch.tensor([base] * len(cont), device=self.device)
-            positions = torch.arange(len(cont), device=self.device) + offset + len(ctx)
+            positions = torch.arange(len(cont), device=self.device) + len(specials[:1]) + len(ctx)
             rows[torch.arange(len(cont)), positions] = self.tokenizer.mask_token_id
             lp = torch.log_softmax(self.model(input_ids=rows).logits.float(), dim=-1)
             picked = lp[torch.arange(len(cont)), positions]

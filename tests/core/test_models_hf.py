@@ -1,0 +1,89 @@
+"""The causal-LM backend on a tiny random GPT-2: prefix reuse equals the naive loop, batching
+does not change answers, generation is deterministic, cloze ranking works, the cache serves
+repeats."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from culturelab.models import load_model
+from culturelab.models.hf import HFCausalLM
+
+REQUESTS = [
+    ("rice is cooked with", " saffron"), ("rice is cooked with", " flour and water"),
+    ("rice is cooked with", " tea"), ("the soup has", " lentils and onion"), ("the soup has", " sugar"),
+    ("", "bread is baked"), ("tea is served with ", "sugar"), ("noodles with egg", " and soy sauce"),
+]
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_causal_dir):
+    return HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=3)
+
+
+def test_prefix_reuse_matches_one_forward_per_request(tiny):
+    fast = tiny.loglikelihood(REQUESTS)
+    slow = tiny.naive_loglikelihood(REQUESTS)
+    np.testing.assert_allclose([r.logprob for r in fast], [r.logprob for r in slow], rtol=1e-4, atol=1e-4)
+    assert [r.n_tokens for r in fast] == [r.n_tokens for r in slow]
+    assert [r.is_greedy for r in fast] == [r.is_greedy for r in slow]
+    assert all(r.logprob < 0 for r in fast)
+
+
+def test_batch_size_and_token_budget_do_not_change_scores(tiny_causal_dir):
+    a = HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=1, token_budget=8)
+    b = HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=64)
+    np.testing.assert_allclose([r.logprob for r in a.loglikelihood(REQUESTS)],
+                               [r.logprob for r in b.loglikelihood(REQUESTS)], rtol=1e-4, atol=1e-4)
+
+
+def test_results_come_back_in_request_order(tiny):
+    shuffled = REQUESTS[::-1]
+    forward = {req: r.logprob for req, r in zip(REQUESTS, tiny.loglikelihood(REQUESTS))}
+    for req, r in zip(shuffled, tiny.loglikelihood(shuffled)):
+        assert r.logprob == pytest.approx(forward[req], abs=1e-5)
+
+
+def test_greedy_generation_is_deterministic_and_batch_independent(tiny_causal_dir):
+    prompts = ["rice is", "the soup", "tea is served with sugar and"]
+    one = HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=1)
+    many = HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=8)
+    a = one.generate(prompts, max_new_tokens=6)
+    assert a == many.generate(prompts, max_new_tokens=6)
+    assert all(isinstance(t, str) and t for t in a)
+
+
+def test_stop_strings_cut_the_text(tiny):
+    full = tiny.generate(["rice is"], max_new_tokens=12)[0]
+    stop = full.strip()[:2]
+    cut = tiny.generate(["rice is"], max_new_tokens=12, stop=[stop])[0]
+    assert stop not in cut and len(cut) < len(full)
+
+
+def test_rank_candidates_equals_candidate_loglikelihood(tiny):
+    cands = ["saffron", "flour", "tea leaves"]
+    scores = tiny.rank_candidates(["rice is cooked with [Y] ."], cands, reduce="sum")
+    direct = [r.logprob for r in tiny.loglikelihood([("rice is cooked with ", c) for c in cands])]
+    np.testing.assert_allclose(scores[0], direct, rtol=1e-4)
+    with pytest.raises(ValueError, match="exactly once"):
+        tiny.rank_candidates(["no slot here"], cands)
+
+
+def test_cache_serves_repeats_without_model_calls(tiny_causal_dir, tmp_cache):
+    model = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
+    first = model.loglikelihood(REQUESTS[:4])
+    assert model.stats.computed == 4
+    again = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
+    second = again.loglikelihood(REQUESTS[:4])
+    assert again.stats.computed == 0 and again.stats.cached == 4
+    assert [r.logprob for r in first] == [r.logprob for r in second]
+    # another decoding parameter is another request
+    again.generate(["rice is"], max_new_tokens=3)
+    again.generate(["rice is"], max_new_tokens=4)
+    assert again.stats.by_kind["generate"] == 2
+
+
+def test_local_folder_revision_is_a_fingerprint(tiny):
+    assert tiny.revision.startswith("local-")
+    assert tiny.describe()["device"] == "cpu"

@@ -1,0 +1,66 @@
+"""The OpenAI-compatible client against a loopback server: answers, retries on 429/500 and
+time-outs, a clear error when retries run out, log-likelihood via echo, keys from env only."""
+
+from __future__ import annotations
+
+import pytest
+
+from culturelab.models import load_model
+
+from .fake_openai import FakeOpenAI
+
+
+def model(server: FakeOpenAI, **kw):
+    return load_model(f"openai-compatible:{server.base_url}#fake-model", cache=False, progress=False, **kw)
+
+
+def test_chat_generation_and_request_shape(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123")
+    with FakeOpenAI(answer="C") as server:
+        out = model(server).generate(["q1", "q2"], max_new_tokens=5, system="be brief")
+    assert out == ["C", "C"]
+    req = server.requests[0]
+    assert req["model"] == "fake-model" and req["max_tokens"] == 5 and req["temperature"] == 0.0
+    assert req["messages"][0] == {"role": "system", "content": "be brief"}
+    assert server.headers[0]["authorization"] == "Bearer sk-test-123"
+
+
+def test_retries_on_429_and_500_then_succeeds():
+    with FakeOpenAI(script=[429, 500, "ok"], answer="A") as server:
+        assert model(server, max_retries=3, concurrency=1).generate(["q"]) == ["A"]
+    assert len(server.requests) == 3
+
+
+def test_retries_after_a_timeout():
+    with FakeOpenAI(script=["slow", "ok"], answer="D", slow_seconds=2.0) as server:
+        assert model(server, timeout=0.5, max_retries=2, concurrency=1).generate(["q"]) == ["D"]
+    assert len(server.requests) == 2
+
+
+def test_exhausted_retries_give_one_clear_error_without_the_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-very-secret")
+    with FakeOpenAI(script=[500] * 10) as server, pytest.raises(RuntimeError) as err:
+        model(server, max_retries=2, concurrency=1).generate(["q"])
+    message = str(err.value)
+    assert "HTTP 500" in message and "after 2 retries" in message and server.base_url in message
+    assert "sk-very-secret" not in message
+
+
+def test_timeout_error_names_the_cause():
+    with FakeOpenAI(script=["slow"] * 5, slow_seconds=1.5) as server, pytest.raises(RuntimeError, match="Timeout"):
+        model(server, timeout=0.3, max_retries=1, concurrency=1).generate(["q"])
+
+
+def test_loglikelihood_from_echoed_prompt_logprobs():
+    with FakeOpenAI() as server:
+        scores = model(server).loglikelihood([("The capital of France is", " Paris"),
+                                              ("The capital of France is", " Lyon city")])
+    assert scores[0].logprob == pytest.approx(-0.25) and scores[0].n_tokens == 1
+    assert scores[1].logprob == pytest.approx(-1.0) and scores[1].n_tokens == 2
+    assert server.requests[0]["echo"] is True
+
+
+def test_official_api_needs_a_key_from_the_environment(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(OSError, match=r"\$OPENAI_API_KEY"):
+        load_model("openai:gpt-4o-mini", cache=False)

@@ -1,0 +1,129 @@
+"""Runner and parameters: bad values fail fast with one readable line per key and load no
+model; plain papermill runs validate inside the notebook too; secrets never reach outputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import papermill as pm
+import pytest
+
+from culturelab import config
+from culturelab.cli import main
+from culturelab.params import ParameterError, check_value, notebook_defaults, validate
+from culturelab.runner import plan, redact_params
+
+from .fake_openai import FakeOpenAI
+
+QUICKSTART = config.notebooks_dir() / "00_quickstart.ipynb"
+
+
+def write(tmp_path, text: str):
+    path = tmp_path / "params.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_bad_parameter_file_fails_fast_without_loading_a_model(tmp_path):
+    bad = write(tmp_path, """
+        common:
+          model: bundled:gemma3-270m
+          devise: cpu
+        notebooks:
+          00_quickstart:
+            n_questions: "four"
+            model: gpt-4o
+    """)
+    code = textwrap.dedent(f"""
+        import sys
+        from culturelab.cli import main
+        rc = main(["run", {str(bad)!r}])
+        heavy = [m for m in ("torch", "transformers") if m in sys.modules]
+        print("RC", rc, "HEAVY", heavy)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "RC 2 HEAVY []" in out.stdout, out.stdout + out.stderr
+    err = out.stderr
+    assert "common.devise: unknown parameter (no notebook declares it)" in err
+    assert "notebooks.00_quickstart.n_questions: expected int" in err
+    assert "notebooks.00_quickstart.model: model spec 'gpt-4o'" in err
+
+
+def test_plan_merges_common_and_per_notebook_values(tmp_path):
+    good = write(tmp_path, """
+        run_name: t
+        common: {seed: 3, model: bundled:smollm2-135m}
+        notebooks: {00_quickstart: {n_questions: 2}}
+    """)
+    run_plan = plan(good, ["00_quickstart"])
+    assert run_plan.run_name == "t"
+    assert run_plan.jobs == [("00_quickstart", {"seed": 3, "model": "bundled:smollm2-135m", "n_questions": 2})]
+
+
+@pytest.mark.parametrize(("key", "value", "default", "fragment"), [
+    ("data_dir", "/no/such/dir", None, "does not exist"),
+    ("device", "gpu", "auto", "not a device"),
+    ("seed", -1, 0, "must be ≥ 0"),
+    ("methods", "generate", ["loglikelihood"], "expected list"),
+    ("encoder", "bundled:bert", "bundled:minilm", "bundled encoders are"),
+    ("model", "replay", "bundled:gemma3-270m", "must look like"),
+])
+def test_check_value_rejects(key, value, default, fragment):
+    assert fragment in check_value(key, value, default)
+
+
+def test_validate_accepts_ints_for_floats_and_none_defaults():
+    assert validate({"temperature": 1, "max_instances": 5}, {"temperature": 0.0, "max_instances": None}) == []
+
+
+def test_notebook_defaults_reads_the_parameters_cell():
+    defaults = notebook_defaults(QUICKSTART)
+    assert defaults["model"] == "bundled:gemma3-270m" and defaults["methods"] == ["loglikelihood", "generate"]
+
+
+def test_plain_papermill_with_a_wrong_type_stops_at_start_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    with pytest.raises(pm.PapermillExecutionError) as err:
+        pm.execute_notebook(str(QUICKSTART), str(tmp_path / "out.ipynb"), parameters={"n_questions": "all"},
+                            kernel_name="python3", cwd=str(QUICKSTART.parent), progress_bar=False)
+    assert err.value.ename == "ParameterError" and "n_questions: expected int" in err.value.evalue
+    executed = json.loads((tmp_path / "out.ipynb").read_text())
+    model_cells = [c for c in executed["cells"] if c["cell_type"] == "code" and "run.model()" in "".join(c["source"])]
+    assert model_cells and model_cells[0]["execution_count"] is None  # never reached
+
+
+def test_api_key_never_appears_in_the_executed_notebook(tmp_path, monkeypatch):
+    secret = "sk-culturelab-test-SECRET-4242"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
+    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
+    with FakeOpenAI(answer="B") as server:
+        out = tmp_path / "quickstart.ipynb"
+        pm.execute_notebook(str(QUICKSTART), str(out), kernel_name="python3", cwd=str(QUICKSTART.parent),
+                            progress_bar=False, parameters={
+                                "model": f"openai-compatible:{server.base_url}#fake", "n_questions": 4,
+                                "methods": ["loglikelihood", "generate"]})
+        assert server.headers[0]["authorization"] == f"Bearer {secret}"  # the key was used…
+    written = [out, *(tmp_path / "runs").rglob("*.*"), *(tmp_path / "figures").rglob("*.*")]
+    assert len(written) > 3
+    for path in written:  # …and is nowhere in what the run wrote
+        assert secret.encode() not in path.read_bytes(), path
+
+
+def test_redact_params_hides_secret_like_names():
+    assert redact_params({"api_key": "sk-1", "hf_token": "x", "model": "m"}) == {
+        "api_key": "***", "hf_token": "***", "model": "m"}
+
+
+def test_cli_check_lists_jobs(capsys):
+    assert main(["check", str(config.project_root() / "papermill_params" / "smoke.yaml"), "-n", "00_quickstart"]) == 0
+    assert "00_quickstart" in capsys.readouterr().out
+
+
+def test_unknown_notebook_is_reported():
+    with pytest.raises(ParameterError, match="matches no notebook"):
+        plan(config.project_root() / "papermill_params" / "smoke.yaml", ["nope/*"])
