@@ -65,6 +65,8 @@ class HFCausalLM(LanguageModel):
         ).to(self.device).eval()
         if revision is None:
             revision = getattr(self.model.config, "_commit_hash", None) or "unknown"
+        # results are committed to the response cache chunk by chunk: large chunks keep a GPU busy
+        kwargs.setdefault("chunk_size", 2048 if self.device.startswith("cuda") else 128)
         super().__init__(model_id or model, revision, **kwargs)
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -126,24 +128,32 @@ class HFCausalLM(LanguageModel):
         return out
 
     # ------------------------------------------------------------------ scoring
-    def _encode_pair(self, context: str, continuation: str) -> tuple[tuple[int, ...], list[int]]:
-        context, continuation = move_trailing_space(context, continuation)
-        if context:
-            ctx = self._encode(context)
-            whole = self._encode(context + continuation)
-            cont = whole[len(ctx):]
-        else:  # nothing to condition on: start from BOS (or EOS for models without one)
-            start = self.tokenizer.bos_token_id
-            ctx = [start if start is not None else self.tokenizer.eos_token_id]
-            cont = self._encode(continuation, special=False)
-        if not cont:
-            raise ValueError(f"continuation {continuation!r} encodes to no tokens after context {context[-40:]!r}")
-        room = self.max_length - len(cont)
-        return tuple(ctx[-room:]), cont
+    def _encode_pairs(self, requests: list[tuple[str, str]]) -> list[tuple[tuple[int, ...], list[int]]]:
+        """Token ids of (context, continuation) pairs, lm-eval style: the continuation is what the
+        whole text has beyond the context's tokens. All texts go to the tokenizer in two batched
+        calls (each distinct context once)."""
+        pairs = [move_trailing_space(c, x) for c, x in requests]
+        contexts = list(dict.fromkeys(c for c, _ in pairs if c))
+        ctx_ids = dict(zip(contexts, self.tokenizer(contexts, add_special_tokens=True)["input_ids"])) if contexts else {}
+        with_ctx = [c + x for c, x in pairs if c]
+        wholes = iter(self.tokenizer(with_ctx, add_special_tokens=True)["input_ids"] if with_ctx else [])
+        start = self.tokenizer.bos_token_id
+        start = start if start is not None else self.tokenizer.eos_token_id
+        out = []
+        for context, continuation in pairs:
+            if context:
+                ctx = ctx_ids[context]
+                cont = next(wholes)[len(ctx):]
+            else:  # nothing to condition on: start from BOS (or EOS for models without one)
+                ctx, cont = [start], self._encode(continuation, special=False)
+            if not cont:
+                raise ValueError(f"continuation {continuation!r} encodes to no tokens after context {context[-40:]!r}")
+            out.append((tuple(ctx[-(self.max_length - len(cont)):]), cont))
+        return out
 
     @torch.inference_mode()
     def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
-        encoded = [self._encode_pair(c, x) for c, x in requests]
+        encoded = self._encode_pairs(requests)
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, (ctx, _) in enumerate(encoded):
             groups.setdefault(ctx, []).append(i)
@@ -170,63 +180,64 @@ class HFCausalLM(LanguageModel):
             first_lp = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
             ctx_cache = out.past_key_values
             rows = [(g, i) for g, ctx in enumerate(batch) for i in groups[ctx]]
-            # single-token continuations are fully scored by the context pass
+            # the first continuation token of every row is scored by the context pass (one transfer)
+            g_idx = torch.tensor([g for g, _ in rows], device=self.device)
+            first_tok = torch.tensor([encoded[i][1][0] for _, i in rows], device=self.device)
+            lp0 = first_lp[g_idx, first_tok].tolist()
+            greedy0 = (first_lp.argmax(-1)[g_idx] == first_tok).tolist()
             multi = []
-            for g, i in rows:
-                cont = encoded[i][1]
-                lp = first_lp[g, cont[0]].item()
-                greedy = bool(first_lp[g].argmax().item() == cont[0])
-                if len(cont) == 1:
-                    results[i] = LogLikelihood(lp, 1, greedy)
+            for (g, i), lp, greedy in zip(rows, lp0, greedy0):
+                if len(encoded[i][1]) == 1:  # single-token answers (" A", " B", …) are done
+                    results[i] = LogLikelihood(lp, 1, bool(greedy))
                 else:
-                    multi.append((g, i))
+                    multi.append((g, i, lp, bool(greedy)))
             # the rest: continuation tokens on top of the cached context, rows bounded by memory
             cont_budget = max(1, int(2**29 // (vocab * 4)))  # ≈512 MiB of float32 logits per pass
             pos = 0
             while pos < len(multi):
-                longest = max(len(encoded[i][1]) for _, i in multi[pos : pos + self.batch_size * 4])
+                longest = max(len(encoded[m[1]][1]) for m in multi[pos : pos + self.batch_size * 4])
                 n_rows = max(1, min(self.batch_size * 4, cont_budget // max(longest - 1, 1)))
                 chunk = multi[pos : pos + n_rows]
                 pos += len(chunk)
-                self._score_continuations(chunk, encoded, first_lp, ctx_cache, mask, results)
+                self._score_continuations(chunk, encoded, ctx_cache, mask, results)
         return results  # type: ignore[return-value]
 
-    def _score_continuations(self, chunk: list[tuple[int, int]], encoded: list, first_lp: torch.Tensor,
-                             ctx_cache: Any, ctx_mask: torch.Tensor, results: list) -> None:
+    def _score_continuations(self, chunk: list[tuple[int, int, float, bool]], encoded: list, ctx_cache: Any,
+                             ctx_mask: torch.Tensor, results: list) -> None:
+        """Score tokens 2..n of each row's continuation from the shared context cache, vectorised."""
         pad = self.tokenizer.pad_token_id
-        conts = [encoded[i][1] for _, i in chunk]
+        conts = [encoded[i][1] for _, i, _, _ in chunk]
         width = max(len(c) for c in conts) - 1  # the last token is never an input
         ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+        targets = torch.zeros((len(chunk), width), dtype=torch.long)
         cmask = torch.zeros((len(chunk), width), dtype=torch.long)
         for row, c in enumerate(conts):
             ids[row, : len(c) - 1] = torch.tensor(c[:-1])
+            targets[row, : len(c) - 1] = torch.tensor(c[1:])
             cmask[row, : len(c) - 1] = 1
-        g_idx = torch.tensor([g for g, _ in chunk], device=self.device)
+        ids, targets, cmask = ids.to(self.device), targets.to(self.device), cmask.to(self.device)
+        g_idx = torch.tensor([g for g, _, _, _ in chunk], device=self.device)
         cache = copy.copy(ctx_cache)
         cache.layers = [copy.copy(layer) for layer in ctx_cache.layers]
         cache.reorder_cache(g_idx)
-        attn = torch.cat([ctx_mask.index_select(0, g_idx), cmask.to(self.device)], dim=1)
-        start_pos = ctx_mask.index_select(0, g_idx).sum(-1, keepdim=True)
-        positions = start_pos + torch.arange(width, device=self.device)[None, :]
-        logits = self.model(input_ids=ids.to(self.device), attention_mask=attn, position_ids=positions,
-                            past_key_values=cache, use_cache=True).logits.float()
+        row_ctx_mask = ctx_mask.index_select(0, g_idx)
+        attn = torch.cat([row_ctx_mask, cmask], dim=1)
+        positions = row_ctx_mask.sum(-1, keepdim=True) + torch.arange(width, device=self.device)[None, :]
+        logits = self.model(input_ids=ids, attention_mask=attn, position_ids=positions, past_key_values=cache,
+                            use_cache=True).logits.float()
         # logits[:, j] predicts continuation token j + 1
-        lse = torch.logsumexp(logits, dim=-1)
-        best = logits.argmax(dim=-1)
-        for row, ((g, i), c) in enumerate(zip(chunk, conts)):
-            tgt = torch.tensor(c[1:], device=self.device)
-            n = len(c) - 1
-            lps = logits[row, :n].gather(-1, tgt[:, None])[:, 0] - lse[row, :n]
-            total = first_lp[g, c[0]].item() + lps.sum().item()
-            greedy = bool(first_lp[g].argmax().item() == c[0]) and bool((best[row, :n] == tgt).all().item())
-            results[i] = LogLikelihood(total, len(c), greedy)
+        token_lp = logits.gather(-1, targets[..., None])[..., 0] - torch.logsumexp(logits, dim=-1)
+        valid = cmask.bool()
+        sums = (token_lp * valid).sum(-1).tolist()
+        greedy = ((logits.argmax(-1) == targets) | ~valid).all(-1).tolist()
+        for (_, i, lp0, greedy0), c, rest, g in zip(chunk, conts, sums, greedy):
+            results[i] = LogLikelihood(lp0 + rest, len(c), greedy0 and bool(g))
 
     def naive_loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
         """Reference implementation: one full forward pass per request (for tests and benchmarks)."""
         out = []
         with torch.inference_mode():
-            for c, x in requests:
-                ctx, cont = self._encode_pair(c, x)
+            for ctx, cont in self._encode_pairs(requests):
                 ids = torch.tensor([list(ctx) + cont], device=self.device)
                 lp = torch.log_softmax(self.model(input_ids=ids).logits[0, :-1].float(), dim=-1)
                 tgt = ids[0, 1:]
