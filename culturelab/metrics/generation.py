@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -61,7 +61,7 @@ class CharTokenizer:
 TOKENIZERS = {"default": None, "unicode": UnicodeTokenizer, "jieba": JiebaTokenizer, "char": CharTokenizer}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _scorer(types: tuple[str, ...], tokenizer: str, use_stemmer: bool):
     from rouge_score import rouge_scorer
 

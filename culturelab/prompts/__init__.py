@@ -13,14 +13,14 @@ True
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
 import yaml
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(paper: str) -> dict[str, Any]:
     path = resources.files("culturelab.prompts") / f"{paper}.yaml"
     if not path.is_file():

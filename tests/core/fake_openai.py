@@ -7,6 +7,7 @@ with log-prob −0.5 each (−0.25 for the token "Paris")."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -49,10 +50,8 @@ class FakeOpenAI:
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -1,0 +1,60 @@
+"""Figures: one style, PDF + PNG (HTML for plotly), CJK and Persian text without missing glyphs."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import plotly.express as px
+import pytest
+
+from culturelab import plots
+
+
+def test_save_writes_vector_pdf_and_png(tmp_path):
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [3, 4])
+    written = plots.save(fig, tmp_path / "sub" / "fig.pdf")
+    assert sorted(p.suffix for p in written) == [".pdf", ".png"]
+    assert written[0].read_bytes().startswith(b"%PDF") and written[1].read_bytes().startswith(b"\x89PNG")
+
+
+def test_plotly_figures_become_self_contained_html(tmp_path):
+    fig = px.bar(pd.DataFrame({"x": ["a", "b"], "y": [1, 2]}), x="x", y="y")
+    (path,) = plots.save(fig, tmp_path / "bar")
+    html = path.read_text()
+    assert path.suffix == ".html" and len(html) > 1_000_000  # plotly.js is inlined…
+    assert not re.search(r"<script[^>]*src=[\"']https?:", html)  # …so it opens offline
+
+
+@pytest.mark.parametrize("label", ["饺子 北京烤鸭", "寿司", "김치", "ته‌دیگ و برنج", "Türk mutfağı"])
+def test_labels_in_every_script_render_without_missing_glyphs(tmp_path, label):
+    plots.apply_style()
+    fig, ax = plt.subplots()
+    ax.set_title(label)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*[Gg]lyph.*missing.*")
+        fig.savefig(tmp_path / "t.png")
+    plt.close(fig)
+
+
+def test_palette_is_distinct_in_greyscale():
+    from matplotlib.colors import to_rgb
+
+    greys = [0.299 * r + 0.587 * g + 0.114 * b for r, g, b in map(to_rgb, plots.palette(4))]
+    assert min(abs(a - b) for i, a in enumerate(greys) for b in greys[i + 1:]) > 0.05
+
+
+def test_radar_heatmap_curves_bars_draw(tmp_path):
+    df = pd.DataFrame({"cat": list("abcabc"), "model": list("mmmnnn"), "acc": [0.1, 0.5, 0.9, 0.3, 0.3, 0.6],
+                       "size": [1, 1, 1, 7, 7, 7]})
+    figs = [plots.radar(df, "cat", "acc", "model"),
+            plots.heatmap(df.pivot(index="model", columns="cat", values="acc")),
+            plots.metric_curve(df, "size", "acc", hue="cat"),
+            plots.grouped_bars(df, "cat", "acc", "model"),
+            plots.size_vs_score(df.groupby(["model", "size"], as_index=False)["acc"].mean().assign(family="f"),
+                                "size", "acc", "family")]
+    for i, fig in enumerate(figs):
+        assert len(plots.save(fig, tmp_path / f"f{i}")) == 2
