@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.utils import default_process
 
 LETTERS = string.ascii_uppercase
 _THINK = re.compile(r"<think>.*?(</think>|$)", flags=re.S | re.I)
@@ -84,13 +85,18 @@ def parse_choice(text: str, n_options: int = 4, options: Sequence[str] | None = 
 @dataclass(frozen=True)
 class OrderParse:
     """A parsed step order: ``order`` holds 0-based step labels in the predicted sequence
-    (first occurrence of each, in range); ``valid`` iff it is a permutation of all ``n``."""
+    (first occurrence of each, in range); ``valid`` iff it is a permutation of all ``n``.
+    ``method`` says how the order was found: ``letters`` (a run of letters), ``lines``
+    (one label per line, e.g. ``"C. Wash …"``), ``word`` (``"CAB"``), ``step_text`` (the
+    answer wrote the steps out and they were matched to the shown steps) or ``none``."""
 
     order: list[int]
     n: int
     duplicates: int = 0
     out_of_range: int = 0
     issues: list[str] = field(default_factory=list)
+    method: str = "letters"
+    raw: list[int] = field(default_factory=list)  # every letter as written (0-based), repeats and extras kept
 
     @property
     def missing(self) -> list[int]:
@@ -101,13 +107,31 @@ class OrderParse:
         return not self.issues
 
 
-_SEP = re.compile(r"^[\s,;.\-–>→|/]*(?:and|then)?[\s,;.\-–>→|/]*$", re.I)
+# what may stand between two letters of one answer: punctuation, quotes, brackets, markdown,
+# arrows, list numbers ("1." "2)") and connectives ("and", "then", "step")
+_SEP = re.compile(r"^(?:[\s,;.:\-–—>→⇒|/'\"`*()\[\]{}]|\d+|and|then|step|steps|finally|next)*$", re.I)
+_LINE_LABEL = re.compile(r"^[ \t>*\-•]*(?:(?:step\s*)?\d+\s*[.):\-]\s*)?[*(\[]*(?:step\s+)?([A-Za-z])(?:[.):\]*]|\s*$)",
+                         re.I | re.M)
+_WORD = re.compile(r"^\W*(?:(?i:answer|order|sequence)\s*(?i:is)?\s*:?\s*)?([A-Z]{2,})\W*$")
+
+
+_CONNECTIVES = {"and", "then", "step", "steps", "finally", "next", "or"}
+
+
+def _is_word_use(text: str, m: re.Match) -> bool:
+    """``A`` or ``I`` used as an English word ("I hope", "a bowl"), not as a step letter."""
+    if m.group(1) not in "AIai":
+        return False
+    follow = re.match(r"\s+([a-z]+)", text[m.end():])
+    return bool(follow) and follow.group(1) not in _CONNECTIVES
 
 
 def _letter_runs(text: str, pattern: str) -> list[list[str]]:
     runs: list[list[str]] = []
     last_end = None
     for m in re.finditer(pattern, text):
+        if _is_word_use(text, m):
+            continue
         if last_end is not None and _SEP.match(text[last_end : m.start()]):
             runs[-1].append(m.group(1))
         else:
@@ -116,18 +140,59 @@ def _letter_runs(text: str, pattern: str) -> list[list[str]]:
     return runs
 
 
-def parse_order(text: str, n: int) -> OrderParse:
+def _line_labels(text: str) -> list[str]:
+    """Labels that open consecutive lines, e.g. ``C. Wash …`` / ``A. Soak …`` (longest block)."""
+    best: list[str] = []
+    block: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = _LINE_LABEL.match(line)
+        if m:
+            block.append(m.group(1))
+        else:
+            block = []
+        if len(block) > len(best):
+            best = list(block)
+    return best
+
+
+def _match_step_lines(text: str, steps: Sequence[str], threshold: float) -> list[str]:
+    """Letters of the shown steps that the answer's lines reproduce (fuzzy, one line each)."""
+    letters = []
+    for line in text.splitlines():
+        line = re.sub(r"^[\s>*\-•]*(?:(?:step\s*)?\d+\s*[.):\-])?\s*", "", line, flags=re.I).strip()
+        if len(line) < 4:
+            continue
+        best = process.extractOne(line, list(steps), scorer=fuzz.token_set_ratio, processor=default_process)
+        if best and best[1] >= threshold:
+            letters.append(LETTERS[best[2]])
+    return letters
+
+
+def parse_order(text: str, n: int, steps: Sequence[str] | None = None, *,
+                fuzzy_threshold: float = 80.0) -> OrderParse:
     """Parse a sequence of step letters such as ``"C, A, B"``, ``"C A B"``, ``"C -> A -> B"``.
 
-    The longest run of standalone letters separated only by commas, spaces, arrows or "and"
-    is taken (upper case preferred; lower case accepted when no upper-case run of two or more
-    letters exists). Repeated letters keep their first occurrence; letters beyond the ``n``
-    steps are dropped; each problem is recorded in ``issues``.
+    The longest run of standalone letters separated only by punctuation, quotes, brackets,
+    arrows, list numbers or connectives ("and", "then", "step") is taken (upper case
+    preferred; lower case accepted when no upper-case run of two or more letters exists).
+    Failing that: labels opening consecutive lines (``"C. Wash …\\nA. Soak …"``), a bare
+    word of step letters (``"CAB"``), and — when the shown ``steps`` are given (in letter
+    order) — lines that reproduce step texts, matched fuzzily (≥ ``fuzzy_threshold``).
+    Repeated letters keep their first occurrence; letters beyond the ``n`` steps are
+    dropped; each problem is recorded in ``issues`` (``empty``, ``duplicate``,
+    ``out_of_range``, ``missing``).
 
     >>> p = parse_order("A, B, B, D", n=4); p.order, p.issues
     ([0, 1, 3], ['duplicate', 'missing'])
+    >>> parse_order("1. C\\n2. A\\n3. B", n=3).order
+    [2, 0, 1]
+    >>> parse_order("Boil it.\\nSoak it.", n=2, steps=["Soak it", "Boil it"]).order
+    [1, 0]
     """
     text = strip_think(text)
+    method = "letters"
     runs = _letter_runs(text, r"(?<![A-Za-z])([A-Z])(?![A-Za-z])")
     best = max(runs, key=len, default=[])
     if len(best) < 2:
@@ -135,6 +200,21 @@ def parse_order(text: str, n: int) -> OrderParse:
         cand = max(lower, key=len, default=[])
         if len(cand) > len(best):
             best = cand
+    if len(best) < 2:
+        lines = _line_labels(text)
+        if len(lines) > len(best):
+            best, method = lines, "lines"
+    if len(best) < 2:
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        word = _WORD.match(first)
+        if word and all(LETTERS.index(c) < max(n, 1) for c in word.group(1)):
+            best, method = list(word.group(1)), "word"
+    if len(best) < 2 and steps:
+        matched = _match_step_lines(text, steps, fuzzy_threshold)
+        if len(matched) > len(best):
+            best, method = matched, "step_text"
+    if not best:
+        method = "none"
     order: list[int] = []
     duplicates = out_of_range = 0
     for letter in best:
@@ -154,4 +234,4 @@ def parse_order(text: str, n: int) -> OrderParse:
         issues.append("out_of_range")
     if best and len(order) < n:
         issues.append("missing")
-    return OrderParse(order, n, duplicates, out_of_range, issues)
+    return OrderParse(order, n, duplicates, out_of_range, issues, method, [LETTERS.index(c.upper()) for c in best])

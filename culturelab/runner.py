@@ -162,14 +162,17 @@ class Run:
         self._write_info()
         return path
 
-    def savefig(self, fig: Any, name: str) -> list[Path]:
+    def savefig(self, fig: Any, name: str, *, data_source: str | None = None) -> list[Path]:
         """Save a figure under ``figures/<paper>/<name>`` (PDF + PNG, or HTML for plotly).
-        Figures made from sample data say so in their lower-left corner."""
+        Figures made from sample data say so just below their lower-left corner. ``data_source``
+        overrides the run's source for this figure (e.g. ``"reported"`` for a figure drawn
+        from the paper's published numbers alone, which gets no sample stamp)."""
         from culturelab.plots import save
 
-        if self.data_source == "sample" and hasattr(fig, "text"):
-            fig.text(0.01, 0.005, "sample data (not the paper's data)", fontsize=6, color="#666666",
-                     ha="left", va="bottom")
+        if (data_source or self.data_source) == "sample" and hasattr(fig, "text"):
+            # below the axes' labels (the tight bounding box grows to include it), never over them
+            fig.text(0.01, -0.01, "sample data (not the paper's data)", fontsize=6, color="#666666",
+                     ha="left", va="top")
         paths = save(fig, self.figures_dir / name)
         for p in paths:
             rel = str(p)

@@ -9,6 +9,9 @@ for _k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
     os.environ.setdefault(_k, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+import threading  # noqa: E402
+from functools import partial  # noqa: E402
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -30,46 +33,27 @@ def tmp_cache(tmp_path, monkeypatch) -> Path:
 @pytest.fixture(scope="session")
 def tiny_causal_dir(tmp_path_factory) -> Path:
     """A 2-layer GPT-2 with a byte-level BPE tokenizer, saved as a 🤗 folder (random weights)."""
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from culturelab.models.tiny import build_tiny_gpt2
 
-    out = tmp_path_factory.mktemp("tiny-gpt2")
-    tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<pad>", "<eos>"],
-                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>",
-                                   bos_token="<eos>")
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(fast), n_layer=2, n_head=2, n_embd=32, n_positions=256,
-                                       bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id,
-                                       pad_token_id=fast.pad_token_id))
-    fast.save_pretrained(out)
-    model.save_pretrained(out)
-    return out
+    return build_tiny_gpt2(CORPUS, tmp_path_factory.mktemp("tiny-gpt2"))
 
 
 @pytest.fixture(scope="session")
 def tiny_masked_dir(tmp_path_factory) -> Path:
     """A 2-layer BERT masked LM with a word-level tokenizer (random weights)."""
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
-    from transformers import BertConfig, BertForMaskedLM, PreTrainedTokenizerFast
+    from culturelab.models.tiny import build_tiny_bert
 
-    out = tmp_path_factory.mktemp("tiny-bert")
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator(CORPUS, trainers.WordPieceTrainer(
-        vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
-    tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", tok.token_to_id("[CLS]")), ("[SEP]", tok.token_to_id("[SEP]"))])
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-                                   sep_token="[SEP]", mask_token="[MASK]")
-    torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(vocab_size=len(fast), hidden_size=32, num_hidden_layers=2,
-                                       num_attention_heads=2, intermediate_size=64, max_position_embeddings=128))
-    fast.save_pretrained(out)
-    model.save_pretrained(out)
-    return out
+    return build_tiny_bert(CORPUS, tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture()
+def serve_dir(tmp_path):
+    """A loopback HTTP server over a fresh folder (stands in for the internet): ``(base_url, folder)``."""
+    served = tmp_path / "served"
+    served.mkdir()
+    handler = partial(SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *a: None
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", served
+    server.shutdown()

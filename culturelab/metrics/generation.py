@@ -111,6 +111,20 @@ def chrf(predictions: Sequence[str], references: Sequence[str] | Sequence[Sequen
     return float(sacrebleu.corpus_chrf(list(predictions), streams, word_order=word_order).score)
 
 
+def reference_streams(references_per_item: Sequence[Sequence[str]]) -> list[list[str | None]]:
+    """Per-item reference lists → the reference *streams* sacrebleu expects (stream j holds the
+    j-th reference of every item; items with fewer references are padded with ``None``, which
+    sacrebleu skips). Passing per-item lists straight to ``corpus_bleu`` is a silent error.
+
+    >>> reference_streams([["a1", "a2"], ["b1"]])
+    [['a1', 'b1'], ['a2', None]]
+    >>> round(bleu(["a b c d", "e f g h"], reference_streams([["a b c d"], ["e f g h", "x"]])), 1)
+    100.0
+    """
+    width = max((len(r) for r in references_per_item), default=0)
+    return [[r[j] if j < len(r) else None for r in references_per_item] for j in range(width)]
+
+
 def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: str = "bundled:minilm",
               num_layers: int | None = None, rescale_with_baseline: bool = False, lang: str = "en",
               batch_size: int = 32) -> np.ndarray:

@@ -191,7 +191,9 @@ class HFCausalLM(LanguageModel):
                     results[i] = LogLikelihood(lp, 1, bool(greedy))
                 else:
                     multi.append((g, i, lp, bool(greedy)))
-            # the rest: continuation tokens on top of the cached context, rows bounded by memory
+            # the rest: continuation tokens on top of the cached context, rows bounded by memory;
+            # rows of similar length share a pass, so little compute goes to padding
+            multi.sort(key=lambda m: len(encoded[m[1]][1]))
             cont_budget = max(1, int(2**29 // (vocab * 4)))  # ≈512 MiB of float32 logits per pass
             pos = 0
             while pos < len(multi):
@@ -223,6 +225,8 @@ class HFCausalLM(LanguageModel):
         row_ctx_mask = ctx_mask.index_select(0, g_idx)
         attn = torch.cat([row_ctx_mask, cmask], dim=1)
         positions = row_ctx_mask.sum(-1, keepdim=True) + torch.arange(width, device=self.device)[None, :]
+        # padded slots of a row whose context was cut to max_length may run past the last position
+        positions = positions.clamp(max=self.max_length - 1)
         logits = self.model(input_ids=ids, attention_mask=attn, position_ids=positions, past_key_values=cache,
                             use_cache=True).logits.float()
         # logits[:, j] predicts continuation token j + 1

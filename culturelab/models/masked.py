@@ -63,8 +63,10 @@ class MaskedLM(LanguageModel):
 
     def candidate_ids(self, candidates: list[str]) -> list[list[int]]:
         """Sub-token ids of each candidate, tokenised as it would appear inside a sentence."""
-        return [self.tokenizer(" " + c if self.concatenated_masks else c, add_special_tokens=False)["input_ids"]
-                for c in candidates]
+        if not candidates:
+            return []
+        texts = [" " + c if self.concatenated_masks else c for c in candidates]
+        return [list(ids) for ids in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
 
     @torch.inference_mode()
     def _mask_logprobs(self, queries: list[str]) -> list[torch.Tensor]:

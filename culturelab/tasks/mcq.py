@@ -43,20 +43,22 @@ def shuffle_options(options: Sequence[str], answer: int, rng: np.random.Generato
 
 def score_loglikelihood(model: LanguageModel, frame: pd.DataFrame, *, target: str = "letter",
                         normalise: str = "sum", prompt_col: str = "prompt", options_col: str = "options",
-                        answer_col: str = "answer") -> pd.DataFrame:
+                        answer_col: str = "answer", labels: Sequence[str] | None = None) -> pd.DataFrame:
     """Pick the option with the highest log-likelihood after the prompt.
 
     ``target="letter"`` scores `` A``, `` B``, … (the prompt ends with "Answer:");
     ``target="text"`` scores each option's own text (``normalise="mean"`` divides by its
     token count, removing the bias towards short options). Adds ``pred``, ``correct``,
-    ``valid`` (always true), ``scores`` and ``method``.
+    ``valid`` (always true), ``scores`` and ``method``. ``labels`` replaces the letters of
+    ``target="letter"`` (e.g. Persian numerals ``["۱", "۲", "۳", "۴"]``).
     """
     if target not in {"letter", "text"} or normalise not in {"sum", "mean"}:
         raise ValueError("target must be 'letter' or 'text' and normalise 'sum' or 'mean'")
     requests, owner = [], []
     for row, (prompt, options) in enumerate(zip(frame[prompt_col], frame[options_col])):
         for i, text in enumerate(options):
-            requests.append((prompt, " " + (LETTERS[i] if target == "letter" else str(text).strip())))
+            label = (labels or LETTERS)[i]
+            requests.append((prompt, " " + (label if target == "letter" else str(text).strip())))
             owner.append(row)
     results = model.loglikelihood(requests)
     scores: list[list[float]] = [[] for _ in range(len(frame))]

@@ -4,9 +4,6 @@ server stands in for the internet), clear errors naming file, row and column."""
 from __future__ import annotations
 
 import hashlib
-import threading
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pandas as pd
 import pytest
@@ -16,16 +13,10 @@ from culturelab.data.sources import Remote, locate
 
 
 @pytest.fixture()
-def http_dir(tmp_path):
-    served = tmp_path / "served"
-    served.mkdir()
+def http_dir(serve_dir):
+    url, served = serve_dir
     (served / "table.csv").write_text("a,b\n1,2\n")
-    handler = partial(SimpleHTTPRequestHandler, directory=str(served))
-    handler.log_message = lambda *a: None
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", served
-    server.shutdown()
+    return url, served
 
 
 def test_local_file_wins(tmp_path, monkeypatch):

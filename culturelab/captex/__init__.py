@@ -1,0 +1,20 @@
+"""CAPTEx-specific analysis (Yari & Koto, ACL 2025), one small module per job.
+
+* ``construction`` — the paper's MCQ rules: build PB-MCQs, check released MCQs against them,
+  CB-MCQ options for conversations;
+* ``wordcount`` — word counts per language (jieba for Chinese, fugashi + UniDic-lite for
+  Japanese), Tables 3 and 6;
+* ``reordering`` — Task 1 instances, prompts, scoring, step-number leaks, minor swaps,
+  the random baseline at the paper's step-count mix;
+* ``questions`` — Tasks 2–3 (PB-MCQ, CB-MCQ) by generation and by log-likelihood, per-type
+  tables, position-bias and SA↔SN consistency checks;
+* ``cbqa`` — Task 4 (CB-QA) generation and ROUGE-L / BERTScore / embedding similarity;
+* ``aggregate`` — the footnote-4 and footnote-6 aggregate scores, Table 4 comparisons,
+  model sizes, task-ranking correlations;
+* ``figures`` — Figures 2–8 in the project style;
+* ``evaluate`` — all four tasks on one model with shared parameters (cache-friendly).
+
+>>> from culturelab.captex import construction
+>>> construction.reference_bounds(5, "SA")
+(4, 4)
+"""

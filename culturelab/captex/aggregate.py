@@ -1,0 +1,235 @@
+"""The paper's aggregate scores and what can be computed from its tables alone.
+
+* Footnote 4 (Figs. 3/6, language impact): 0.2·ρ + 0.2·τ + 0.2·(1 − LD/L_max) + 0.4·PB-MCQ.
+* Footnote 6 (Figs. 4/7/8): 0.3 reordering (0.1 per metric) + 0.2 PB-MCQ + 0.2 CB-MCQ +
+  0.3 CB-QA (0.1 per metric, our reading by symmetry).
+
+Unspecified in the paper, parameters here: ``norm_scheme`` (``raw`` ρ and τ, or ``shift``
+to (x+1)/2) and ``lmax_mode`` (``per_instance``: LD/n averaged over instances — needs
+``ld_norm``; ``max_cells``: divide by the largest mean LD among the compared cells).
+1 − LD/L_max is clipped to [0, 1]: an answer with extra or repeated letters can have LD > n.
+
+>>> cells = pd.DataFrame({"rho": [0.81], "tau": [0.75], "ld": [2.38], "pb_mcq": [0.58], "cb_mcq": [0.74],
+...                       "rouge_l": [0.29], "bertscore": [0.62], "ss": [0.60]})
+>>> round(float(aggregate(cells, "fig8", lmax=5.59)[0]), 2)
+0.63
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+WEIGHTS = {
+    "fig3": {"rho": 0.2, "tau": 0.2, "ld": 0.2, "pb_mcq": 0.4},
+    "fig8": {"rho": 0.1, "tau": 0.1, "ld": 0.1, "pb_mcq": 0.2, "cb_mcq": 0.2, "rouge_l": 0.1, "bertscore": 0.1,
+             "ss": 0.1},
+}
+NORM_SCHEMES = ("raw", "shift")
+LMAX_MODES = ("per_instance", "max_cells")
+
+
+def aggregate(cells: pd.DataFrame, weights: str = "fig8", *, norm_scheme: str = "raw",
+              lmax_mode: str = "max_cells", lmax: float | None = None) -> np.ndarray:
+    """Weighted score per row of ``cells`` (columns named as in :data:`WEIGHTS`; ``ld_norm``
+    = mean LD/n when ``lmax_mode="per_instance"``). ``lmax`` overrides L_max."""
+    if weights not in WEIGHTS or norm_scheme not in NORM_SCHEMES or lmax_mode not in LMAX_MODES:
+        raise ValueError(f"weights ∈ {list(WEIGHTS)}, norm_scheme ∈ {NORM_SCHEMES}, lmax_mode ∈ {LMAX_MODES}")
+    w = WEIGHTS[weights]
+    missing = [k for k in w if k not in cells.columns and not (k == "ld" and "ld_norm" in cells.columns)]
+    if missing:
+        raise ValueError(f"cells lack the columns {missing} needed for the {weights} aggregate")
+    total = np.zeros(len(cells))
+    for key, weight in w.items():
+        if key == "ld":
+            if lmax is not None:
+                value = 1 - cells["ld"].to_numpy(float) / lmax
+            elif lmax_mode == "per_instance":
+                if "ld_norm" not in cells.columns:
+                    raise ValueError("lmax_mode='per_instance' needs the column ld_norm (mean LD/n)")
+                value = 1 - cells["ld_norm"].to_numpy(float)
+            else:
+                value = 1 - cells["ld"].to_numpy(float) / np.nanmax(cells["ld"].to_numpy(float))
+            value = np.clip(value, 0.0, 1.0)  # LD counts extra letters too, so it can exceed L_max
+        else:
+            value = cells[key].to_numpy(float)
+            if key in {"rho", "tau"} and norm_scheme == "shift":
+                value = (value + 1) / 2
+        total += weight * value
+    return total
+
+
+def table4_wide(models: Sequence[str] | None = None, include_random: bool = False) -> pd.DataFrame:
+    """The paper's Table 4 as one row per model (columns ``rho`` … ``ss``), joined with the
+    family and size of ``reported/captex/models.csv``.
+
+    >>> t = table4_wide(); len(t), t.loc[t["model"] == "GPT-4o", "rho"].item()
+    (31, 0.81)
+    """
+    from culturelab.reported import load
+
+    t4 = load("captex", "table4").pivot(index="model", columns="metric", values="value").reset_index()
+    meta = load("captex", "models")
+    t4 = t4.merge(meta, on="model", how="left")
+    if not include_random:
+        t4 = t4[t4["model"] != "Random"]
+    if models is not None:
+        t4 = t4[t4["model"].isin(list(models))]
+    order = load("captex", "table4")["model"].drop_duplicates().tolist()
+    return t4.set_index("model").loc[[m for m in order if m in set(t4["model"])]].reset_index()
+
+
+def reported_fig8(norm_scheme: str = "raw") -> pd.DataFrame:
+    """Footnote-6 aggregate per model from Table 4 alone (L_max = the largest LD in the
+    table, 5.59), with family and size: what Fig. 8 can be redrawn from.
+
+    >>> t = reported_fig8()
+    >>> t.sort_values("score", ascending=False)["model"].head(3).tolist()
+    ['GPT-4o', 'O3-mini', 'Qwen2.5-14B-Instruct']
+    """
+    t4 = table4_wide()
+    t4["score"] = aggregate(t4, "fig8", norm_scheme=norm_scheme, lmax_mode="max_cells")
+    return t4
+
+
+def task_scores(table: pd.DataFrame) -> pd.DataFrame:
+    """Per-model task scores used for the ranking correlations: reordering = mean(ρ, τ,
+    1 − LD/max LD), PB, CB, CB-QA = mean(R-L, BS, SS)."""
+    ld = 1 - table["ld"] / table["ld"].max()
+    return pd.DataFrame({"model": table["model"], "reordering": (table["rho"] + table["tau"] + ld) / 3,
+                         "pb_mcq": table["pb_mcq"], "cb_mcq": table["cb_mcq"],
+                         "cb_qa": table[["rouge_l", "bertscore", "ss"]].mean(axis=1)})
+
+
+def task_rank_correlations(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Kendall τ and Spearman ρ between the model rankings of every pair of tasks (Table 4's
+    31 models by default; the paper reports "0.8–0.9" and "0.4–0.5", spec §3).
+
+    >>> t = task_rank_correlations().set_index("pair")
+    >>> round(float(t.loc["reordering–pb_mcq", "kendall"]), 2), round(float(t.loc["reordering–pb_mcq", "spearman"]), 2)
+    (0.7, 0.86)
+    """
+    from scipy import stats
+
+    scores = task_scores(table if table is not None else table4_wide())
+    tasks = ["reordering", "pb_mcq", "cb_mcq", "cb_qa"]
+    rows = []
+    for i, a in enumerate(tasks):
+        for b in tasks[i + 1:]:
+            rows.append({"pair": f"{a}–{b}", "kendall": float(stats.kendalltau(scores[a], scores[b]).statistic),
+                         "spearman": float(stats.spearmanr(scores[a], scores[b]).statistic), "n_models": len(scores)})
+    return pd.DataFrame(rows)
+
+
+_FAMILIES = [("qwen", "Qwen"), ("llama", "Llama"), ("gemma", "Gemma"), ("mistral", "Mistral"), ("smollm", "SmolLM"),
+             ("bloom", "BLOOM"), ("mt0", "mT0"), ("aya", "Aya"), ("mamba", "Mamba"), ("deepseek", "DeepSeek"),
+             ("phi", "Phi"), ("gpt", "OpenAI"), ("o3", "OpenAI")]
+
+
+def family_of(spec: str) -> str:
+    """A model family from a spec or name (for grouping lines in Fig. 8).
+
+    >>> family_of("hf:Qwen/Qwen2.5-7B-Instruct"), family_of("bundled:smollm2-135m")
+    ('Qwen', 'SmolLM')
+    """
+    low = spec.lower()
+    for key, name in _FAMILIES:
+        if re.search(key, low):
+            return name
+    return "other"
+
+
+def paper_row_for(spec: str) -> str:
+    """The Table 4 row of a model spec, matched on the Hub id of ``models.csv`` ("" if none).
+
+    >>> paper_row_for("hf:Qwen/Qwen2.5-7B-Instruct"), paper_row_for("bundled:gemma3-270m")
+    ('Qwen2.5-7B-Instruct', '')
+    """
+    from culturelab.reported import load
+
+    meta = load("captex", "models").dropna(subset=["hf_id"])
+    name = spec.split(":", 1)[-1].rstrip("/").lower()
+    for model, hf_id in zip(meta["model"], meta["hf_id"]):
+        if name == hf_id.lower() or name.endswith("/" + hf_id.split("/")[-1].lower()):
+            return str(model)
+    return ""
+
+
+def compare_with_table4(ours: dict[str, float], paper_row: str, metrics: Sequence[str]) -> pd.DataFrame:
+    """``metric | paper_row | reported | ours | delta`` for the chosen Table 4 metrics.
+
+    >>> compare_with_table4({"rho": 0.1}, "Random", ["rho"]).round(2).to_dict("records")
+    [{'metric': 'rho', 'paper_row': 'Random', 'reported': 0.0, 'ours': 0.1, 'delta': 0.1}]
+    """
+    from culturelab.reported import compare, load
+
+    rep = load("captex", "table4")
+    rep = rep[(rep["model"] == paper_row) & rep["metric"].isin(list(metrics))]
+    mine = pd.DataFrame({"metric": list(metrics), "value": [ours.get(m, np.nan) for m in metrics]})
+    table = compare(rep.drop(columns="model"), mine, on=["metric"])
+    table.insert(1, "paper_row", paper_row)
+    return table
+
+
+def fig3_cells(proc_lang_scores: pd.DataFrame, *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
+               seed: int = 0, by: Sequence[str] = ("country", "lang_group")) -> pd.DataFrame:
+    """Footnote-4 score per (procedure, language), then mean and 95 % bootstrap CI per ``by``
+    cell: (country, language) gives the bars of Fig. 3/6, (category, language) a radar of the
+    language gap per category.
+
+    >>> p = pd.DataFrame({"country": ["Iran"] * 2, "category": ["Food and Cuisine"] * 2,
+    ...                   "lang_group": ["English", "native"], "rho": [1.0, 0.0], "tau": [1.0, 0.0],
+    ...                   "ld_norm": [0.0, 1.0], "pb_mcq": [1.0, 0.0]})
+    >>> fig3_cells(p, by=("category", "lang_group"))["score"].round(6).tolist()
+    [1.0, 0.0]
+    """
+    from culturelab.stats import summarise
+
+    scored = proc_lang_scores.assign(score=aggregate(proc_lang_scores, "fig3", norm_scheme=norm_scheme,
+                                                     lmax_mode=lmax_mode))
+    cells = summarise(scored, "score", list(by), seed=seed).rename(columns={"mean": "score"})
+    return cells
+
+
+def fig4_cells(proc_scores: pd.DataFrame, *, by: Sequence[str] = ("country", "category"), norm_scheme: str = "raw",
+               lmax_mode: str = "per_instance", seed: int = 0) -> pd.DataFrame:
+    """Footnote-6 score per procedure (reordering and PB-MCQ pooled over languages), averaged
+    per ``by`` cell with a 95 % bootstrap CI over procedures — the radar of Fig. 4/7.
+
+    >>> p = pd.DataFrame({"country": ["Iran"], "category": ["Food and Cuisine"], "rho": [1.0], "tau": [1.0],
+    ...                   "ld_norm": [0.0], "pb_mcq": [1.0], "cb_mcq": [1.0], "rouge_l": [1.0], "bertscore": [1.0],
+    ...                   "ss": [1.0]})
+    >>> fig4_cells(p)["score"].round(6).tolist()
+    [1.0]
+    """
+    from culturelab.stats import summarise
+
+    scored = proc_scores.assign(score=aggregate(proc_scores, "fig8", norm_scheme=norm_scheme, lmax_mode=lmax_mode))
+    return summarise(scored, "score", list(by), seed=seed).rename(columns={"mean": "score"})
+
+
+def category_components(proc_scores: pd.DataFrame, *, norm_scheme: str = "raw",
+                        lmax_mode: str = "per_instance") -> pd.DataFrame:
+    """Per category: the four task scores (reordering = mean of ρ, τ, 1 − LD/L_max; CB-QA = mean
+    of R-L, BS, SS) and the footnote-6 aggregate, in long form (``category``, ``component``,
+    ``score``) — a radar that stays readable when country × category cells are sparse.
+
+    >>> p = pd.DataFrame({"category": ["Food and Cuisine"], "rho": [1.0], "tau": [1.0], "ld_norm": [0.0],
+    ...                   "pb_mcq": [0.5], "cb_mcq": [1.0], "rouge_l": [0.0], "bertscore": [0.0], "ss": [0.0]})
+    >>> category_components(p).set_index("component")["score"].round(2).to_dict()["reordering"]
+    1.0
+    """
+    t = proc_scores.copy()
+    rho, tau = t["rho"], t["tau"]
+    if norm_scheme == "shift":
+        rho, tau = (rho + 1) / 2, (tau + 1) / 2
+    ld = (1 - (t["ld_norm"] if lmax_mode == "per_instance" else t["ld"] / t["ld"].max())).clip(0, 1)
+    t["reordering"] = (rho + tau + ld) / 3
+    t["cb_qa"] = t[["rouge_l", "bertscore", "ss"]].mean(axis=1)
+    t["aggregate"] = aggregate(proc_scores, "fig8", norm_scheme=norm_scheme, lmax_mode=lmax_mode)
+    parts = ["reordering", "pb_mcq", "cb_mcq", "cb_qa", "aggregate"]
+    means = t.groupby("category", observed=True)[parts].mean().reset_index()
+    return means.melt(id_vars="category", var_name="component", value_name="score")

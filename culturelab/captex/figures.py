@@ -1,0 +1,153 @@
+"""Figures 2–8 of the paper, drawn with the project's plot functions and style.
+
+>>> from culturelab.data.captex import load
+>>> fig = fig2_step_counts(load(source="sample").procedures)
+>>> len(fig.axes[0].texts)  # one mean label per country
+7
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from culturelab.data.captex import CATEGORIES, COUNTRIES
+from culturelab.plots import grouped_bars, metric_curve, radar, size_vs_score
+from culturelab.plots.style import apply_style, palette
+
+_HATCH = ["", "//", "..", "xx", "\\\\", "oo"]
+_SHORT = {"Food and Cuisine": "Food", "Celebrations and Festivals": "Celebrations",
+          "Social Etiquette and Hospitality": "Etiquette", "Craftsmanship and Artisan Skills": "Craftsmanship",
+          "Traditional Attire and Dress": "Attire", "Agricultural and Seasonal Practices": "Agriculture",
+          "Religious and Spiritual Practices": "Religion", "Life Milestones and Family Rites": "Life milestones",
+          "Sports, Games, and Competitions": "Sports & games", "Environmental and Nature-Based Practices": "Environment"}
+
+
+def short_category(name: str) -> str:
+    """A short label for a category (radar spokes).
+
+    >>> short_category("Agricultural and Seasonal Practices")
+    'Agriculture'
+    """
+    return _SHORT.get(name, name)
+
+
+def fig2_step_counts(procedures: pd.DataFrame, title: str | None = "Step counts by country") -> plt.Figure:
+    """Fig. 2: procedures per step count (stacked, 5…10) for each country, mean printed above."""
+    apply_style()
+    first = procedures.drop_duplicates("procedure_id")
+    countries = [c for c in COUNTRIES if c in set(first["country"])]
+    counts = first.groupby(["country", "n_steps"]).size().unstack(fill_value=0).reindex(countries)
+    fig, ax = plt.subplots(figsize=(6.0, 3.2))
+    bottom = np.zeros(len(countries))
+    steps = sorted(counts.columns)
+    for i, (n, colour) in enumerate(zip(steps, palette(len(steps)))):
+        ax.bar(countries, counts[n].to_numpy(), bottom=bottom, color=colour, alpha=0.85, hatch=_HATCH[i % 6],
+               edgecolor="white", linewidth=0.5, label=f"{n} steps")
+        bottom += counts[n].to_numpy()
+    means = first.groupby("country")["n_steps"].mean().reindex(countries)
+    for x, (total, mean) in enumerate(zip(bottom, means)):
+        ax.text(x, total, f"{mean:.1f}", ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("procedures")
+    ax.set_ylim(0, bottom.max() * 1.15)
+    ax.legend(frameon=False, ncols=3, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12))
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None, *, hue: str = "lang_group",
+                     title: str | None = None, seed: int = 0) -> plt.Figure:
+    """Fig. 5: ρ, τ and LD per step count (95 % bootstrap bands), one line per ``hue``, with
+    the random-permutation expectation as a dotted line."""
+    apply_style()
+    fig, axes = plt.subplots(1, 3, figsize=(9.6, 2.9))
+    data = scored.dropna(subset=["rho"])
+    for ax, metric, label in zip(axes, ("rho", "tau", "ld"), ("Spearman ρ", "Kendall τ", "Levenshtein distance")):
+        metric_curve(data, "n_steps", metric, hue=hue, ax=ax, ylabel=label, seed=seed,
+                     baseline=baseline.rename(columns={"n_steps": "n_steps"}) if baseline is not None else None)
+        ax.set_xlabel("steps in the procedure")
+        if metric != "ld":
+            ax.set_ylim(-1.05, 1.05)
+        ax.set_xticks(sorted(data["n_steps"].unique()))
+    for ax in axes[1:]:
+        legend = ax.get_legend()
+        if legend:
+            legend.remove()
+    if title:
+        fig.suptitle(title, y=1.02)
+    fig.tight_layout()
+    return fig
+
+
+def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None) -> plt.Figure:
+    """Fig. 3/6: footnote-4 score per country, English vs native, with CI whiskers
+    (``cells``: ``country``, ``lang_group``, ``score``, optional ``ci_low``/``ci_high``)."""
+    order = [c for c in COUNTRIES if c in set(cells["country"])]
+    cells = cells.assign(country=pd.Categorical(cells["country"], order, ordered=True)).sort_values(
+        ["country", "lang_group"])
+    has_ci = {"ci_low", "ci_high"} <= set(cells.columns)
+    fig = grouped_bars(cells.assign(country=cells["country"].astype(str)), "country", "score", "lang_group",
+                       err_low="ci_low" if has_ci else None, err_high="ci_high" if has_ci else None,
+                       ylabel="aggregate score (footnote 4)", title=title)
+    return fig
+
+
+def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "score",
+               categories: Sequence[str] | None = None, title: str | None = None) -> plt.Figure:
+    """Fig. 4/7: the footnote-6 score per category (spokes), one polygon per ``series``
+    (country, or model). Only categories present in ``cells`` are drawn; a series without a
+    cell in some category leaves a gap there instead of a zero."""
+    present = set(cells["category"])
+    cats = [c for c in (categories or CATEGORIES) if c in present]
+    table = cells.assign(category=cells["category"].map(short_category))
+    order = [c for c in COUNTRIES if c in set(table[series])] if series == "country" else None
+    if order:
+        table = table.assign(**{series: pd.Categorical(table[series], order, ordered=True)}).sort_values(series)
+        table[series] = table[series].astype(str)
+    return radar(table, "category", value, series, categories=[short_category(c) for c in cats], title=title,
+                 missing="gap")
+
+
+def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | None = None) -> plt.Figure:
+    """Fig. 8: aggregate score vs parameters (log scale), one colour and marker per family
+    (rows without a size, e.g. GPT-4o, are left out). With a ``variant`` column, base
+    checkpoints get their own dashed line with hollow markers, so a family's line never
+    zigzags between base and instruction-tuned models of the same size.
+
+    >>> t = pd.DataFrame({"family": ["F"] * 3, "variant": ["base", "instruct", "instruct"],
+    ...                   "params_b": [1.0, 1.0, 7.0], "score": [0.2, 0.3, 0.5]})
+    >>> sorted(line.get_label() for line in fig8_size(t).axes[0].lines)
+    ['F', 'F (base)']
+    """
+    sized = table.dropna(subset=["params_b"])
+    if "variant" not in sized:
+        return size_vs_score(sized, "params_b", "score", "family", label=label, title=title,
+                             ylabel="aggregate score (footnote 6)")
+    from culturelab.plots.style import MARKERS
+
+    apply_style()
+    fams = list(dict.fromkeys(sized["family"].astype(str)))
+    fig, ax = plt.subplots(figsize=(7.2, 3.4) if len(fams) > 4 else (4.6, 3.2))
+    for i, (fam, colour) in enumerate(zip(fams, palette(len(fams)))):
+        part = sized[sized["family"].astype(str) == fam]
+        for is_base, group in part.groupby(part["variant"] == "base"):
+            group = group.sort_values("params_b")
+            ax.plot(group["params_b"], group["score"], color=colour, marker=MARKERS[i % len(MARKERS)],
+                    markersize=4.5, linewidth=1.2, linestyle="--" if is_base else "-",
+                    markerfacecolor="white" if is_base else colour, label=f"{fam} (base)" if is_base else fam)
+            if label:
+                for _, row in group.iterrows():
+                    ax.annotate(str(row[label]), (row["params_b"], row["score"]), fontsize=6, xytext=(3, 3),
+                                textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_xlabel("parameters (billions, log scale)")
+    ax.set_ylabel("aggregate score (footnote 6)")
+    ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              title="dashed, hollow: base", title_fontsize=7)
+    if title:
+        ax.set_title(title)
+    return fig

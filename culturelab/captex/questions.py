@@ -1,0 +1,181 @@
+"""Tasks 2 and 3 — PB-MCQ (procedure questions) and CB-MCQ (conversation questions).
+
+Both are scored two ways from the same prompts (:mod:`culturelab.tasks.mcq`):
+``generate`` (the paper's setting: the model writes a letter, unparseable answers count as
+wrong and are reported) and ``loglikelihood`` (beyond the paper: the option letter with the
+highest log-probability after ``Answer:``; no format failures). Plus the robustness checks:
+option-order permutation (position bias), SA↔SN / AA↔AN consistency, and paired
+English-vs-native tests.
+
+>>> t = pd.DataFrame({"question": ["Q?"], "options": [["a", "b", "c", "d"]], "answer": [1]})
+>>> print(pb_mcq_frame(t, "{question}\\n{options}\\nAnswer:")["prompt"][0])
+Q?
+A. a
+B. b
+C. c
+D. d
+Answer:
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from culturelab.metrics.choice import accuracy_table
+from culturelab.models.base import LanguageModel
+from culturelab.stats import mcnemar, permutation_test
+from culturelab.tasks import mcq
+from culturelab.tasks.reorder import stable_int
+
+METHODS = ("generate", "loglikelihood")
+
+
+def pb_mcq_frame(mcqs: pd.DataFrame, template: str) -> pd.DataFrame:
+    """The released PB-MCQs with their rendered prompt (``task = "PB-MCQ"``)."""
+    out = mcqs.copy()
+    out["prompt"] = [mcq.render(template, q, o) for q, o in zip(out["question"], out["options"])]
+    out["task"] = "PB-MCQ"
+    return out.reset_index(drop=True)
+
+
+def cb_mcq_frame(conversations: pd.DataFrame, template: str) -> pd.DataFrame:
+    """CB-MCQ instances: utterances 1–3 as context, the next-step options (English only).
+
+    >>> from culturelab.data.captex import load
+    >>> f = cb_mcq_frame(load(source="sample").conversations, "{country}|{context}|{options}")
+    >>> f["prompt"][0].count("Person A:"), f["qtype"][0], f["lang_group"][0]
+    (2, 'CB', 'English')
+    """
+    out = conversations[conversations["answer"] >= 0].copy()
+    out["prompt"] = [template.format(country=c, context=ctx, options=mcq.format_options(o))
+                     for c, ctx, o in zip(out["country"], out["context"], out["options"])]
+    out["task"], out["qtype"], out["language"], out["lang_group"] = "CB-MCQ", "CB", "en", "English"
+    return out.reset_index(drop=True)
+
+
+def score_mcqs(model: LanguageModel, frame: pd.DataFrame, methods: Sequence[str] = METHODS, *,
+               max_new_tokens: int = 8, chat: bool = True) -> pd.DataFrame:
+    """Score every question by each method (one batched model call per method); one row per
+    (question, method) with ``pred``, ``correct``, ``valid``, ``raw_output`` (generation)."""
+    parts = []
+    if "generate" in methods:
+        parts.append(mcq.score_generation(model, frame, max_new_tokens=max_new_tokens, chat=chat))
+    if "loglikelihood" in methods:
+        parts.append(mcq.score_loglikelihood(model, frame, target="letter").assign(method="loglikelihood"))
+    out = pd.concat(parts, ignore_index=True)
+    out["model"] = model.spec
+    return out
+
+
+def accuracy_by(results: pd.DataFrame, by: Sequence[str], *, seed: int = 0) -> pd.DataFrame:
+    """Accuracy with 95 % bootstrap CI, invalid-answer rate and n per group (and method)."""
+    return accuracy_table(results, list(by), seed=seed)
+
+
+def shuffle_option_order(frame: pd.DataFrame, template: str, seed: int, *, kind: str = "pb") -> pd.DataFrame:
+    """The same questions with their options in another seeded order (never the original one),
+    re-rendered; ``orig_index`` maps each new position back to the original option.
+
+    >>> t = pd.DataFrame({"procedure_id": ["p"], "qtype": ["SA"], "language": ["en"], "question": ["Q?"],
+    ...                   "options": [["a", "b", "c", "d"]], "answer": [0]})
+    >>> s = shuffle_option_order(t, "{question} {options}", seed=0)
+    >>> s["options"][0][s["answer"][0]], s["options"][0] != ["a", "b", "c", "d"]
+    ('a', True)
+    """
+    out = frame.copy()
+    options, answers, orig = [], [], []
+    for row in out.itertuples(index=False):
+        key = f"order:{row.procedure_id}:{getattr(row, 'qtype', '')}:{getattr(row, 'language', '')}"
+        rng = np.random.default_rng([seed, stable_int(key)])
+        perm = list(range(len(row.options)))
+        while perm == list(range(len(row.options))):
+            perm = [int(i) for i in rng.permutation(len(row.options))]
+        options.append([row.options[i] for i in perm])
+        answers.append(perm.index(row.answer))
+        orig.append(perm)
+    out["options"], out["answer"], out["orig_index"] = options, answers, orig
+    if kind == "pb":
+        out["prompt"] = [mcq.render(template, q, o) for q, o in zip(out["question"], out["options"])]
+    else:
+        out["prompt"] = [template.format(country=c, context=ctx, options=mcq.format_options(o))
+                         for c, ctx, o in zip(out["country"], out["context"], out["options"])]
+    return out
+
+
+def position_bias(original: pd.DataFrame, permuted: pd.DataFrame, *, seed: int = 0) -> dict[str, float]:
+    """Compare answers to the same questions in two option orders (same method).
+
+    ``content_agreement``: the same option *text* was chosen; ``letter_agreement``: the same
+    *letter* was chosen (position-driven answering); ``accuracy_*`` and a paired permutation
+    test of the accuracy difference; ``top_letter_share``: the most frequent predicted letter.
+
+    >>> o = pd.DataFrame({"pred": [0, 1], "correct": [True, False]})
+    >>> p = pd.DataFrame({"pred": [0, 1], "correct": [False, False], "orig_index": [[1, 0, 2, 3], [0, 1, 2, 3]]})
+    >>> position_bias(o, p)["letter_agreement"]
+    1.0
+    """
+    pred_o = original["pred"].to_numpy()
+    pred_p = permuted["pred"].to_numpy()
+    mapped = np.array([perm[p] if p >= 0 else -1 for perm, p in zip(permuted["orig_index"], pred_p)])
+    valid = (pred_o >= 0) & (pred_p >= 0)
+    test = (permutation_test(original["correct"].astype(float).to_numpy(),
+                             permuted["correct"].astype(float).to_numpy(), paired=True, seed=seed)
+            if len(original) >= 2 else {"p_value": np.nan})
+    letters = np.concatenate([pred_o[pred_o >= 0], pred_p[pred_p >= 0]])
+    return {"n": len(pred_o), "content_agreement": float(np.mean((mapped == pred_o)[valid])) if valid.any() else np.nan,
+            "letter_agreement": float(np.mean((pred_p == pred_o)[valid])) if valid.any() else np.nan,
+            "accuracy_original": float(original["correct"].mean()), "accuracy_permuted": float(permuted["correct"].mean()),
+            "p_value": test["p_value"],
+            "top_letter_share": float(np.bincount(letters).max() / len(letters)) if len(letters) else np.nan}
+
+
+def negation_consistency(results: pd.DataFrame) -> pd.DataFrame:
+    """SA↔SN and AA↔AN consistency per method: among question pairs with the same options in
+    the same order (checked), how often the model picked the same option, and how often it
+    was right on both / on exactly one.
+
+    >>> r = pd.DataFrame({"procedure_id": ["p"] * 2, "language": ["en"] * 2, "method": ["g"] * 2,
+    ...                   "qtype": ["SA", "SN"], "options": [["a", "b", "c", "d"]] * 2, "pred": [1, 1],
+    ...                   "correct": [True, True]})
+    >>> negation_consistency(r)[["pair", "n_pairs", "same_choice", "both_correct"]].to_dict("records")
+    [{'pair': 'SA↔SN', 'n_pairs': 1, 'same_choice': 1.0, 'both_correct': 1.0}]
+    """
+    rows = []
+    keys = ["procedure_id", "language", "method"]
+    for a, b in (("SA", "SN"), ("AA", "AN")):
+        left = results[results["qtype"] == a].set_index(keys)
+        right = results[results["qtype"] == b].set_index(keys)
+        both = left.join(right, lsuffix="_a", rsuffix="_b", how="inner")
+        both = both[[list(x) == list(y) for x, y in zip(both["options_a"], both["options_b"])]]
+        for method, part in both.groupby(level="method"):
+            rows.append({"pair": f"{a}↔{b}", "method": method, "n_pairs": len(part),
+                         "same_choice": float((part["pred_a"] == part["pred_b"]).mean()),
+                         "both_correct": float((part["correct_a"] & part["correct_b"]).mean()),
+                         "exactly_one_correct": float((part["correct_a"] ^ part["correct_b"]).mean())})
+    return pd.DataFrame(rows, columns=["pair", "method", "n_pairs", "same_choice", "both_correct",
+                                       "exactly_one_correct"])
+
+
+def paired_language_test(results: pd.DataFrame, by: Sequence[str] = ("method",)) -> pd.DataFrame:
+    """Exact McNemar test, English vs native on the same (procedure, question type), per group.
+
+    >>> r = pd.DataFrame({"procedure_id": ["p", "p", "q", "q"], "qtype": ["SA"] * 4, "method": ["g"] * 4,
+    ...                   "lang_group": ["English", "native"] * 2, "correct": [True, False, True, False]})
+    >>> paired_language_test(r)[["n_pairs", "acc_English", "acc_native"]].to_dict("records")
+    [{'n_pairs': 2, 'acc_English': 1.0, 'acc_native': 0.0}]
+    """
+    rows = []
+    for key, part in results.groupby(list(by), observed=True):
+        wide = part.pivot_table(index=["procedure_id", "qtype"], columns="lang_group", values="correct",
+                                aggfunc="first").dropna()
+        if not {"English", "native"} <= set(wide.columns) or wide.empty:
+            continue
+        test = mcnemar(wide["English"].astype(bool), wide["native"].astype(bool))
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append({**dict(zip(by, key)), "n_pairs": len(wide), "acc_English": float(wide["English"].mean()),
+                     "acc_native": float(wide["native"].mean()), "only_English": test["only_a"],
+                     "only_native": test["only_b"], "p_value": test["p_value"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,247 @@
+"""Task 1 — step reordering: instances, prompts, scoring and the paper-specific analyses.
+
+Shuffles come from :func:`culturelab.tasks.reorder.shuffle_permutation` keyed by the
+procedure id, so the English and the native version of a procedure show their steps in the
+same shuffled order (a paired comparison). Answers are parsed by
+:func:`culturelab.parsing.parse_order` and scored by :func:`culturelab.tasks.reorder.score_orders`
+(ρ, τ, LD; invalid answers by the chosen policy).
+
+>>> from culturelab.data.captex import load
+>>> inst = reorder_instances(load(source="sample").procedures, seed=0)
+>>> a = inst[inst["procedure_id"] == "IR-01"]
+>>> a["perm"].iloc[0] == a["perm"].iloc[1], a["lang_group"].tolist()
+(True, ['English', 'native'])
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from culturelab.metrics.ranking import kendall_distance, random_baseline
+from culturelab.models.base import LanguageModel
+from culturelab.stats import summarise
+from culturelab.tasks.reorder import gold_answer, render_shuffled, score_orders, shuffle_permutation
+
+METRICS = ("rho", "tau", "ld")
+
+
+def reorder_instances(procedures: pd.DataFrame, seed: int = 0,
+                      lang_groups: Sequence[str] = ("English", "native")) -> pd.DataFrame:
+    """One instance per (procedure, language): ``perm`` (``perm[j]`` = gold index of the step
+    shown under letter j), ``shown_steps`` (letter order), ``gold`` (e.g. ``"C, A, B"``)."""
+    out = procedures[procedures["lang_group"].isin(list(lang_groups))].copy()
+    out["perm"] = [shuffle_permutation(int(n), seed, str(pid)) for n, pid in zip(out["n_steps"], out["procedure_id"])]
+    out["shown_steps"] = [[steps[g] for g in perm] for steps, perm in zip(out["steps"], out["perm"])]
+    out["gold"] = out["perm"].map(gold_answer)
+    out["shuffle_seed"] = seed
+    return out.reset_index(drop=True)
+
+
+def render_prompts(instances: pd.DataFrame, template: str) -> list[str]:
+    """Fill the reorder template (``{name}``, ``{country}``, ``{steps}``) for every instance.
+
+    >>> t = pd.DataFrame({"title": ["Tea"], "country": ["Iran"], "steps": [["boil", "pour"]], "perm": [[1, 0]]})
+    >>> render_prompts(t, "{name} ({country}):\\n{steps}")[0]
+    'Tea (Iran):\\nA. pour\\nB. boil'
+    """
+    return [template.format(name=t, country=c, steps=render_shuffled(s, p))
+            for t, c, s, p in zip(instances["title"], instances["country"], instances["steps"], instances["perm"])]
+
+
+def run_reordering(model: LanguageModel, instances: pd.DataFrame, template: str, *, policy: str = "zero",
+                   max_new_tokens: int = 32, chat: bool = True) -> pd.DataFrame:
+    """Generate every answer in one batched call, parse and score; adds ``prompt``,
+    ``raw_output``, metrics, ``ld_norm`` (LD/n), ``kendall_dist`` and ``one_swap``."""
+    prompts = render_prompts(instances, template)
+    texts = model.generate(prompts, max_new_tokens=max_new_tokens, chat=chat)
+    scored = score_orders(instances.assign(prompt=prompts), texts, policy=policy, steps_col="shown_steps")
+    scored["ld_norm"] = scored["ld"] / scored["n_steps"]
+    scored["kendall_dist"] = [kendall_distance(o) if v else np.nan
+                              for o, v in zip(scored["pred_order"], scored["valid"])]
+    scored["one_swap"] = scored["kendall_dist"] == 1
+    scored["model"] = model.spec
+    return scored
+
+
+def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
+    """Mean ρ, τ, LD (with 95 % bootstrap CIs; NaN rows — the ``drop`` policy — left out),
+    validity and exact-match rates per group.
+
+    >>> t = pd.DataFrame({"rho": [1.0, 0.0], "tau": [1.0, 0.0], "ld": [0, 4], "valid": [True, False],
+    ...                   "exact": [True, False]})
+    >>> summarise_reordering(t)[["rho", "ld", "valid_rate", "n"]].to_dict("records")
+    [{'rho': 0.5, 'ld': 2.0, 'valid_rate': 0.5, 'n': 2}]
+    """
+    by = list(by)
+    parts = []
+    for metric in METRICS:
+        s = summarise(scored.assign(**{metric: scored[metric].astype(float)}), metric, by, seed=seed)
+        s = s.rename(columns={"mean": metric, "ci_low": f"{metric}_ci_low", "ci_high": f"{metric}_ci_high"})
+        parts.append(s.drop(columns="n") if parts else s)
+    table = parts[0]
+    for p in parts[1:]:
+        table = table.merge(p, on=by) if by else pd.concat([table, p], axis=1)
+    grouped = scored.groupby(by, sort=True, observed=True) if by else None
+    valid = grouped["valid"].mean().to_numpy() if by else [float(scored["valid"].mean())]
+    exact = (grouped["exact"].mean().to_numpy() if by else [float(pd.to_numeric(scored["exact"]).mean())])
+    table["valid_rate"] = np.asarray(valid, dtype=float)
+    table["exact_rate"] = np.asarray(exact, dtype=float)
+    cols = [*by, "rho", "rho_ci_low", "rho_ci_high", "tau", "tau_ci_low", "tau_ci_high", "ld", "ld_ci_low",
+            "ld_ci_high", "valid_rate", "exact_rate", "n"]
+    return table[cols]
+
+
+STEP_ESTIMATORS = ("options", "correct", "all_options")
+
+
+def paper_step_means(estimator: str = "options", lang_groups: Sequence[str] = ("English", "native")) -> pd.Series:
+    """Mean steps per procedure and country implied by Table 3 (one MCQ option is one step):
+    words per procedure divided by words per step, where a step's length is estimated from
+    the options — ``options``: mean of the correct and incorrect averages (default);
+    ``correct``: the correct option only (spec §1.3); ``all_options``: 1 correct + 3 incorrect
+    weighted. English and native estimates (same step counts) are averaged.
+
+    >>> paper_step_means("correct", ["English"]).round(1).to_dict()["China"]
+    6.4
+    """
+    from culturelab.reported import load as load_reported
+
+    if estimator not in STEP_ESTIMATORS:
+        raise ValueError(f"estimator must be one of {STEP_ESTIMATORS}, not {estimator!r}")
+    t3 = load_reported("captex", "table3")
+    wide = t3[t3["lang_group"].isin(list(lang_groups))].pivot_table(
+        index=["country", "lang_group"], columns="measure", values="value")
+    step_words = {"options": (wide["correct"] + wide["incorrect"]) / 2, "correct": wide["correct"],
+                  "all_options": (wide["correct"] + 3 * wide["incorrect"]) / 4}[estimator]
+    return (wide["procedure"] / step_words).groupby(level="country").mean().rename("mean_steps")
+
+
+def paper_step_mix(per_country: int = 100, estimator: str = "options") -> list[int]:
+    """A step-count sample matching :func:`paper_step_means`: per country, ``per_country``
+    procedures of ⌊m⌋ or ⌈m⌉ steps in the proportion that gives mean m.
+
+    >>> mix = paper_step_mix(); len(mix), round(float(np.mean(mix)), 2)
+    (700, 7.19)
+    """
+    counts: list[int] = []
+    for m in paper_step_means(estimator):
+        lo = math.floor(m)
+        n_hi = round((m - lo) * per_country)
+        counts += [lo + 1] * n_hi + [lo] * (per_country - n_hi)
+    return counts
+
+
+def random_baseline_table(step_counts: Sequence[int], *, n_samples: int = 20000, seed: int = 0) -> pd.DataFrame:
+    """The random-permutation expectation per step count (rows ``n_steps``, ``rho``, ``tau``, ``ld``).
+
+    >>> random_baseline_table([5, 10], n_samples=2000)["n_steps"].tolist()
+    [5, 10]
+    """
+    per_n = random_baseline(step_counts, n_samples=n_samples, seed=seed, by_length=True)
+    return pd.DataFrame([{"n_steps": n, **v} for n, v in per_n.items()])
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _numbers(text: str) -> set[int]:
+    out = set()
+    for run in _DIGITS.findall(text):
+        try:
+            out.add(int("".join(str(unicodedata.decimal(ch)) for ch in run)))
+        except ValueError:
+            continue
+    return out
+
+
+def step_number_leaks(procedures: pd.DataFrame) -> pd.DataFrame:
+    """Native steps that mention *other* step numbers (e.g. 「2のだしに3の豆腐…」) — digits
+    1…n that the English version of the same step does not contain. Such references leak the
+    order into native-language reordering (spec §1.4). One row per native procedure:
+    ``n_leaky_steps``, ``leaks`` (list of (step, numbers)).
+
+    >>> from culturelab.data.captex import load
+    >>> t = step_number_leaks(load(source="sample").procedures)
+    >>> t.loc[t["n_leaky_steps"] > 0, "procedure_id"].tolist()
+    ['JP-01', 'JP-04']
+    """
+    english = procedures[procedures["lang_group"] == "English"].set_index("procedure_id")["steps"]
+    rows = []
+    for p in procedures[procedures["lang_group"] == "native"].itertuples(index=False):
+        en_steps = english.get(p.procedure_id, [""] * p.n_steps)
+        leaks = []
+        for i, step in enumerate(p.steps):
+            refs = {k for k in _numbers(step) if 1 <= k <= p.n_steps and k != i + 1}
+            refs -= _numbers(en_steps[i] if i < len(en_steps) else "")
+            if refs:
+                leaks.append((i + 1, sorted(refs)))
+        rows.append({"procedure_id": p.procedure_id, "country": p.country, "language": p.language,
+                     "n_steps": p.n_steps, "n_leaky_steps": len(leaks), "leaks": leaks})
+    return pd.DataFrame(rows)
+
+
+def minor_swap_share(scored: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Among valid but wrong orders: the share exactly one adjacent transposition from gold
+    (Kendall distance 1, the paper's "minor swaps"), and the mean Kendall distance.
+
+    >>> t = pd.DataFrame({"valid": [True, True, True], "exact": [False, False, True], "kendall_dist": [1, 3, 0]})
+    >>> minor_swap_share(t).to_dict("records")
+    [{'wrong_valid': 2, 'one_swap_share': 0.5, 'mean_kendall_dist': 2.0}]
+    """
+    wrong = scored[scored["valid"].astype(bool) & ~scored["exact"].astype(bool)]
+    def agg(part: pd.DataFrame) -> pd.Series:
+        return pd.Series({"wrong_valid": len(part),
+                          "one_swap_share": float((part["kendall_dist"] == 1).mean()) if len(part) else np.nan,
+                          "mean_kendall_dist": float(part["kendall_dist"].mean()) if len(part) else np.nan})
+    if not by:
+        return agg(wrong).to_frame().T.astype({"wrong_valid": int})
+    if wrong.empty:
+        return pd.DataFrame(columns=[*by, "wrong_valid", "one_swap_share", "mean_kendall_dist"])
+    return wrong.groupby(list(by), observed=True).apply(agg, include_groups=False).reset_index().astype(
+        {"wrong_valid": int})
+
+
+def rescore_policies(scored: pd.DataFrame, policies: Sequence[str] = ("zero", "repair", "ties", "drop")) -> pd.DataFrame:
+    """The same raw answers scored under each invalid-answer policy (no model calls): mean ρ,
+    τ, LD and the share of instances that enter the mean, per policy.
+
+    >>> t = pd.DataFrame({"perm": [[1, 0, 2]], "shown_steps": [None], "raw_output": ["A, B"]})
+    >>> rescore_policies(t, ["zero", "repair"])[["policy", "rho"]].to_dict("records")
+    [{'policy': 'zero', 'rho': 0.0}, {'policy': 'repair', 'rho': 0.5}]
+    """
+    rows = []
+    base = scored[["perm", "shown_steps"]]
+    for policy in policies:
+        s = score_orders(base, list(scored["raw_output"]), policy=policy, steps_col="shown_steps")
+        rows.append({"policy": policy, "rho": float(s["rho"].mean()), "tau": float(s["tau"].mean()),
+                     "ld": float(s["ld"].mean()), "scored_share": float(s["rho"].notna().mean())})
+    return pd.DataFrame(rows)
+
+
+def paired_language_wilcoxon(scored: pd.DataFrame) -> pd.DataFrame:
+    """Wilcoxon signed-rank test, English vs native on the same procedures, for ρ, τ and LD.
+
+    >>> t = pd.DataFrame({"procedure_id": ["a", "a", "b", "b"], "lang_group": ["English", "native"] * 2,
+    ...                   "rho": [1.0, 0.0, 1.0, 0.5], "tau": [1.0, 0.0, 1.0, 0.5], "ld": [0, 2, 0, 1]})
+    >>> paired_language_wilcoxon(t)[["metric", "n_pairs", "mean_English", "mean_native"]].to_dict("records")[0]
+    {'metric': 'rho', 'n_pairs': 2, 'mean_English': 1.0, 'mean_native': 0.25}
+    """
+    from culturelab.stats import wilcoxon
+
+    rows = []
+    for metric in METRICS:
+        wide = scored.pivot_table(index="procedure_id", columns="lang_group", values=metric, aggfunc="first")
+        if not {"English", "native"} <= set(wide.columns):
+            continue
+        wide = wide.dropna()
+        test = wilcoxon(wide["English"], wide["native"]) if len(wide) else {"p_value": np.nan, "median_diff": np.nan}
+        rows.append({"metric": metric, "n_pairs": len(wide), "mean_English": float(wide["English"].mean()),
+                     "mean_native": float(wide["native"].mean()), "median_diff": test["median_diff"],
+                     "p_value": test["p_value"]})
+    return pd.DataFrame(rows)

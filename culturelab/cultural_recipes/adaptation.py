@@ -1,0 +1,122 @@
+"""Recipe adaptation outputs: prompted models (the paper's prompts) and the two model-free systems.
+
+Every function returns the same tidy table, one row per (system, source recipe):
+``recipe_id, direction, split, system, source_text, prompt, raw_output, prediction, references,
+valid, target_share`` — ``references`` is the list of serialised target recipes, ``valid`` says
+whether the output is non-empty and mostly in the target language (``target_share`` ≥ 0.5; an
+output that stays in the source language or is empty is *counted*, never dropped).
+
+* :func:`adapt` — generation through any core backend with the paper's GPT-4/ChatGLM2 prompt
+  (``style="llm"``, chat) or BLOOM prompt (``style="bloom"``, plain completion), all prompts in
+  one batched, cached ``model.generate`` call;
+* :func:`retrieval_outputs` — the paper's *Retrieval* system on the gold set: the title-matched
+  silver target of the same source recipe;
+* :func:`copy_outputs` — the untranslated source (a floor);
+* :func:`reference_outputs` — the silver references themselves (Figure 4's "Ref").
+
+>>> target_share("Soak the red beans 8 hours.", "en"), target_share("红豆浸泡8小时", "en")
+(1.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from culturelab import prompts
+from culturelab.data.cultural_recipes import LANGS, serialize
+
+STYLES = {"llm": ("llm_adapt", True), "bloom": ("bloom_adapt", False)}
+COLUMNS = ["recipe_id", "direction", "split", "system", "source_text", "prompt", "raw_output", "prediction",
+           "references", "valid", "target_share"]
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def target_share(text: str, lang: str) -> float:
+    """Share of the script letters of ``text`` that belong to ``lang`` (Han for zh, Latin for en)."""
+    han, latin = len(_HAN.findall(text)), len(_LATIN.findall(text))
+    if han + latin == 0:
+        return 0.0
+    # a Chinese character carries about a word; weigh Latin letters by ~1/4 so mixed text is fair
+    zh, en = han, latin / 4
+    return (zh if lang == "zh" else en) / (zh + en)
+
+
+def _table(rows: list[dict]) -> pd.DataFrame:
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    return table
+
+
+def _row(rec: object, direction: str, system: str, prompt: str, raw: str) -> dict:
+    trg = LANGS[direction][1]
+    share = target_share(raw, trg)
+    return {"recipe_id": rec.recipe_id, "direction": direction, "split": rec.split, "system": system,
+            "source_text": serialize(rec.source), "prompt": prompt, "raw_output": raw, "prediction": raw.strip(),
+            "references": [serialize(t) for t in rec.targets], "valid": bool(raw.strip()) and share >= 0.5,
+            "target_share": round(share, 3)}
+
+
+def build_prompts(matched: pd.DataFrame, direction: str, *, style: str = "llm", version: str = "v1") -> list[str]:
+    """The paper's prompt for each source recipe.
+
+    >>> from culturelab.data.cultural_recipes import load_split
+    >>> build_prompts(load_split("en2zh", "gold", source="sample"), "en2zh", style="bloom")[0][-13:]
+    '中文菜谱, 适合中国人的:'
+    """
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {sorted(STYLES)}, not {style!r}")
+    template = prompts.get("cultural_recipes", f"{STYLES[style][0]}_{direction}", version)
+    return [template.format(recipe=serialize(s)) for s in matched["source"]]
+
+
+def adapt(model: object, matched: pd.DataFrame, direction: str, *, style: str = "llm", version: str = "v1",
+          max_new_tokens: int = 256, temperature: float = 0.0, seed: int = 0, system: str | None = None
+          ) -> pd.DataFrame:
+    """Adapt every source recipe of ``matched`` with ``model`` (one batched ``generate`` call)."""
+    if matched.empty:
+        return _table([])
+    prompt_list = build_prompts(matched, direction, style=style, version=version)
+    chat = STYLES[style][1]
+    outputs = model.generate(prompt_list, max_new_tokens=max_new_tokens, temperature=temperature, chat=chat,
+                             seed=seed)
+    name = system or f"{getattr(model, 'spec', 'model')} ({style} prompt)"
+    return _table([_row(rec, direction, name, p, o)
+                   for rec, p, o in zip(matched.itertuples(index=False), prompt_list, outputs)])
+
+
+def retrieval_outputs(gold: pd.DataFrame, silver: pd.DataFrame, direction: str) -> pd.DataFrame:
+    """*Retrieval*: for each gold source, the first silver target of the same source recipe."""
+    by_id = {rid: targets[0] for rid, targets in zip(silver["recipe_id"], silver["targets"])}
+    rows = [_row(rec, direction, "Retrieval", "", serialize(by_id[rec.recipe_id]))
+            for rec in gold.itertuples(index=False) if rec.recipe_id in by_id]
+    return _table(rows)
+
+
+def copy_outputs(matched: pd.DataFrame, direction: str) -> pd.DataFrame:
+    """*Source copy*: the source recipe unchanged (scores what overlap alone earns)."""
+    return _table([_row(rec, direction, "Source copy", "", serialize(rec.source))
+                   for rec in matched.itertuples(index=False)])
+
+
+def reference_outputs(matched: pd.DataFrame, direction: str, system: str = "Ref") -> pd.DataFrame:
+    """The first reference of each item as an "output" (Figure 4 compares it with the systems)."""
+    return _table([_row(rec, direction, system, "", serialize(rec.targets[0]))
+                   for rec in matched.itertuples(index=False)])
+
+
+def from_prediction_files(predictions: pd.DataFrame, matched: pd.DataFrame) -> pd.DataFrame:
+    """Attach recipe ids to rows of the repo's prediction files (``load_predictions``) by
+    matching their source text to the serialised sources of ``matched``; unmatched rows keep
+    ``recipe_id = None`` (still scored)."""
+    index = {re.sub(r"\s+", " ", serialize(s)).strip(): rid for rid, s in zip(matched["recipe_id"], matched["source"])}
+    rows = []
+    for p in predictions.itertuples(index=False):
+        trg = LANGS[p.direction][1]
+        share = target_share(p.prediction, trg)
+        rows.append({"recipe_id": index.get(re.sub(r"\s+", " ", p.source_text).strip()), "direction": p.direction,
+                     "split": None, "system": p.system, "source_text": p.source_text, "prompt": "",
+                     "raw_output": p.prediction, "prediction": p.prediction.strip(), "references": list(p.references),
+                     "valid": bool(p.prediction.strip()) and share >= 0.5, "target_share": round(share, 3)})
+    return _table(rows)

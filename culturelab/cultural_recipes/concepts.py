@@ -1,0 +1,105 @@
+"""Figure 4 (paper §7): how often is a culture-specific concept translated literally?
+
+For each concept (``resources/concepts.yaml``: baking, cheese, steam, tofu, starch, and the
+control 'oil') and each system, count the concept's source-language terms in every source
+recipe (``c_source``) and the concept's *direct translation* in the corresponding output
+(``c_target``); the literal-translation rate is ``Σ_r min(c_target, c_source) / Σ_r c_source``
+(per-recipe clipping keeps it in [0, 1]; ``clip=False`` gives the raw ratio). English terms
+match as whole words, Chinese terms as substrings minus listed exclusions (酱油 'soy sauce' is
+not 油 'oil').
+
+>>> count_terms("Bake the bread; baked goods. Oven at 350.", ["bake", "baked", "oven"], "en")
+3
+>>> count_terms("锅中放油，加酱油和蚝油", ["油"], "zh", exclude=["酱油", "蚝油"])
+1
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+import pandas as pd
+import yaml
+
+from culturelab.data.cultural_recipes import LANGS, strip_headings
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One concept in one direction: source terms, literal translations, exclusions."""
+
+    name: str
+    direction: str
+    source: tuple[str, ...]
+    literal: tuple[str, ...]
+    exclude_source: tuple[str, ...] = ()
+    exclude_literal: tuple[str, ...] = ()
+    control: bool = False
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+@cache
+def load_concepts() -> tuple[Concept, ...]:
+    """The concepts of Figure 4 (a concept marked ``both`` yields one entry per direction)."""
+    path = resources.files("culturelab.cultural_recipes") / "resources" / "concepts.yaml"
+    with path.open(encoding="utf-8") as fh:
+        spec = yaml.safe_load(fh)
+    out = []
+    for name, c in spec["concepts"].items():
+        if c["direction"] == "both":
+            out.append(Concept(name, "zh2en", tuple(c["zh"]), tuple(c["en"]), tuple(c.get("exclude_zh", ())), (),
+                               bool(c.get("control"))))
+            out.append(Concept(name, "en2zh", tuple(c["en"]), tuple(c["zh"]), (), tuple(c.get("exclude_zh", ())),
+                               bool(c.get("control"))))
+        else:
+            out.append(Concept(name, c["direction"], tuple(c["source"]), tuple(c["literal"]),
+                               tuple(c.get("exclude_source", ())), tuple(c.get("exclude_literal", ())),
+                               bool(c.get("control"))))
+    return tuple(out)
+
+
+@cache
+def _en_pattern(terms: tuple[str, ...]) -> re.Pattern:
+    alternatives = sorted((re.escape(t).replace(r"\ ", r"\s+") for t in terms), key=len, reverse=True)
+    return re.compile(r"(?<![A-Za-z])(?:" + "|".join(alternatives) + r")(?![A-Za-z])", re.IGNORECASE)
+
+
+def count_terms(text: str, terms: list[str] | tuple[str, ...], lang: str, *, exclude: list[str] | tuple[str, ...] = ()
+                ) -> int:
+    """Occurrences of any of ``terms`` in ``text`` (whole words in English, substrings in Chinese
+    after removing the ``exclude`` strings)."""
+    text = strip_headings(text)
+    if lang == "en":
+        return len(_en_pattern(tuple(terms)).findall(text))
+    for ex in exclude:
+        text = text.replace(ex, " ")
+    pattern = "|".join(sorted(map(re.escape, terms), key=len, reverse=True))
+    return len(re.findall(pattern, text))
+
+
+def literal_rates(outputs: pd.DataFrame, concepts: tuple[Concept, ...] | None = None, *, clip: bool = True
+                  ) -> pd.DataFrame:
+    """Literal-translation rate per (concept, direction, system).
+
+    ``outputs`` needs ``direction, system, source_text, prediction`` (an adaptation table).
+    Returns ``concept, direction, system, c_source, c_literal, recipes, rate, control``.
+    """
+    concepts = concepts or load_concepts()
+    rows = []
+    for concept in concepts:
+        src_lang, trg_lang = LANGS[concept.direction]
+        part = outputs[outputs["direction"] == concept.direction]
+        for system, sys_part in part.groupby("system", sort=False):
+            c_src = [count_terms(s, concept.source, src_lang, exclude=concept.exclude_source)
+                     for s in sys_part["source_text"]]
+            c_tgt = [count_terms(p, concept.literal, trg_lang, exclude=concept.exclude_literal)
+                     for p in sys_part["prediction"]]
+            total = sum(c_src)
+            hit = sum(min(t, s) if clip else t for s, t in zip(c_src, c_tgt) if s > 0)
+            rows.append({"concept": concept.name, "direction": concept.direction, "system": system,
+                         "c_source": total, "c_literal": hit, "recipes": sum(1 for s in c_src if s > 0),
+                         "rate": hit / total if total else float("nan"), "control": concept.control})
+    return pd.DataFrame(rows)

@@ -1,0 +1,178 @@
+"""Corpora for the §4 analysis: the toy bilingual sample, word counts and BLI query selection.
+
+* :func:`toy_corpus` — **our** synthetic comparable corpus (not the paper's data): recipes
+  generated independently in Chinese and English from one set of concept templates, where a few
+  slots are filled with culture-typical words (蒸 'steam' where English recipes *bake*, 豆腐 where
+  they use ham, 淀粉 'starch' where they thicken with flour, 筷子 where they use a fork …). It
+  exercises the word2vec → mapping → BLI path offline and plants the kind of local mismatch the
+  paper reports. Chinese words are space-separated so jieba keeps them whole.
+* :func:`word_counts` — token frequencies of a sentence stream.
+* :func:`content_words` — the paper's queries: the most frequent Chinese *content* words (jieba
+  POS noun/verb/adjective, stop words, numerals and punctuation removed), seed words excluded.
+
+>>> r = toy_corpus("zh", 2, seed=0)[0]
+>>> sorted(r) == ["ingredients", "steps", "title"] and len(r["steps"]) >= 3
+True
+>>> content_words({"豆腐": 9, "的": 50, "蒸": 7, "10": 30, "菠菜": 5}, n=5, exclude={"菠菜"})
+['豆腐', '蒸']
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from functools import cache
+
+import numpy as np
+
+#: concept → (Chinese, English); neutral concepts translate literally
+NEUTRAL = {
+    "egg": ("蛋", "egg"), "salt": ("盐", "salt"), "sugar": ("糖", "sugar"), "onion": ("洋葱", "onion"),
+    "flour": ("面粉", "flour"), "potato": ("土豆", "potatoes"), "spinach": ("菠菜", "spinach"),
+    "apple": ("苹果", "apples"), "chicken": ("鸡", "chicken"), "garlic": ("大蒜", "garlic"),
+    "carrot": ("胡萝卜", "carrots"), "tomato": ("西红柿", "tomatoes"), "beef": ("牛肉", "beef"),
+    "fish": ("鱼", "fish"), "water": ("水", "water"), "milk": ("牛奶", "milk"), "oil": ("油", "oil"),
+    "pepper": ("胡椒", "pepper"), "vinegar": ("醋", "vinegar"), "mushroom": ("蘑菇", "mushrooms"),
+    "cabbage": ("白菜", "cabbage"), "mix": ("混合", "mix"), "chop": ("切", "chop"), "pour": ("倒", "pour"),
+    "add": ("加入", "add"), "stir": ("搅拌", "stir"), "boil": ("煮", "boil"), "wash": ("洗净", "wash"),
+    "serve": ("装盘", "serve"), "heat": ("加热", "heat"), "cover": ("盖上", "cover"), "drain": ("沥干", "drain"),
+    "knife": ("刀", "knife"), "bowl": ("碗", "bowl"), "pot": ("锅", "pot"), "plate": ("盘子", "plate"),
+    "spoon": ("勺子", "spoon"), "minutes": ("分钟", "minutes"), "hour": ("小时", "hour"),
+}
+#: culture-specific slots: concept → ((zh typical, zh literal of the English typical),
+#: (en typical, en literal of the Chinese typical)); the literal words are rare (10 %)
+CULTURAL = {
+    "cook_main": (("蒸", "烤"), ("bake", "steam")),
+    "protein": (("豆腐", "火腿"), ("ham", "tofu")),
+    "thicken": (("淀粉", "面粉"), ("flour", "starch")),
+    "utensil": (("筷子", "叉子"), ("fork", "chopsticks")),
+    "sauce": (("酱油", "番茄酱"), ("ketchup", "soy")),
+    "staple": (("馒头", "面包"), ("bread", "buns")),
+    "drink": (("茶", "咖啡"), ("coffee", "tea")),
+    "vessel": (("蒸笼", "烤箱"), ("oven", "steamer")),
+}
+_VEG = ["spinach", "carrot", "tomato", "cabbage", "mushroom", "onion", "potato"]
+_MAIN = ["chicken", "fish", "beef", "egg", "potato"]
+_SEASON = ["salt", "sugar", "pepper", "vinegar"]
+# sentence templates over concepts; {x} slots are filled per recipe
+_TEMPLATES = [
+    ["wash", "{veg}", "chop", "{veg}", "knife"],
+    ["add", "{main}", "{season}", "{season}", "bowl", "mix"],
+    ["{cook_main}", "{main}", "{vessel}", "{n}", "minutes"],
+    ["add", "{thicken}", "water", "stir"],
+    ["serve", "plate", "{staple}", "{drink}"],
+    ["serve", "{utensil}", "plate"],
+    ["pour", "oil", "pot", "heat", "add", "{protein}", "{veg}"],
+    ["boil", "water", "pot", "add", "{veg}", "{sauce}"],
+    ["cover", "pot", "{n}", "minutes", "drain"],
+    ["mix", "flour", "egg", "milk", "sugar", "bowl"],
+    ["add", "apple", "sugar", "boil", "{n}", "minutes"],
+    ["chop", "garlic", "onion", "add", "oil", "pot"],
+]
+
+
+def _word(concept: str, lang: int, rng: np.random.Generator, literal_rate: float) -> str:
+    if concept in NEUTRAL:
+        return NEUTRAL[concept][lang]
+    typical, literal = CULTURAL[concept][lang]
+    return literal if rng.random() < literal_rate else typical
+
+
+def toy_corpus(lang: str, n_recipes: int = 500, *, seed: int = 0, literal_rate: float = 0.1) -> list[dict]:
+    """``n_recipes`` synthetic recipes in ``lang`` (``zh`` or ``en``); deterministic per seed and
+    language (the two languages use different random streams: comparable, not parallel)."""
+    if lang not in {"zh", "en"}:
+        raise ValueError(f"lang must be 'zh' or 'en', not {lang!r}")
+    li = 0 if lang == "zh" else 1
+    rng = np.random.default_rng([seed, li])
+    sep = " "
+    recipes = []
+    for _ in range(n_recipes):
+        main = str(rng.choice(_MAIN))
+        steps = []
+        for t in rng.choice(len(_TEMPLATES), size=int(rng.integers(3, 7)), replace=False):
+            words = []
+            for slot in _TEMPLATES[t]:
+                if slot == "{n}":
+                    words.append(str(int(rng.choice([5, 10, 15, 20, 30]))))
+                elif slot in {"{veg}", "{season}"}:
+                    words.append(_word(str(rng.choice(_VEG if slot == "{veg}" else _SEASON)), li, rng, literal_rate))
+                elif slot == "{main}":
+                    words.append(_word(main, li, rng, literal_rate))
+                elif slot.startswith("{"):
+                    words.append(_word(slot[1:-1], li, rng, literal_rate))
+                else:
+                    words.append(_word(slot, li, rng, literal_rate))
+            steps.append(sep.join(words) + (" 。" if li == 0 else " ."))
+        ingredients = [_word(c, li, rng, literal_rate) for c in
+                       [main, str(rng.choice(_VEG)), "salt", "oil", str(rng.choice(_SEASON))]]
+        title = sep.join([_word("cook_main", li, rng, literal_rate), _word(main, li, rng, literal_rate)])
+        recipes.append({"title": title, "ingredients": ingredients, "steps": steps})
+    return recipes
+
+
+def toy_gold() -> dict[str, dict[str, set[str]]]:
+    """Literal translations and planted cultural equivalents of the toy corpus' Chinese words.
+
+    >>> g = toy_gold(); g["literal"]["蒸"], g["cultural"]["蒸"]
+    ({'steam'}, {'bake'})
+    """
+    literal = {zh: {en} for zh, en in NEUTRAL.values()}
+    cultural: dict[str, set[str]] = {}
+    for (zh_typ, zh_lit), (en_typ, en_lit) in CULTURAL.values():
+        literal[zh_typ] = {en_lit}
+        literal[zh_lit] = {en_typ}
+        cultural[zh_typ] = {en_typ}
+    return {"literal": literal, "cultural": cultural}
+
+
+def word_counts(sentences: Iterable[list[str]]) -> Counter:
+    """Token frequencies."""
+    counts: Counter = Counter()
+    for tokens in sentences:
+        counts.update(tokens)
+    return counts
+
+
+@cache
+def _stopwords() -> frozenset[str]:
+    import stopwordsiso
+
+    return frozenset(stopwordsiso.stopwords("zh"))
+
+
+def is_content_word(word: str) -> bool:
+    """A Chinese noun, verb or adjective (jieba's dictionary POS), not a stop word, numeral,
+    measure word or punctuation.
+
+    >>> [w for w in ["豆腐", "蒸", "的", "克", "10", "，", "好"] if is_content_word(w)]
+    ['豆腐', '蒸']
+    """
+    import re
+
+    from culturelab.data.cultural_recipes import jieba
+
+    if not re.fullmatch(r"[\u4e00-\u9fff]+", word) or word in _stopwords():
+        return False
+    jieba()
+    import jieba.posseg as pseg
+
+    tags = pseg.lcut(word, HMM=False)
+    if len(tags) != 1:
+        return True  # a word jieba's dictionary splits is a corpus-specific compound: keep it
+    flag = tags[0].flag
+    return (flag[0] in {"n", "v", "a"} and flag not in {"nr", "ns", "nt", "nz"}) or flag in {"vn", "an"}
+
+
+def content_words(counts: dict[str, int] | Counter, *, n: int = 100, exclude: Iterable[str] = ()) -> list[str]:
+    """The ``n`` most frequent content words (ties broken alphabetically), ``exclude`` removed."""
+    skip = set(exclude)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    out = []
+    for word, _ in ranked:
+        if word in skip or not is_content_word(word):
+            continue
+        out.append(word)
+        if len(out) >= n:
+            break
+    return out

@@ -1,0 +1,589 @@
+"""CAPTEx (Yari & Koto, ACL 2025): cultural procedures, their MCQs and conversations.
+
+The public dataset ``AmirHossein2002/CAPTex`` (CC BY-NC 4.0) has three CSV configs:
+``Procedures.csv``, ``MCQs.csv`` and ``Conversations.csv``. :func:`load` reads them from a
+local folder (``<data_dir>/captex/`` or ``data_dir`` itself), downloads them from the
+Hugging Face hub (``source="hf"``), or falls back to **our sample** in
+``culturelab/data/samples/captex/`` (same schema, written by us; see its README).
+
+Expected schema (column names are matched case-insensitively; common aliases accepted):
+
+* ``Procedures.csv`` — one row per procedure *and language*: ``ID`` (optional; pairs the
+  English and native versions — without it the k-th English and k-th native procedure of a
+  country and category are paired), ``Country``, ``Category``, ``Language`` (``English`` or
+  the native language, by name or ISO code), ``Title``, ``Steps`` (numbered lines
+  ``1. …``, or a JSON list, or columns ``Step 1`` … ``Step 10``).
+* ``MCQs.csv`` — ``ID`` (optional), ``Country``, ``Category``, ``Language``, ``Type``
+  (SA/SN/AA/AN), ``Question``, ``Choices`` (lines ``A. …``, a JSON list, or columns
+  ``A`` … ``D``), ``Answer`` (letter, 1–4, or the option text).
+* ``Conversations.csv`` — ``ID`` (optional), ``Country``, ``Category``, ``Title``
+  (optional), ``Conversation`` (four utterances ``Person A: …`` / ``Person B: …``, the last
+  one ending in ``Next step: N``), optionally ``Choices`` and ``Answer`` for CB-MCQ.
+
+Every file is validated on the way in; a malformed value raises :class:`DataError` naming
+the file, the row (1-based, header = row 1) and the column. Counts are checked against the
+released sizes (700 procedures × 2 languages, 5,600 MCQs, 700 conversations) unless
+``expect="sample"``.
+
+>>> data = load(source="sample")
+>>> data.source, data.procedures["country"].nunique(), sorted(data.procedures["lang_group"].unique())
+('sample', 7, ['English', 'native'])
+>>> normalise_category("Agricultural and Seasonal Procedures")
+'Agricultural and Seasonal Practices'
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from culturelab import config
+from culturelab.data.validate import DataError, require_columns, validate_rows
+
+REPO_ID = "AmirHossein2002/CAPTex"
+FILES = {"procedures": "Procedures.csv", "mcqs": "MCQs.csv", "conversations": "Conversations.csv"}
+SUBDIR = "captex"
+
+#: country → (ISO code, native language, Joshi et al. 2020 class)  [paper, Table 2]
+COUNTRIES: dict[str, tuple[str, str, int]] = {
+    "China": ("zh", "Chinese", 5), "Japan": ("ja", "Japanese", 5), "Iran": ("fa", "Persian", 4),
+    "India": ("hi", "Hindi", 4), "Indonesia": ("id", "Indonesian", 3), "Pakistan": ("ur", "Urdu", 3),
+    "Nigeria": ("ha", "Hausa", 2),
+}
+#: the ten categories, in the paper's order (§3.1)
+CATEGORIES = [
+    "Food and Cuisine", "Celebrations and Festivals", "Social Etiquette and Hospitality",
+    "Craftsmanship and Artisan Skills", "Traditional Attire and Dress", "Agricultural and Seasonal Practices",
+    "Religious and Spiritual Practices", "Life Milestones and Family Rites", "Sports, Games, and Competitions",
+    "Environmental and Nature-Based Practices",
+]
+QUESTION_TYPES = ("SA", "SN", "AA", "AN")
+QUESTION_TYPE_NAMES = {"SA": "Subsequent Affirmative", "SN": "Subsequent Negative",
+                       "AA": "Antecedent Affirmative", "AN": "Antecedent Negative"}
+RELEASED = {"procedures": 700, "per_country": 100, "per_cell": 10, "mcqs": 5600, "conversations": 700}
+MIN_STEPS, MAX_STEPS = 5, 10
+
+_COUNTRY_ALIASES = {**{c.lower(): c for c in COUNTRIES}, **{v[0]: c for c, v in COUNTRIES.items()},
+                    "persia": "Iran", "prc": "China", "pk": "Pakistan", "ng": "Nigeria", "in": "India",
+                    "jp": "Japan", "cn": "China", "ir": "Iran"}
+_LANGUAGE_ALIASES = {"english": "en", "en": "en", "eng": "en",
+                     **{v[1].lower(): v[0] for v in COUNTRIES.values()}, **{v[0]: v[0] for v in COUNTRIES.values()},
+                     "mandarin": "zh", "chinese (mandarin)": "zh", "farsi": "fa", "bahasa indonesia": "id"}
+_COLUMN_ALIASES = {
+    "id": ["id", "procedure_id", "proc_id", "pid"],
+    "country": ["country", "region", "nation"],
+    "category": ["category", "topic", "domain", "cultural_category"],
+    "language": ["language", "lang", "language_code"],
+    "title": ["title", "procedure_name", "procedure", "name", "procedure_title"],
+    "steps": ["steps", "procedure_steps", "step_list", "text"],
+    "type": ["type", "question_type", "qtype", "mcq_type"],
+    "question": ["question", "prompt", "mcq"],
+    "choices": ["choices", "options", "answers", "candidates"],
+    "answer": ["answer", "label", "correct", "correct_answer", "answer_key", "gold"],
+    "conversation": ["conversation", "dialogue", "dialog", "conversations"],
+    "next_step": ["next_step", "next_step_number", "step_number"],
+}
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "_", str(text).strip().lower()).strip("_")
+
+
+def _category_key(text: str) -> str:
+    text = re.sub(r"^\s*\(?\d+[.)]?\s*", "", str(text))  # "6. Agricultural …" → "Agricultural …"
+    text = text.lower().replace("&", " and ")
+    text = re.sub(r"\b(procedures|practices|practice|procedure)\b", "practices", text)
+    return " ".join(re.findall(r"[a-z]+", text))
+
+
+_CATEGORY_KEYS = {_category_key(c): c for c in CATEGORIES}
+
+
+def normalise_country(value: Any) -> str:
+    """The canonical country name (``Iran``, …) for a name, an alias or a language code.
+
+    >>> normalise_country(" iran "), normalise_country("ja")
+    ('Iran', 'Japan')
+    """
+    key = str(value).strip().lower()
+    if key not in _COUNTRY_ALIASES:
+        raise ValueError(f"unknown country (expected one of {', '.join(COUNTRIES)})")
+    return _COUNTRY_ALIASES[key]
+
+
+def normalise_category(value: Any) -> str:
+    """The canonical category name; accepts the paper's variants ("… Procedures" in Table 6,
+    missing Oxford comma, "&", list numbers) and close misspellings (rapidfuzz ≥ 90).
+
+    >>> normalise_category("sports, games and competitions")
+    'Sports, Games, and Competitions'
+    """
+    key = _category_key(value)
+    if key in _CATEGORY_KEYS:
+        return _CATEGORY_KEYS[key]
+    from rapidfuzz import fuzz, process
+
+    best = process.extractOne(key, list(_CATEGORY_KEYS), scorer=fuzz.token_sort_ratio)
+    if best and best[1] >= 90:
+        return _CATEGORY_KEYS[best[0]]
+    raise ValueError(f"unknown category (expected one of: {'; '.join(CATEGORIES)})")
+
+
+def normalise_language(value: Any, country: str | None = None) -> str:
+    """ISO code of a language given by name or code; ``native`` resolves through ``country``.
+
+    >>> normalise_language("Persian"), normalise_language("English"), normalise_language("native", "Nigeria")
+    ('fa', 'en', 'ha')
+    """
+    key = str(value).strip().lower()
+    if key in {"native", "original", "local"} and country in COUNTRIES:
+        return COUNTRIES[country][0]
+    if key not in _LANGUAGE_ALIASES:
+        raise ValueError("unknown language (expected English or the country's native language)")
+    return _LANGUAGE_ALIASES[key]
+
+
+# ---------------------------------------------------------------------------- cell parsers
+_NUMBERING = re.compile(r"^\s*(?:[-•*]\s*)?(?:step\s*)?[(（]?\d+\s*[.)．:：、)）\-]\s*", re.I)
+
+
+def parse_steps(cell: Any) -> list[str]:
+    """The ordered steps in one cell: a JSON/Python list, or one step per line with optional
+    numbering (``1.``, ``Step 2:``, ``３．``, Persian/Devanagari digits).
+
+    >>> parse_steps("1. Wash the rice.\\n2. Soak it.")
+    ['Wash the rice.', 'Soak it.']
+    >>> parse_steps('["a", "b"]')
+    ['a', 'b']
+    """
+    if isinstance(cell, (list, tuple)):
+        return [str(s).strip() for s in cell if str(s).strip()]
+    text = str(cell).strip()
+    if text.startswith("["):
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError:
+            items = ast.literal_eval(text)
+        return [str(s).strip() for s in items if str(s).strip()]
+    return [s for s in (_NUMBERING.sub("", line).strip() for line in text.splitlines()) if s]
+
+
+_CHOICE_LINE = re.compile(r"^\s*\(?([A-Da-d])\s*[.):：]\s*(.*)$")
+
+
+def parse_choices(cell: Any) -> list[str]:
+    """The options of one MCQ: lines ``A. …`` (continuation lines are joined), or a list.
+
+    >>> parse_choices("A. Boil\\nB. Soak\\nC. Wash\\nD. Eat")
+    ['Boil', 'Soak', 'Wash', 'Eat']
+    """
+    if isinstance(cell, (list, tuple)):
+        return [str(s).strip() for s in cell]
+    text = str(cell).strip()
+    if text.startswith("["):
+        try:
+            return [str(s).strip() for s in json.loads(text)]
+        except json.JSONDecodeError:
+            return [str(s).strip() for s in ast.literal_eval(text)]
+    options: list[str] = []
+    for line in text.splitlines():
+        m = _CHOICE_LINE.match(line)
+        if m and "ABCD".index(m.group(1).upper()) == len(options):
+            options.append(m.group(2).strip())
+        elif options and line.strip():
+            options[-1] = f"{options[-1]} {line.strip()}"
+    return options
+
+
+def parse_answer(cell: Any, options: Sequence[str]) -> int:
+    """0-based index of the correct option from a letter (``C``, ``C.``, ``(C)``), a number
+    1–4, or the option text itself.
+
+    >>> parse_answer("C", ["a", "b", "c", "d"]), parse_answer(2, ["a", "b", "c", "d"]), parse_answer("d", ["a", "b", "c", "d"])
+    (2, 1, 3)
+    """
+    text = str(cell).strip()
+    stripped = text.strip("().: ")
+    if len(stripped) == 1 and stripped.upper() in "ABCD"[: len(options)] and stripped.isupper():
+        return "ABCD".index(stripped.upper())
+    if stripped.isdigit() and 1 <= int(stripped) <= len(options):
+        return int(stripped) - 1
+    norm = [o.strip().lower() for o in options]
+    if text.lower() in norm:
+        return norm.index(text.lower())
+    if len(stripped) == 1 and stripped.upper() in "ABCD"[: len(options)]:
+        return "ABCD".index(stripped.upper())
+    raise ValueError("answer must be a letter A–D, a number 1–4 or the text of one option")
+
+
+_SPEAKER = re.compile(r"(?:^|\n|\s)\**\s*(Person\s+[AB])\s*\**\s*:\s*\**", re.I)
+_NEXT_STEP = re.compile(r"\**\s*Next\s+step\s*\**\s*[:：]?\s*\(?\s*(?:step\s*)?(\d+)\s*\)?\.?", re.I)
+
+
+def split_conversation(cell: Any) -> tuple[list[str], int | None]:
+    """The utterances (speaker labels removed) and the ``Next step: N`` number (or ``None``).
+
+    >>> split_conversation("Person A: Hi?\\nPerson B: Yes.\\nPerson A: Next?\\nPerson B: Boil it. Next step: 3.")
+    (['Hi?', 'Yes.', 'Next?', 'Boil it.'], 3)
+    """
+    text = str(cell).replace("\r\n", "\n").strip()
+    found = list(_NEXT_STEP.finditer(text))
+    next_step = int(found[-1].group(1)) if found else None
+    if found:
+        last = found[-1]
+        text = (text[: last.start()] + text[last.end():]).strip()
+    marks = list(_SPEAKER.finditer(text))
+    utterances = [text[m.end(): (marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip()
+                  for i, m in enumerate(marks)]
+    return utterances, next_step
+
+
+# ---------------------------------------------------------------------------- reading files
+def _read_table(path: Path) -> pd.DataFrame:
+    if path.suffix == ".parquet" or path.is_dir():
+        files = sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
+        frame = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+        return frame.astype(str)
+    return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+
+
+def _canonical_columns(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """Rename aliased columns to the canonical names; collect ``Step N`` / ``A``–``D`` columns."""
+    keys = {c: _key(c) for c in frame.columns}
+    rename = {}
+    for canon, aliases in _COLUMN_ALIASES.items():
+        for col, k in keys.items():
+            if k in aliases and canon not in rename.values() and col not in rename:
+                rename[col] = canon
+                break
+    out = frame.rename(columns=rename)
+    step_cols = sorted([c for c, k in keys.items() if re.fullmatch(r"step_?\d+", k)],
+                       key=lambda c: int(re.findall(r"\d+", keys[c])[0]))
+    if "steps" not in out.columns and step_cols:
+        out["steps"] = [[s.strip() for s in row if str(s).strip()] for row in frame[step_cols].to_numpy().tolist()]
+    letter_cols = [c for c, k in keys.items() if k in {"a", "b", "c", "d", "option_a", "option_b", "option_c",
+                                                       "option_d", "choice_a", "choice_b", "choice_c", "choice_d"}]
+    if "choices" not in out.columns and len(letter_cols) == 4:
+        out["choices"] = [list(map(str, r)) for r in frame[letter_cols].to_numpy().tolist()]
+    return out
+
+
+def _check(value: Any, fn) -> bool | str:
+    try:
+        fn(value)
+    except ValueError as err:
+        return str(err)
+    return True
+
+
+@dataclass
+class CaptexData:
+    """The three CAPTEx tables, tidy, plus where they came from (``sample`` or ``released``)."""
+
+    procedures: pd.DataFrame
+    mcqs: pd.DataFrame
+    conversations: pd.DataFrame
+    source: str
+    location: str
+    notes: list[str] = field(default_factory=list)
+
+    def subset(self, *, countries: Sequence[str] | None = None, categories: Sequence[str] | None = None,
+               procedure_ids: Sequence[str] | None = None) -> CaptexData:
+        """The same data restricted to some countries / categories / procedures.
+
+        >>> d = load(source="sample").subset(countries=["Iran"])
+        >>> sorted(d.procedures["country"].unique()), sorted(d.conversations["country"].unique())
+        (['Iran'], ['Iran'])
+        """
+        keep = pd.Series(True, index=self.procedures.index)
+        if countries:
+            keep &= self.procedures["country"].isin([normalise_country(c) for c in countries])
+        if categories:
+            keep &= self.procedures["category"].isin([normalise_category(c) for c in categories])
+        if procedure_ids is not None:
+            keep &= self.procedures["procedure_id"].isin(list(procedure_ids))
+        ids = set(self.procedures.loc[keep, "procedure_id"])
+        return CaptexData(self.procedures[keep].reset_index(drop=True),
+                          self.mcqs[self.mcqs["procedure_id"].isin(ids)].reset_index(drop=True),
+                          self.conversations[self.conversations["procedure_id"].isin(ids)].reset_index(drop=True),
+                          self.source, self.location, list(self.notes))
+
+    def summary(self) -> pd.DataFrame:
+        """Counts per country: procedures, texts, MCQs, conversations, mean steps.
+
+        >>> int(load(source="sample").summary()["procedures"].sum())
+        35
+        """
+        p = self.procedures
+        rows = []
+        for country in [c for c in COUNTRIES if c in set(p["country"])]:
+            part = p[p["country"] == country]
+            rows.append({"country": country, "language": COUNTRIES[country][0],
+                         "procedures": part["procedure_id"].nunique(), "texts": len(part),
+                         "mean_steps": round(float(part.drop_duplicates("procedure_id")["n_steps"].mean()), 2),
+                         "mcqs": int((self.mcqs["country"] == country).sum()),
+                         "conversations": int((self.conversations["country"] == country).sum())})
+        return pd.DataFrame(rows)
+
+
+def read_procedures(path: str | os.PathLike, *, expect: str = "released") -> pd.DataFrame:
+    """``Procedures.csv`` → one row per (procedure, language): ``procedure_id``, ``country``,
+    ``category``, ``language`` (ISO), ``lang_group`` (``English``/``native``), ``title``,
+    ``steps`` (list), ``n_steps``, ``row`` (line in the file)."""
+    path = Path(path)
+    name = path.name
+    frame = _canonical_columns(_read_table(path), name)
+    require_columns(frame, ["country", "category", "language", "title", "steps"], name)
+    validate_rows(frame, name, {
+        "country": lambda v: _check(v, normalise_country),
+        "category": lambda v: _check(v, normalise_category),
+        "title": lambda v: bool(str(v).strip()) or "empty title",
+        "steps": lambda v: (MIN_STEPS <= len(parse_steps(v)) <= MAX_STEPS)
+        or f"a procedure needs {MIN_STEPS}–{MAX_STEPS} steps, found {len(parse_steps(v))}",
+    })
+    frame["country"] = frame["country"].map(normalise_country)
+    frame["category"] = frame["category"].map(normalise_category)
+    for pos, (lang, country) in enumerate(zip(frame["language"], frame["country"])):
+        try:
+            code = normalise_language(lang, country)
+        except ValueError as err:
+            raise DataError(f"{name}, row {pos + 2}, column 'language': {err} (got {lang!r})") from None
+        if code not in {"en", COUNTRIES[country][0]}:
+            raise DataError(f"{name}, row {pos + 2}, column 'language': {lang!r} is neither English nor the "
+                            f"native language of {country} ({COUNTRIES[country][1]})")
+    frame["language"] = [normalise_language(v, c) for v, c in zip(frame["language"], frame["country"])]
+    frame["lang_group"] = ["English" if v == "en" else "native" for v in frame["language"]]
+    frame["steps"] = frame["steps"].map(parse_steps)
+    frame["n_steps"] = frame["steps"].map(len)
+    frame["title"] = frame["title"].str.strip()
+    frame["row"] = range(2, len(frame) + 2)
+    if "id" in frame.columns and frame["id"].astype(str).str.strip().ne("").all():
+        frame["procedure_id"] = frame["id"].astype(str).str.strip()
+    else:  # pair the k-th English and the k-th native text of each (country, category)
+        frame["procedure_id"] = [f"{c}-{_key(cat)}-{k + 1:02d}" for c, cat, k in zip(
+            frame["country"], frame["category"], frame.groupby(["country", "category", "lang_group"]).cumcount())]
+    for pid, part in frame.groupby("procedure_id", sort=False):
+        groups = part["lang_group"].tolist()
+        last = part.iloc[-1]
+        if sorted(groups) != ["English", "native"]:
+            raise DataError(f"{name}, row {last['row']}, column 'language': procedure {pid!r} must have exactly one "
+                            f"English and one native version, found {groups}")
+        if part["n_steps"].nunique() != 1:
+            raise DataError(f"{name}, row {last['row']}, column 'steps': procedure {pid!r} has "
+                            f"{part['n_steps'].tolist()} steps in {groups}; the versions must have equal step counts")
+        if part["country"].nunique() != 1 or part["category"].nunique() != 1:
+            raise DataError(f"{name}, row {last['row']}, column 'country': the versions of procedure {pid!r} "
+                            "disagree on country or category")
+    if expect == "released":
+        _expect_count(name, "procedures", frame["procedure_id"].nunique(), RELEASED["procedures"])
+        per_country = frame.drop_duplicates("procedure_id").groupby("country").size()
+        bad = per_country[per_country != RELEASED["per_country"]]
+        if len(bad) or len(per_country) != len(COUNTRIES):
+            raise DataError(f"{name}: expected {RELEASED['per_country']} procedures for each of the 7 countries, "
+                            f"found {per_country.to_dict()}; pass expect='sample' for a partial copy")
+    cols = ["procedure_id", "country", "category", "language", "lang_group", "title", "steps", "n_steps", "row"]
+    return frame[cols].reset_index(drop=True)
+
+
+def _expect_count(name: str, what: str, found: int, wanted: int) -> None:
+    if found != wanted:
+        raise DataError(f"{name}: expected {wanted:,} {what} in the released CAPTEx, found {found:,}; "
+                        "pass expect='sample' to load a partial or modified copy")
+
+
+def _link_title(question: str, candidates: pd.DataFrame) -> str | None:
+    """The procedure a question is about: the longest candidate title quoted in it."""
+    hits = [(len(t), pid) for t, pid in zip(candidates["title"], candidates["procedure_id"]) if t and t in question]
+    return max(hits)[1] if hits else None
+
+
+def read_mcqs(path: str | os.PathLike, procedures: pd.DataFrame, *, expect: str = "released") -> pd.DataFrame:
+    """``MCQs.csv`` → ``procedure_id``, ``country``, ``category``, ``language``, ``lang_group``,
+    ``qtype``, ``question``, ``options`` (4), ``answer`` (0-based), ``row``. Questions are
+    linked to their procedure by ``ID`` or, without it, by the procedure title they quote."""
+    path = Path(path)
+    name = path.name
+    frame = _canonical_columns(_read_table(path), name)
+    require_columns(frame, ["country", "language", "type", "question", "choices", "answer"], name)
+    validate_rows(frame, name, {
+        "country": lambda v: _check(v, normalise_country),
+        "type": lambda v: str(v).strip().upper() in QUESTION_TYPES or f"type must be one of {QUESTION_TYPES}",
+        "question": lambda v: bool(str(v).strip()) or "empty question",
+        "choices": lambda v: (len(parse_choices(v)) == 4 and all(parse_choices(v)))
+        or f"an MCQ needs 4 non-empty options, found {len(parse_choices(v))}",
+    })
+    frame["country"] = frame["country"].map(normalise_country)
+    frame["options"] = frame["choices"].map(parse_choices)
+    answers, langs = [], []
+    for pos, row in enumerate(frame.itertuples(index=False)):
+        try:
+            langs.append(normalise_language(row.language, row.country))
+        except ValueError as err:
+            raise DataError(f"{name}, row {pos + 2}, column 'language': {err} (got {row.language!r})") from None
+        try:
+            answers.append(parse_answer(row.answer, row.options))
+        except ValueError as err:
+            raise DataError(f"{name}, row {pos + 2}, column 'answer': {err} (got {row.answer!r})") from None
+    frame["answer"], frame["language"] = answers, langs
+    frame["lang_group"] = ["English" if v == "en" else "native" for v in frame["language"]]
+    frame["qtype"] = frame["type"].str.strip().str.upper()
+    frame["row"] = range(2, len(frame) + 2)
+    if "category" in frame.columns:
+        validate_rows(frame, name, {"category": lambda v: _check(v, normalise_category)})
+        frame["category"] = frame["category"].map(normalise_category)
+    known = set(procedures["procedure_id"])
+    if "id" in frame.columns and frame["id"].astype(str).str.strip().isin(known).all():
+        frame["procedure_id"] = frame["id"].astype(str).str.strip()
+    else:
+        by_key = {k: g for k, g in procedures.groupby(["country", "language"])}
+        frame["procedure_id"] = [
+            _link_title(q, by_key.get((c, lang), procedures.iloc[:0]))
+            for q, c, lang in zip(frame["question"], frame["country"], frame["language"])]
+    meta = procedures.drop_duplicates("procedure_id").set_index("procedure_id")
+    if "category" not in frame.columns:
+        frame["category"] = frame["procedure_id"].map(meta["category"])
+    if expect == "released":
+        _expect_count(name, "MCQs", len(frame), RELEASED["mcqs"])
+    cols = ["procedure_id", "country", "category", "language", "lang_group", "qtype", "question", "options",
+            "answer", "row"]
+    return frame[cols].reset_index(drop=True)
+
+
+def read_conversations(path: str | os.PathLike, procedures: pd.DataFrame, *,
+                       expect: str = "released") -> pd.DataFrame:
+    """``Conversations.csv`` → ``procedure_id``, ``country``, ``category``, ``title``,
+    ``utterances`` (4), ``next_step``, ``context`` (utterances 1–3 with speakers),
+    ``reference`` (utterance 4 without the ``Next step`` marker), ``options``/``answer`` when
+    the file has CB-MCQ choices (else ``None``; see :func:`culturelab.captex.construction.cb_mcq_options`)."""
+    path = Path(path)
+    name = path.name
+    frame = _canonical_columns(_read_table(path), name)
+    require_columns(frame, ["country", "conversation"], name)
+
+    def four(v: Any) -> bool | str:
+        utts, _ = split_conversation(v)
+        return len(utts) == 4 or f"a conversation needs exactly 4 utterances (Person A/B), found {len(utts)}"
+
+    validate_rows(frame, name, {"country": lambda v: _check(v, normalise_country), "conversation": four})
+    frame["country"] = frame["country"].map(normalise_country)
+    if "category" in frame.columns:
+        validate_rows(frame, name, {"category": lambda v: _check(v, normalise_category)})
+        frame["category"] = frame["category"].map(normalise_category)
+    parts = frame["conversation"].map(split_conversation)
+    in_file = frame["next_step"].tolist() if "next_step" in frame.columns else [None] * len(frame)
+    frame["utterances"] = [p[0] for p in parts]
+    frame["next_step"] = [p[1] if p[1] is not None else (int(f) if str(f).strip().isdigit() else None)
+                          for p, f in zip(parts, in_file)]
+    english = procedures[procedures["lang_group"] == "English"]
+    known = set(english["procedure_id"])
+    if "id" in frame.columns and frame["id"].astype(str).str.strip().isin(known).all():
+        frame["procedure_id"] = frame["id"].astype(str).str.strip()
+    else:  # link through the title quoted in utterance 1 ('Have you heard about the "X" from "Y"?')
+        by_country = {k: g for k, g in english.groupby("country")}
+        frame["procedure_id"] = [_link_title(u[0] if "title" not in frame.columns else f"{t} {u[0]}",
+                                             by_country.get(c, english.iloc[:0]))
+                                 for u, c, t in zip(frame["utterances"], frame["country"],
+                                                    frame.get("title", frame["country"]))]
+    meta = english.set_index("procedure_id")
+    frame["title"] = frame["procedure_id"].map(meta["title"]).fillna(frame.get("title", ""))
+    if "category" not in frame.columns:
+        frame["category"] = frame["procedure_id"].map(meta["category"])
+    for pos, (pid, step) in enumerate(zip(frame["procedure_id"], frame["next_step"])):
+        if step is None or pd.isna(step):
+            raise DataError(f"{name}, row {pos + 2}, column 'conversation': no 'Next step: N' marker in the last "
+                            "utterance")
+        if pid in meta.index and not 1 <= step <= int(meta.loc[pid, "n_steps"]):
+            raise DataError(f"{name}, row {pos + 2}, column 'conversation': 'Next step: {step}' is outside the "
+                            f"{int(meta.loc[pid, 'n_steps'])} steps of procedure {pid!r}")
+    frame["next_step"] = frame["next_step"].astype(int)
+    frame["context"] = ["\n".join(f"Person {'AB'[i % 2]}: {u}" for i, u in enumerate(utts[:3]))
+                        for utts in frame["utterances"]]
+    frame["reference"] = [utts[3] for utts in frame["utterances"]]
+    if "choices" in frame.columns and "answer" in frame.columns:
+        frame["options"] = frame["choices"].map(parse_choices)
+        frame["answer"] = [parse_answer(a, o) for a, o in zip(frame["answer"], frame["options"])]
+        frame["options_source"] = "file"
+    else:
+        frame["options"], frame["answer"], frame["options_source"] = None, -1, "none"
+    frame["row"] = range(2, len(frame) + 2)
+    if expect == "released":
+        _expect_count(name, "conversations", len(frame), RELEASED["conversations"])
+    cols = ["procedure_id", "country", "category", "title", "utterances", "next_step", "context", "reference",
+            "options", "answer", "options_source", "row"]
+    return frame[cols].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------- entry point
+def sample_dir() -> Path:
+    """The folder of our schema-faithful sample (``culturelab/data/samples/captex``)."""
+    return Path(str(resources.files("culturelab.data") / "samples" / SUBDIR))
+
+
+def find_local(data_dir: str | os.PathLike | None = None) -> Path | None:
+    """A folder holding the three CSVs: ``data_dir`` itself or ``<data_dir>/captex`` (default:
+    ``$CULTURELAB_DATA``); ``None`` when there is none."""
+    root = config.data_dir(data_dir) if data_dir or os.environ.get("CULTURELAB_DATA") else None
+    if root is None:
+        return None
+    for folder in (Path(root), Path(root) / SUBDIR):
+        if all((folder / f).exists() or (folder / Path(f).stem).is_dir() for f in FILES.values()):
+            return folder
+    return None
+
+
+def _file(folder: Path, filename: str) -> Path:
+    path = folder / filename
+    return path if path.exists() else folder / Path(filename).stem  # parquet config folder
+
+
+def load(data_dir: str | os.PathLike | None = None, *, source: str = "auto", expect: str = "auto",
+         cb_seed: int = 0) -> CaptexData:
+    """Load CAPTEx.
+
+    ``source``: ``auto`` (a local copy if ``data_dir``/``$CULTURELAB_DATA`` has one, else our
+    sample), ``local`` (must exist), ``hf`` (download ``AmirHossein2002/CAPTex`` from the hub),
+    ``sample``. ``expect``: ``released`` checks the released counts, ``sample`` only the
+    schema, ``auto`` picks by source. CB-MCQ options missing from ``Conversations.csv`` are
+    built with ``cb_seed`` (:func:`culturelab.captex.construction.cb_mcq_options`).
+    """
+    if source not in {"auto", "local", "hf", "sample"}:
+        raise ValueError(f"source must be auto, local, hf or sample, not {source!r}")
+    if expect not in {"auto", "released", "sample"}:
+        raise ValueError(f"expect must be auto, released or sample, not {expect!r}")
+    folder: Path | None = None
+    if source in {"auto", "local"}:
+        folder = find_local(data_dir)
+        if folder is None and (source == "local" or data_dir):
+            where = config.data_dir(data_dir) if (data_dir or os.environ.get("CULTURELAB_DATA")) else "(no data_dir)"
+            raise FileNotFoundError(f"no CAPTEx files ({', '.join(FILES.values())}) in {where} or {where}/{SUBDIR}; "
+                                    f"use source='hf' to download {REPO_ID}, or source='sample'")
+    if source == "hf":
+        from culturelab.data.sources import hf_snapshot
+
+        folder = hf_snapshot(REPO_ID, allow_patterns=["*.csv", "*/*.parquet", "**/*.parquet"])
+    kind = "released" if folder is not None else "sample"
+    folder = folder or sample_dir()
+    expect = kind if expect == "auto" else expect
+    procedures = read_procedures(_file(folder, FILES["procedures"]), expect=expect)
+    mcqs = read_mcqs(_file(folder, FILES["mcqs"]), procedures, expect=expect)
+    conversations = read_conversations(_file(folder, FILES["conversations"]), procedures, expect=expect)
+    notes = []
+    if (conversations["options_source"] == "none").any():
+        from culturelab.captex.construction import cb_mcq_options
+
+        conversations = cb_mcq_options(conversations, procedures, seed=cb_seed)
+        notes.append(f"CB-MCQ options are not in {FILES['conversations']}: built by us with seed {cb_seed} "
+                     "(correct = the conversation's next step, distractors = 3 other steps of the procedure)")
+    unlinked = int(mcqs["procedure_id"].isna().sum())
+    if unlinked:
+        notes.append(f"{unlinked} MCQs could not be linked to a procedure (no ID column and no quoted title)")
+    return CaptexData(procedures, mcqs, conversations, kind, str(folder), notes)

@@ -1,0 +1,614 @@
+"""FMLAMA (Zhou et al. 2024): food dishes from Wikidata with their ingredients, in 250 languages.
+
+The paper-era release (GitHub ``lizhou21/FmLAMA-master`` at commit ``66d4e11``) is read from
+``<data_dir>/fmlama/`` (``CULTURELAB_DATA``); missing files are downloaded from that commit
+(SHA-256 pinned where known), and ``source="sample"`` reads **our** small sample in
+``culturelab/data/samples/fmlama/`` (same layout, written by us, labelled as a sample).
+
+Tables returned here (one row per dish, lists as Python lists):
+
+* :func:`load_dishes` — ``Dishes.csv``: ``url, qid, origin, dish, lang, ingredients, materials``;
+  the comma-joined ``hasParts`` strings are split (known problem 1 of the release).
+* :func:`load_language` — FMLAMA-*la* (released ``data_lang`` files, or rebuilt from
+  ``Dishes.csv`` by the paper's rules with ``source="rebuild"``):
+  ``url, origin, group, continent, lang, dish, ingredients``.
+* :func:`load_multilingual` — the 175 dishes present in all six languages (``data_filter``).
+* :func:`code_switching_subset` — the 508 dishes in English *and* Chinese from groups with more
+  than 20 dishes: ``dish_en, dish_zh, ingredients_en, ingredients_zh`` side by side.
+* :func:`load_generations` — released decoder-LLM outputs (``results_chatGPT``), any setting.
+* :func:`load_score_table` — released code-switching score tables (``results_table/*.xlsx``).
+
+>>> parse_ingredients("{'gravy, french fries, cheese curds'}")
+['gravy', 'french fries', 'cheese curds']
+>>> group_of("United States of America"), group_of("Indonesia"), group_of("Indonesia", CS_GROUPS)
+('U.S.', 'Others', 'Indonesia')
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import warnings
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from culturelab import config
+from culturelab.data.sources import Remote, download
+from culturelab.data.validate import DataError, require_columns, validate_rows
+
+SUBDIR = "fmlama"
+RELEASE_COMMIT = "66d4e11183757801601feeda248f49991db204a5"
+RAW_URL = f"https://raw.githubusercontent.com/lizhou21/FmLAMA-master/{RELEASE_COMMIT}/"
+
+LANGUAGES = ("en", "zh", "ar", "he", "ru", "ko")
+#: FMLAMA-la sizes [paper table totals, verified against the release]
+SUBSET_SIZES = {"en": 2580, "zh": 815, "ar": 571, "he": 463, "ru": 961, "ko": 807}
+MULTILINGUAL_SIZE = 175
+#: the 14 named cultural groups of Tables 2 and 6–10 (Wikidata label → table key); the rest is "Others"
+GROUPS = ("Italy", "U.S.", "Turkey", "Japan", "France", "U.K.", "Mexico", "India", "Germany", "China", "Iran",
+          "Greece", "Spain", "Russia")
+GROUP_LABELS = {"United States of America": "U.S.", "People's Republic of China": "China",
+                "United Kingdom": "U.K."}
+#: the 8 groups of the code-switching subset (Tables 11–13) and their sizes
+CS_GROUPS = ("Italy", "U.S.", "Japan", "France", "U.K.", "India", "China", "Indonesia")
+CS_GROUP_SIZES = {"Japan": 114, "U.S.": 101, "China": 85, "France": 68, "Italy": 49, "U.K.": 38, "Indonesia": 29,
+                  "India": 24}
+CS_SIZE = 508
+CS_MIN_DISHES = 20
+#: code-switching settings: template (and gold) language in upper case, dish-name language in lower case
+SETTINGS = ("EN_en", "EN_zh", "ZH_zh", "ZH_en")
+CONTINENTS = ("Europe", "Asia", "North America", "South America", "Oceania", "Africa")
+
+#: SHA-256 of the release files (computed from the paper-era copy); files we have no copy of: None
+CHECKSUMS: dict[str, str | None] = {
+    "data/Dish_Count.json": "8a83497a05c7381d77b805ec5be793f5b3ce48e9b1e211db8066d8cd18964e8f",
+    "data/Dishes.csv": "ebb67ac903758730356b19008ce689e61f337552575cfe2b29be817038210a39",
+    "data/country_info.json": "76dc04dadc0184be5e56c3526fd2bf5d2fa02e061ff066be7e399a70943a7475",
+    "data/data_filter/ar/ar_dishes.jsonl": "7b630b2354f4eb697eefc237efe6c5a350a83cdbc98a862fb83d8722e2af5b54",
+    "data/data_filter/en/en_dishes.jsonl": "22fe4901763f8e908bef125dc696976fa4452533b14cdec47ca2f2787df0b373",
+    "data/data_filter/he/he_dishes.jsonl": "808a13ec2c307b92fcd714751fee771215dd5bd910f55b01eef2ef599ff60bce",
+    "data/data_filter/ko/ko_dishes.jsonl": "9bb135721e6caa829fd49d8d90b638c3be1c2c91cadef596281dd41ac10908de",
+    "data/data_filter/ru/ru_dishes.jsonl": "8c27304402a69bd86d15889890a656a2d019157b1c26610776e02bb25e66e50f",
+    "data/data_filter/zh/zh_dishes.jsonl": "8f4d8247e0df2eeeef1268ec856b18a91092e4b563d8f5a898018968d8fdf652",
+    "data/data_lang/ar/ar_dishes.jsonl": "b14ecda52a87912bde4a66d1cfa9cf2eda6099180896d6640458d3758cb346e8",
+    "data/data_lang/en/en_dishes.jsonl": "5ce40b30c29432a7275323220099a68cb86985dfcf8b19c00ea6f11d46798dc3",
+    "data/data_lang/he/he_dishes.jsonl": "5ab257322abd2a6819c08e38b19af79b76c295a251644d892907f37071f4e6b8",
+    "data/data_lang/ko/ko_dishes.jsonl": "0e164c35d8f885d6d1b49e03a55f72d69036cbeffb4b307a857d600ea3e3d20a",
+    "data/data_lang/ru/ru_dishes.jsonl": "5bf5f27c36979c1a5570da2f703a87691ee15896c9f72c3fda5248887c26deff",
+    "data/data_lang/zh/zh_dishes.jsonl": "4706343f3540f2e3466b7619299e5aa96b41d0b30edfdd7b84ff7eae51ab9d10",
+    "results/results_chatGPT/WC/en_en/full/hasParts_1/en_en_dishes_results.jsonl":
+        "6736d840650caa28e54c3a8e5a3bd7de5a5e5b8fb5e9713cae3557b64b2942bd",
+    "results/results_chatGPT/WC/en_en/full/country_1/en_en_dishes_results.jsonl":
+        "f7e481f5148d378a62f6c91f53274c66fbec98557ed6880bf51bf74bcd968957",
+    "results/results_chatGPT/WC/en_en/one/hasParts_1/en_en_dishes_results.jsonl":
+        "4156ec7032a24750f8898ecf95de4c0268c74097ecb6b327367c602adf01da49",
+    "results/results_chatGPT/WC/en_en/one/country_1/en_en_dishes_results.jsonl":
+        "50221414a52a5ba59c352ee52b786d108b40c2793602489f6cbc33693f2a26d3",
+    "results/results_chatGPT/WC/zh_zh/full/hasParts_1/zh_zh_dishes_results.jsonl":
+        "80084569291e98ec23f9985c61df939e196e6eb8c73b56830d42160206809d52",
+    "results/results_chatGPT/WC/zh_zh/full/country_1/zh_zh_dishes_results.jsonl":
+        "5b8a5e5c68336d4a14b54e9fcaddb59a8e9e81f62c165e9eda4b808152c1f1e1",
+    "results/results_chatGPT/WC/zh_zh/one/hasParts_1/zh_zh_dishes_results.jsonl":
+        "f4eabbe4dead294dd4f33eda9b9c456ae280670294135b4ccf059c79ca4db9e4",
+    "results/results_chatGPT/WC/zh_zh/one/country_1/zh_zh_dishes_results.jsonl":
+        "36be5020dd0f7fe8cf27c1c500b3a39c8f1d319a082b01057521d00add03e030",
+    "results/results_chatGPT/QA/en_en/one/hasParts_1/en_en_dishes_results.jsonl":
+        "a57560c17c767b99e4a96c7762ddd47013108262fad638d4fa26a7381d43a2ad",
+    "results/results_chatGPT/QA/en_en/one/country_1/en_en_dishes_results.jsonl":
+        "9f02364af4ed0035369f0d2f7b34394db035b58f0a042c2db30ff017a65140a1",
+    "results/results_chatGPT/QA/zh_zh/one/hasParts_1/zh_zh_dishes_results.jsonl":
+        "a0255115794bad09e9037fb0d8d7d07882c097d0b0fef0e6a64ec3b53c924f7a",
+    "results/results_chatGPT/QA/zh_zh/one/country_1/zh_zh_dishes_results.jsonl":
+        "4a49af76f0b7a9069e1463cbf51a3bb68432539fb65cb7d5bfeaf2861e864d80",
+    "results/results_chatGPT/chatGPT/WC_full_withC_chatGPT_table.xlsx":
+        "87272193479c097f2321c7ad017a948a1664d8f46ff3eda55d14bb486a1a8102",
+    "results/results_chatGPT/chatGPT/WC_full_without_chatGPT_table.xlsx":
+        "84ab56847d0c66147115a680aa6018e81464901242522c18cfa021c8732f7921",
+    "results/results_chatGPT/chatGPT/WC_one_withC_chatGPT_table.xlsx":
+        "0f7cfe388a694fc1b35ecb86ff8462dfb4b09510a530ab5e729e4152131728f6",
+    "results/results_chatGPT/chatGPT/WC_one_without_chatGPT_table.xlsx":
+        "3fe474d2c02d61dc9d37e294d870aa2ec2d83732b8630016f21fddefdeca0120",
+    **{f"results/results_code/results_table/{s}_{m}_{c}.xlsx": h for (s, m, c), h in {
+        ("en_en", "mAP", "withC"): "3c7ab9b495effca9517a0e63bbe88a1a2a52c14af6dbfc32c9d195a7e22f2995",
+        ("en_en", "mAP", "without"): "82b5a9820e2964f5a24b48f101727662ab1f8ac4d9a14b1544f7812ab9b309c2",
+        ("en_en", "mWS", "withC"): "7f422d353f64aad43fd6b303fcc7c1945a953296746c0d5b5bff91fc6e65e43f",
+        ("en_en", "mWS", "without"): "bd70bf41ce693ca34f3dc0a1ab9e24863f9c5c9f29ff4202b9820ae8dc324e1d",
+        ("en_zh", "mAP", "withC"): "c7717b02842002af44073b54fb8acc684210053941d83b212767b9221935c7f1",
+        ("en_zh", "mAP", "without"): "71031cf494276d6999cdb4ef772731569b381d0f33b6a66e6cc567cd7da39fac",
+        ("en_zh", "mWS", "withC"): "51b1877777d69b1483f6fca4646295f6d81137de2188097f5a1cdc4f5e5b822f",
+        ("en_zh", "mWS", "without"): "602db0e1434b4dcc04b8c7cedf99e34b2f453a2e7284798eee48534a47701cae",
+        ("zh_en", "mAP", "withC"): "2cb8b3b5f51a0322c050217c9b2ee92ffed68f4ebb8472d22335282a92341f90",
+        ("zh_en", "mAP", "without"): "5254857bd544d954540996cb9b03d8f404edd3467801f7dd3ada252ef6f73a54",
+        ("zh_en", "mWS", "withC"): "80cdf41a52f4fd854174da5cba17d24a3928f7c77476c126e2b88ec85f63c4d2",
+        ("zh_en", "mWS", "without"): "9e623add2ae961336d3a514dbe29e2a4c7a1135f4fda18fc8b0c5f49e7635905",
+        ("zh_zh", "mAP", "withC"): "41d444ef15cb157bad15170d344ca684baebdebd9dfecbae636cfa2af9b4369c",
+        ("zh_zh", "mAP", "without"): "c30e4b695f5a042d1e8d6f3932ae688dff5f5b7c2ad401acebabfb3c113274b9",
+        ("zh_zh", "mWS", "withC"): "b96ff07e377f1c7a9f55a18566a09047177b1730760e0b189ddc2c31139eee6e",
+        ("zh_zh", "mWS", "without"): "249476514026586b3264d5f4cdde92ccaf85b33ed8a3447c02966a3a78405945",
+    }.items()},
+}
+
+_SOURCES = ("auto", "local", "download", "sample")
+
+
+# --------------------------------------------------------------------------- files
+def sample_dir() -> Path:
+    """Folder of our sample (same layout as the release's ``data/`` and ``results/`` folders).
+
+    >>> (sample_dir() / "data" / "Dishes.csv").is_file()
+    True
+    """
+    return Path(str(resources.files("culturelab.data") / "samples" / "fmlama"))
+
+
+def _local_root(data_dir: str | os.PathLike | None) -> Path:
+    root = config.data_dir(data_dir)
+    # accept both <root>/fmlama/data/... and a data_dir that *is* the fmlama folder
+    if not (root / SUBDIR).is_dir() and (root / "data" / "Dishes.csv").is_file():
+        return root
+    return root / SUBDIR
+
+
+def release_file(relpath: str, *, data_dir: str | os.PathLike | None = None, source: str = "auto") -> Path:
+    """Path of one release file (``relpath`` as in the repository, e.g. ``data/Dishes.csv``).
+
+    ``source``: ``auto`` (local copy, else a verified download), ``local``, ``download`` or
+    ``sample`` (our sample; raises when the sample has no such file).
+
+    >>> release_file("data/Dishes.csv", source="sample").name
+    'Dishes.csv'
+    """
+    if source not in _SOURCES:
+        raise ValueError(f"source must be one of {_SOURCES}, not {source!r}")
+    if source == "sample":
+        path = sample_dir() / relpath
+        if not path.is_file():
+            raise FileNotFoundError(f"our FMLAMA sample has no {relpath} (it holds {sample_files()})")
+        return path
+    local = _local_root(data_dir) / relpath
+    if source != "download" and local.is_file():
+        return local
+    if source == "local":
+        raise FileNotFoundError(f"{local} not found: set CULTURELAB_DATA (or data_dir) to the folder that holds "
+                                f"fmlama/{relpath}")
+    remote = Remote(RAW_URL + relpath, CHECKSUMS.get(relpath))
+    return download(remote, str(Path(SUBDIR) / Path(relpath).parent))
+
+
+def sample_files() -> list[str]:
+    """The files our sample holds (relative paths).
+
+    >>> "data/Dishes.csv" in sample_files()
+    True
+    """
+    root = sample_dir()
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.suffix != ".md")
+
+
+def resolve_source(data_dir: str | os.PathLike | None = None, source: str = "auto") -> str:
+    """Which source ``auto`` means here: ``local`` when ``Dishes.csv`` is in the data directory,
+    else ``download``. Notebooks record it with ``run.set_data_source``.
+
+    >>> resolve_source(source="sample")
+    'sample'
+    """
+    if source != "auto":
+        return source
+    return "local" if (_local_root(data_dir) / "data" / "Dishes.csv").is_file() else "download"
+
+
+# --------------------------------------------------------------------------- parsing helpers
+def parse_ingredients(value: Any) -> list[str]:
+    """Ingredient list from the release's formats: a set literal holding one comma-joined string
+    (``"{'a, b'}"``), a list (later releases), or a JSON list string. Empty → ``[]``.
+
+    >>> parse_ingredients("{''}"), parse_ingredients(["rice", "egg"]), parse_ingredients('["米"]')
+    ([], ['rice', 'egg'], ['米'])
+    """
+    if isinstance(value, (list, tuple)):
+        items = [str(v) for v in value]
+    else:
+        text = str(value).strip()
+        if text.startswith("["):
+            items = [str(v) for v in json.loads(text)]
+        else:
+            parsed = ast.literal_eval(text)
+            if not isinstance(parsed, (set, list, tuple)):
+                raise ValueError("not a set/list literal")
+            items = [s for part in parsed for s in str(part).split(", ")]
+    return [s.strip() for s in items if s and s.strip()]
+
+
+def group_of(origin: str, groups: Sequence[str] = GROUPS) -> str:
+    """The table group of a Wikidata origin label (``Others`` when not among ``groups``).
+
+    >>> group_of("England"), group_of("United Kingdom")
+    ('Others', 'U.K.')
+    """
+    key = GROUP_LABELS.get(origin, origin)
+    return key if key in groups else "Others"
+
+
+def qid(url: str) -> str:
+    """Wikidata id from an entity URL.
+
+    >>> qid("http://www.wikidata.org/entity/Q396184")
+    'Q396184'
+    """
+    return str(url).rstrip("/").rsplit("/", 1)[-1]
+
+
+def _is_wikidata(url: Any) -> bool | str:
+    return (isinstance(url, str) and url.startswith("http") and qid(url).startswith("Q")) or "not a Wikidata URL"
+
+
+def _nonempty(v: Any) -> bool | str:
+    return (isinstance(v, str) and bool(v.strip())) or "empty"
+
+
+def _ingredients_ok(v: Any) -> bool | str:
+    return bool(parse_ingredients(v)) or "no ingredient (hasParts/obj_label must list at least one)"
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise DataError(f"{path}, row {n}: not valid JSON ({err.msg})") from None
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- loaders
+def load_continents(*, data_dir: str | os.PathLike | None = None, source: str = "auto") -> dict[str, str]:
+    """Country → continent (``country_info.json``; ``Insular Oceania`` merged into ``Oceania``).
+
+    >>> load_continents(source="sample")["Indonesia"]
+    'Oceania'
+    """
+    path = release_file("data/country_info.json", data_dir=data_dir, source=source)
+    table = json.loads(path.read_text(encoding="utf-8"))
+    return {k: ("Oceania" if v == "Insular Oceania" else v) for k, v in table.items()}
+
+
+def load_dishes(*, data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+    """``Dishes.csv``, one row per (dish, language), ingredients split into lists.
+
+    >>> d = load_dishes(source="sample")
+    >>> list(d.columns)
+    ['url', 'qid', 'origin', 'dish', 'lang', 'ingredients', 'materials']
+    """
+    path = release_file("data/Dishes.csv", data_dir=data_dir, source=source)
+    raw = pd.read_csv(path, keep_default_na=False, dtype=str)
+    validate_rows(raw, path, {"url": _is_wikidata, "origin": _nonempty, "name": _nonempty, "lang": _nonempty,
+                              "hasParts": _ingredients_ok})
+    require_columns(raw, ["materia"], path)
+    return pd.DataFrame({
+        "url": raw["url"], "qid": raw["url"].map(qid), "origin": raw["origin"], "dish": raw["name"],
+        "lang": raw["lang"], "ingredients": raw["hasParts"].map(parse_ingredients),
+        "materials": raw["materia"].map(lambda v: parse_ingredients(v) if v else []),
+    })
+
+
+def to_simplified(text: str) -> str:
+    """Simplified Chinese as the paper's ``03-language_split.py`` makes it (``zhconv``, ``zh-cn``).
+
+    >>> to_simplified("義大利麵")
+    '意大利面'
+    """
+    import zhconv
+
+    return zhconv.convert(text, "zh-cn")
+
+
+def build_language_subset(dishes: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """FMLAMA-*la* by the paper's rules: rows with ``lang`` exactly (no ``zh-hans`` merging), dishes
+    listed more than once in that language (several origins) dropped, Chinese made Simplified.
+
+    >>> len(build_language_subset(load_dishes(source="sample"), "zh"))
+    17
+    """
+    sub = dishes[dishes["lang"] == lang]
+    counts = sub["url"].value_counts()
+    sub = sub[sub["url"].map(counts) == 1].copy()
+    if lang == "zh":
+        sub["dish"] = sub["dish"].map(to_simplified)
+        sub["ingredients"] = sub["ingredients"].map(lambda xs: [to_simplified(x) for x in xs])
+    return sub[["url", "origin", "lang", "dish", "ingredients"]].reset_index(drop=True)
+
+
+def _tidy_subset(raw: pd.DataFrame, path: Any, continents: dict[str, str]) -> pd.DataFrame:
+    validate_rows(raw, path, {"url": _is_wikidata, "origin": _nonempty, "sub_label": _nonempty,
+                              "obj_label": _ingredients_ok}, header_rows=0)
+    out = pd.DataFrame({"url": raw["url"], "origin": raw["origin"], "lang": raw["lang"], "dish": raw["sub_label"],
+                        "ingredients": raw["obj_label"].map(parse_ingredients)})
+    if "origin_name" in raw:
+        out["origin_name"] = raw["origin_name"]
+    return _with_groups(out, continents)
+
+
+def _with_groups(table: pd.DataFrame, continents: dict[str, str]) -> pd.DataFrame:
+    table = table.copy()
+    table.insert(2, "group", table["origin"].map(group_of))
+    table.insert(3, "continent", table["origin"].map(lambda o: continents.get(o, "unknown")))
+    return table.reset_index(drop=True)
+
+
+def _check_size(table: pd.DataFrame, expected: int, what: str, source: str) -> None:
+    if source != "sample" and len(table) != expected:
+        raise DataError(f"{what}: {len(table)} dishes, the paper-era release has {expected}; is this the "
+                        f"66d4e11 release? (pass check_size=False for another version)")
+
+
+def load_language(lang: str, *, data_dir: str | os.PathLike | None = None, source: str = "auto",
+                  rebuild: bool = False, check_size: bool = True, dishes: pd.DataFrame | None = None) -> pd.DataFrame:
+    """FMLAMA-*la*: the released ``data_lang/<la>`` file, or (``rebuild=True``) the same subset
+    rebuilt from ``Dishes.csv`` (or from ``dishes``, an already loaded :func:`load_dishes` table).
+    Columns ``url, origin, group, continent, lang, dish, ingredients``.
+
+    >>> t = load_language("en", source="sample")
+    >>> t[["dish", "group"]].head(2).to_dict("records")
+    [{'dish': 'margherita pizza', 'group': 'Italy'}, {'dish': 'carbonara', 'group': 'Italy'}]
+    """
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, not {lang!r}")
+    continents = load_continents(data_dir=data_dir, source=source)
+    if rebuild or source == "sample":
+        if dishes is None:
+            dishes = load_dishes(data_dir=data_dir, source=source)
+        table = _with_groups(build_language_subset(dishes, lang), continents)
+    else:
+        path = release_file(f"data/data_lang/{lang}/{lang}_dishes.jsonl", data_dir=data_dir, source=source)
+        table = _tidy_subset(_read_jsonl(path), path, continents)
+    if check_size:
+        _check_size(table, SUBSET_SIZES[lang], f"FMLAMA-{lang}", source)
+    return table
+
+
+def build_multilingual(subsets: dict[str, pd.DataFrame]) -> list[str]:
+    """URLs present in every given FMLAMA-*la* (the paper's ``04-data_filter.py``), in the order
+    of the first subset.
+
+    >>> len(build_multilingual({la: load_language(la, source="sample") for la in LANGUAGES}))
+    6
+    """
+    langs = list(subsets)
+    common = set(subsets[langs[0]]["url"])
+    for la in langs[1:]:
+        common &= set(subsets[la]["url"])
+    return [u for u in subsets[langs[0]]["url"] if u in common]
+
+
+def load_multilingual(lang: str, *, data_dir: str | os.PathLike | None = None, source: str = "auto",
+                      check_size: bool = True) -> pd.DataFrame:
+    """The multilingual subset in one language (175 dishes in the release: ``data_filter``;
+    rebuilt from the six FMLAMA-*la* for our sample).
+
+    >>> load_multilingual("he", source="sample")["continent"].value_counts().to_dict()
+    {'Asia': 4, 'Europe': 1, 'North America': 1}
+    """
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, not {lang!r}")
+    if source == "sample":
+        subsets = {la: load_language(la, source="sample") for la in LANGUAGES}
+        urls = build_multilingual(subsets)
+        return subsets[lang].set_index("url").loc[urls].reset_index()
+    continents = load_continents(data_dir=data_dir, source=source)
+    path = release_file(f"data/data_filter/{lang}/{lang}_dishes.jsonl", data_dir=data_dir, source=source)
+    table = _tidy_subset(_read_jsonl(path), path, continents)
+    if check_size:
+        _check_size(table, MULTILINGUAL_SIZE, f"multilingual subset ({lang})", source)
+    return table
+
+
+def code_switching_subset(en: pd.DataFrame, zh: pd.DataFrame, *, min_dishes: int = CS_MIN_DISHES) -> pd.DataFrame:
+    """The code-switching subset: dishes in FMLAMA-en and FMLAMA-zh whose origin has more than
+    ``min_dishes`` such dishes (508 dishes in 8 groups in the release), one row per dish with
+    both languages side by side, in FMLAMA-en order.
+
+    >>> cs = code_switching_subset(load_language("en", source="sample"), load_language("zh", source="sample"),
+    ...                            min_dishes=0)
+    >>> len(cs), cs["dish_zh"].iloc[0]
+    (17, '玛格丽特披萨')
+    """
+    zh_by_url = zh.set_index("url")
+    both = en[en["url"].isin(zh_by_url.index)]
+    sizes = both["origin"].value_counts()
+    both = both[both["origin"].map(sizes) > min_dishes]
+    out = pd.DataFrame({
+        "url": both["url"].to_numpy(), "origin": both["origin"].to_numpy(),
+        "group": both["origin"].map(lambda o: group_of(o, CS_GROUPS)).to_numpy(),
+        "continent": both["continent"].to_numpy(),
+        "dish_en": both["dish"].to_numpy(), "dish_zh": zh_by_url.loc[both["url"], "dish"].to_numpy(),
+        "ingredients_en": both["ingredients"].to_numpy(),
+        "ingredients_zh": zh_by_url.loc[both["url"], "ingredients"].to_numpy(),
+    })
+    return out
+
+
+def load_code_switching(*, data_dir: str | os.PathLike | None = None, source: str = "auto",
+                        check_size: bool = True) -> pd.DataFrame:
+    """:func:`code_switching_subset` of the released FMLAMA-en and FMLAMA-zh (508 dishes).
+
+    >>> len(load_code_switching(source="sample"))  # no sample group has more than 20 dishes
+    0
+    """
+    en = load_language("en", data_dir=data_dir, source=source, check_size=check_size)
+    zh = load_language("zh", data_dir=data_dir, source=source, check_size=check_size)
+    table = code_switching_subset(en, zh)
+    if check_size:
+        _check_size(table, CS_SIZE, "code-switching subset", source)
+    return table
+
+
+def setting_view(cs: pd.DataFrame, setting: str) -> pd.DataFrame:
+    """One code-switching setting as a probing table: ``dish`` in the lower-case language,
+    ``ingredients`` (gold and candidates) in the upper-case (template) language.
+
+    >>> cs = pd.DataFrame({"url": ["u"], "origin": ["Japan"], "group": ["Japan"], "continent": ["Asia"],
+    ...                    "dish_en": ["dorayaki"], "dish_zh": ["铜锣烧"], "ingredients_en": [["red bean paste"]],
+    ...                    "ingredients_zh": [["豆沙"]]})
+    >>> setting_view(cs, "ZH_en")[["dish", "ingredients", "lang"]].to_dict("records")
+    [{'dish': 'dorayaki', 'ingredients': ['豆沙'], 'lang': 'zh'}]
+    """
+    if setting not in SETTINGS and not _is_setting(setting):
+        raise ValueError(f"setting must look like EN_zh (template language upper case), e.g. {SETTINGS}")
+    main, sub = setting.split("_")
+    main = main.lower()
+    out = cs[["url", "origin", "group", "continent"]].copy()
+    out["dish"] = cs[f"dish_{sub}"]
+    out["ingredients"] = cs[f"ingredients_{main}"]
+    out["lang"] = main
+    out["dish_lang"] = sub
+    return out
+
+
+def _is_setting(setting: str) -> bool:
+    parts = str(setting).split("_")
+    return (len(parts) == 2 and parts[0].isupper() and parts[1].islower()
+            and parts[0].lower() in LANGUAGES and parts[1] in LANGUAGES)
+
+
+# --------------------------------------------------------------------------- released outputs
+def generations_relpath(setting: str, *, prompt: str = "WC", instruction: str = "full", context: bool = False) -> str:
+    """Release path of a ChatGPT generations file.
+
+    >>> generations_relpath("ZH_en", instruction="one", context=True)
+    'results/results_chatGPT/WC/zh_en/one/country_1/zh_en_dishes_results.jsonl'
+    """
+    if setting not in SETTINGS:
+        raise ValueError(f"setting must be one of {SETTINGS}, not {setting!r}")
+    if prompt not in {"WC", "QA"} or instruction not in {"one", "full"}:
+        raise ValueError("prompt must be 'WC' or 'QA' and instruction 'one' or 'full'")
+    if prompt == "QA" and instruction != "one":
+        raise ValueError("the QA prompt exists only with instruction='one'")
+    s = setting.lower()
+    return f"results/results_chatGPT/{prompt}/{s}/{instruction}/{'country_1' if context else 'hasParts_1'}/" \
+           f"{s}_dishes_results.jsonl"
+
+
+def read_generations(path: str | os.PathLike) -> pd.DataFrame:
+    """A generations file in the release's format (JSON lines with ``url, origin, origin_name,
+    lang, sub_label, obj_label, answer``) as ``url, origin, group, origin_name, lang, dish,
+    ingredients, answer``.
+
+    >>> read_generations(sample_dir() / generations_relpath("ZH_zh"))["dish"].iloc[0]
+    '玛格丽特披萨'
+    """
+    path = Path(path)
+    raw = _read_jsonl(path)
+    validate_rows(raw, path, {"url": _is_wikidata, "origin": _nonempty, "sub_label": _nonempty,
+                              "obj_label": _ingredients_ok, "answer": lambda v: isinstance(v, str) or "not text"},
+                  header_rows=0)
+    return pd.DataFrame({"url": raw["url"], "origin": raw["origin"],
+                         "group": raw["origin"].map(lambda o: group_of(o, CS_GROUPS)),
+                         "origin_name": raw.get("origin_name", raw["origin"]), "lang": raw["lang"],
+                         "dish": raw["sub_label"], "ingredients": raw["obj_label"].map(parse_ingredients),
+                         "answer": raw["answer"]})
+
+
+def load_generations(setting: str, *, prompt: str = "WC", instruction: str = "full", context: bool = False,
+                     data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+    """Released ChatGPT generations for one setting and prompt variant (see :func:`read_generations`).
+
+    >>> load_generations("EN_en", source="sample")["answer"].iloc[3]
+    'apples'
+    """
+    relpath = generations_relpath(setting, prompt=prompt, instruction=instruction, context=context)
+    return read_generations(release_file(relpath, data_dir=data_dir, source=source))
+
+
+def parse_mean_std(cell: Any) -> tuple[float, float]:
+    """``'\\\\textbf{19.84±7.17}'`` → ``(19.84, 7.17)``; ``'nan±nan'`` → NaNs.
+
+    >>> parse_mean_std("\\\\underline{12.61±2.28}")
+    (12.61, 2.28)
+    """
+    text = str(cell)
+    for wrapper in ("\\textbf{", "\\underline{"):
+        text = text.replace(wrapper, "")
+    text = text.replace("}", "").replace("$", "").replace("{\\pm}", "±").strip()
+    mean, _, std = text.partition("±")
+    return float(mean), float(std) if std else float("nan")
+
+
+def load_score_table(setting: str, metric: str = "mAP", *, context: bool = False,
+                     data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+    """A released code-switching score table (mean ± std over the 5 templates per group × model)
+    in long form: ``setting, context, metric, group, model, mean, std``.
+
+    >>> load_score_table("EN_en", "BLEU")
+    Traceback (most recent call last):
+    ...
+    ValueError: setting must be one of ('EN_en', 'EN_zh', 'ZH_zh', 'ZH_en') and metric 'mAP' or 'mWS'
+    """
+    if setting not in SETTINGS or metric not in {"mAP", "mWS"}:
+        raise ValueError(f"setting must be one of {SETTINGS} and metric 'mAP' or 'mWS'")
+    relpath = f"results/results_code/results_table/{setting.lower()}_{metric}_{'withC' if context else 'without'}.xlsx"
+    path = release_file(relpath, data_dir=data_dir, source=source)
+    wide = pd.read_excel(path)
+    first = wide.columns[0]
+    rows = []
+    for n, rec in enumerate(wide.to_dict("records"), 2):
+        group = str(rec[first]).removesuffix(f"_{metric}")
+        for model in wide.columns[1:]:
+            if model == "Average":
+                continue
+            try:
+                mean, std = parse_mean_std(rec[model])
+            except ValueError:
+                raise DataError(f"{path}, row {n}, column {model!r}: expected 'mean±std' (got {rec[model]!r})") from None
+            rows.append({"setting": setting, "context": context, "metric": metric, "group": group, "model": model,
+                         "mean": mean, "std": std})
+    return pd.DataFrame(rows)
+
+
+def load_chatgpt_table(*, instruction: str = "full", context: bool = False,
+                       data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+    """The authors' aggregated gpt-3.5-turbo accuracies (``results_chatGPT/chatGPT/*.xlsx``,
+    their unreleased parser) in long form: ``setting, group, value`` (groups as table keys).
+
+    >>> load_chatgpt_table(instruction="many")
+    Traceback (most recent call last):
+    ...
+    ValueError: instruction must be 'one' or 'full'
+    """
+    if instruction not in {"one", "full"}:
+        raise ValueError("instruction must be 'one' or 'full'")
+    relpath = f"results/results_chatGPT/chatGPT/WC_{instruction}_{'withC' if context else 'without'}_chatGPT_table.xlsx"
+    path = release_file(relpath, data_dir=data_dir, source=source)
+    wide = pd.read_excel(path)
+    first = wide.columns[0]
+    long = wide.melt(id_vars=[first], var_name="setting", value_name="value").rename(columns={first: "group"})
+    long["group"] = long["group"].map(lambda g: "All" if g == "All" else group_of(g, CS_GROUPS))
+    long["setting"] = long["setting"].map(lambda s: f"{s.split('_')[0].upper()}_{s.split('_')[1]}")
+    return long.assign(instruction=instruction, context=context)
+
+
+def sample_notice() -> str:
+    """Why sample data is in use (printed by notebooks).
+
+    >>> "sample" in sample_notice()
+    True
+    """
+    return ("Using OUR FMLAMA sample (culturelab/data/samples/fmlama, written by us, same layout as the "
+            "release). Numbers are not the paper's; set CULTURELAB_DATA to the release for real results.")
+
+
+def warn_if_sample(source: str) -> None:
+    """Warn once when a notebook runs on the sample.
+
+    >>> warn_if_sample("local") is None
+    True
+    """
+    if source == "sample":
+        warnings.warn(sample_notice(), stacklevel=2)

@@ -1,0 +1,564 @@
+"""Cross-lingual mapping of word embeddings in the VecMap framework — our own implementation.
+
+Written from the published method (Artetxe, Labaka & Agirre: ACL 2017 "Learning bilingual word
+embeddings with (almost) no bilingual data"; AAAI 2018 "Generalizing and improving bilingual word
+embedding mappings with a multi-step framework of linear transformations"; ACL 2018 "A robust
+self-learning method for fully unsupervised cross-lingual mappings of word embeddings"), not from
+the reference code (GPL). The pieces:
+
+1. **Normalisation** (:func:`normalize`): ``unit`` (length), ``center`` (mean column), ``unitdim``,
+   ``centeremb``; the recommended order is unit → center → unit.
+2. **Initial dictionary**: a seed dictionary (``supervised`` / ``semi_supervised``), identical
+   strings (``identical``), numerals, or — with no bilingual signal at all — the
+   similarity-distribution initialisation (``unsupervised``, :func:`unsupervised_init`): the
+   sorted rows of √(XXᵀ) are language-independent descriptors of each word.
+3. **Self-learning** (:meth:`VecMap.fit`): alternate an orthogonal (Procrustes) map learned on the
+   current dictionary with re-inducing the dictionary (:func:`induce_dictionary`) by CSLS
+   retrieval in both directions over the ``vocabulary_cutoff`` most frequent words, with
+   *stochastic dictionary induction* (each similarity kept with probability ``keep_prob``, which
+   doubles after ``stochastic_interval`` iterations without improvement of the objective — the
+   mean best similarity — until it reaches 1 and the loop stops).
+4. **Final multi-step mapping** (:func:`advanced_map`) on the last dictionary: whitening,
+   orthogonal mapping of both sides, re-weighting by the singular values, de-whitening and
+   optional dimensionality reduction.
+
+Presets (:data:`PRESETS`) follow the paper's recommended configurations; any field of
+:class:`MappingConfig` can be overridden. The spaces may have different dimensions (the
+orthogonal maps are then semi-orthogonal, from thin SVDs).
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> x = rng.normal(size=(60, 8)).astype("float32")
+>>> q, _ = np.linalg.qr(rng.normal(size=(8, 8)))
+>>> w = procrustes(x[:20], x[:20] @ q)
+>>> bool(np.allclose(w, q, atol=1e-4))
+True
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from culturelab.models.device import resolve_device
+
+NORMALIZE_ACTIONS = ("unit", "center", "unitdim", "centeremb")
+MODES = ("supervised", "semi_supervised", "identical", "unsupervised", "acl2017_seed")
+INITS = ("seed", "identical", "numerals", "unsupervised")
+DIRECTIONS = ("forward", "backward", "union")
+
+
+@dataclass(frozen=True)
+class MappingConfig:
+    """Every knob of the mapping; :data:`PRESETS` fills them per mode."""
+
+    init: str = "seed"
+    normalize: tuple[str, ...] = ("unit", "center", "unit")
+    self_learning: bool = True
+    #: keep the orthogonal self-learning map at the end instead of the multi-step mapping
+    orthogonal: bool = False
+    whiten: bool = True
+    src_reweight: float = 0.5
+    trg_reweight: float = 0.5
+    src_dewhiten: str | None = "src"
+    trg_dewhiten: str | None = "trg"
+    dim_reduction: int = 0
+    vocabulary_cutoff: int = 20000
+    csls_k: int = 10
+    direction: str = "union"
+    stochastic_initial: float = 0.1
+    stochastic_multiplier: float = 2.0
+    stochastic_interval: int = 50
+    threshold: float = 1e-6
+    #: cap on self-learning iterations (0 = run to convergence)
+    max_iter: int = 0
+    unsupervised_vocab: int = 4000
+    #: memory budget (MiB) for one block of a similarity matrix
+    budget_mb: int = 512
+
+    def __post_init__(self) -> None:
+        if self.init not in INITS:
+            raise ValueError(f"init must be one of {INITS}, not {self.init!r}")
+        bad = [a for a in self.normalize if a not in NORMALIZE_ACTIONS]
+        if bad:
+            raise ValueError(f"unknown normalisation step(s) {bad}; use {NORMALIZE_ACTIONS}")
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, not {self.direction!r}")
+        for name in ("src_dewhiten", "trg_dewhiten"):
+            if getattr(self, name) not in {None, "src", "trg"}:
+                raise ValueError(f"{name} must be None, 'src' or 'trg'")
+        if not 0 < self.stochastic_initial <= 1:
+            raise ValueError("stochastic_initial must be in (0, 1]")
+
+
+_RECOMMENDED = MappingConfig()
+#: the paper's recommended configurations (AAAI 2018 / ACL 2018) and the ACL 2017 system
+PRESETS: dict[str, MappingConfig] = {
+    "supervised": replace(_RECOMMENDED, init="seed", self_learning=False),
+    "semi_supervised": replace(_RECOMMENDED, init="seed"),
+    "identical": replace(_RECOMMENDED, init="identical"),
+    "unsupervised": replace(_RECOMMENDED, init="unsupervised"),
+    "acl2017_seed": replace(_RECOMMENDED, init="seed", normalize=("unit", "center"), orthogonal=True, whiten=False,
+                            src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None,
+                            vocabulary_cutoff=0, csls_k=0, direction="forward", stochastic_initial=1.0,
+                            stochastic_interval=1),
+}
+
+
+def config_for(mode: str, **overrides: Any) -> MappingConfig:
+    """The preset of ``mode`` with some fields overridden.
+
+    >>> config_for("semi_supervised", max_iter=5).max_iter
+    5
+    >>> config_for("acl2017_seed").orthogonal
+    True
+    """
+    if mode not in PRESETS:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    unknown = set(overrides) - set(MappingConfig.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"unknown mapping option(s) {sorted(unknown)}")
+    return replace(PRESETS[mode], **overrides)
+
+
+# --------------------------------------------------------------------------- tensor helpers
+def _tensor(a: Any, device: str | torch.device | None = None) -> torch.Tensor:
+    t = a if isinstance(a, torch.Tensor) else torch.as_tensor(np.asarray(a, dtype=np.float32))
+    return t.to(device=device or t.device, dtype=torch.float32)
+
+
+def _like_input(result: torch.Tensor, original: Any) -> Any:
+    return result if isinstance(original, torch.Tensor) else result.cpu().numpy()
+
+
+def normalize(matrix: Any, actions: Sequence[str] = ("unit", "center", "unit")) -> Any:
+    """Apply normalisation steps in order (numpy in → numpy out; torch in → torch out).
+
+    Rows of zeros stay zero under ``unit``.
+
+    >>> m = normalize(np.array([[3.0, 4.0], [1.0, 0.0], [0.0, 0.0]]), ["unit"])
+    >>> np.round(np.linalg.norm(m, axis=1), 3).tolist()
+    [1.0, 1.0, 0.0]
+    >>> bool(np.allclose(normalize(np.eye(3), ["center"]).mean(axis=0), 0, atol=1e-6))
+    True
+    """
+    t = _tensor(matrix).clone()
+    for action in actions:
+        if action == "unit":
+            norms = t.norm(dim=1, keepdim=True)
+            t = torch.where(norms > 0, t / norms.clamp_min(1e-30), t)
+        elif action == "center":
+            t = t - t.mean(dim=0, keepdim=True)
+        elif action == "unitdim":
+            norms = t.norm(dim=0, keepdim=True)
+            t = torch.where(norms > 0, t / norms.clamp_min(1e-30), t)
+        elif action == "centeremb":
+            t = t - t.mean(dim=1, keepdim=True)
+        else:
+            raise ValueError(f"unknown normalisation step {action!r}; use {NORMALIZE_ACTIONS}")
+    return _like_input(t, matrix)
+
+
+def procrustes(xd: Any, zd: Any) -> Any:
+    """Orthogonal W minimising ‖X_D W − Z_D‖ (W = V Uᵀ from Z_Dᵀ X_D = U S Vᵀ).
+
+    With different dimensions W is semi-orthogonal (thin SVD)."""
+    x, z = _tensor(xd), _tensor(zd)
+    u, _, vt = torch.linalg.svd(z.T @ x.to(z.device), full_matrices=False)
+    return _like_input(vt.T @ u.T, xd)
+
+
+def whitening(m: torch.Tensor, eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+    """(MᵀM)^(-1/2) and its (pseudo-)inverse (MᵀM)^(1/2), from the SVD of ``m``.
+
+    Directions with (numerically) zero singular value are left out, so a dictionary with fewer
+    pairs than dimensions gives a rank-deficient whitening, as the method implies.
+
+    >>> w, w_inv = whitening(torch.randn(50, 4, generator=torch.Generator().manual_seed(0)))
+    >>> bool(torch.allclose(w @ w_inv, torch.eye(4), atol=1e-4))
+    True
+    """
+    _, s, vt = torch.linalg.svd(m, full_matrices=False)
+    keep = s > eps * s.max()
+    v = vt[keep].T
+    return (v / s[keep]) @ v.T, (v * s[keep]) @ v.T
+
+
+def advanced_map(x: Any, z: Any, src_idx: Any, trg_idx: Any, *, whiten: bool = True, src_reweight: float = 0.5,
+                 trg_reweight: float = 0.5, src_dewhiten: str | None = "src", trg_dewhiten: str | None = "trg",
+                 dim_reduction: int = 0) -> tuple[Any, Any]:
+    """The multi-step mapping (AAAI 2018) of both spaces, learned on the pairs ``(src_idx, trg_idx)``:
+    whitening → orthogonal mapping of both sides → re-weighting by the singular values →
+    de-whitening → dimensionality reduction. Returns the mapped ``(XW, ZW)``.
+
+    >>> rng = np.random.default_rng(1)
+    >>> x = rng.normal(size=(40, 5)); z = x @ np.linalg.qr(rng.normal(size=(5, 5)))[0]
+    >>> xw, zw = advanced_map(x, z, np.arange(40), np.arange(40))
+    >>> bool(np.allclose(xw, zw, atol=1e-3))
+    True
+    """
+    xt, zt = _tensor(x), _tensor(z)
+    zt = zt.to(xt.device)
+    si = torch.as_tensor(np.asarray(src_idx), device=xt.device, dtype=torch.long)
+    ti = torch.as_tensor(np.asarray(trg_idx), device=xt.device, dtype=torch.long)
+    xw, zw = xt, zt
+    wx1 = wz1 = wx1_inv = wz1_inv = None
+    if whiten:
+        wx1, wx1_inv = whitening(xt[si])
+        wz1, wz1_inv = whitening(zt[ti])
+        xw, zw = xt @ wx1, zt @ wz1
+    wx2, s, wz2t = torch.linalg.svd(xw[si].T @ zw[ti], full_matrices=False)
+    wz2 = wz2t.T
+    xw, zw = xw @ wx2, zw @ wz2
+    xw = xw * s ** src_reweight
+    zw = zw * s ** trg_reweight
+    if whiten:
+        inverse = {"src": (wx2, wx1_inv), "trg": (wz2, wz1_inv)}
+        if src_dewhiten:
+            w2, w1_inv = inverse[src_dewhiten]
+            xw = xw @ (w2.T @ w1_inv @ w2)
+        if trg_dewhiten:
+            w2, w1_inv = inverse[trg_dewhiten]
+            zw = zw @ (w2.T @ w1_inv @ w2)
+    if dim_reduction > 0:
+        xw, zw = xw[:, :dim_reduction], zw[:, :dim_reduction]
+    return _like_input(xw, x), _like_input(zw, x)
+
+
+def topk_mean(sims: torch.Tensor, k: int, dim: int = 1) -> torch.Tensor:
+    """Mean of the ``k`` largest values along ``dim`` (CSLS's neighbourhood density r).
+
+    >>> topk_mean(torch.tensor([[1.0, 3.0, 2.0]]), 2).tolist()
+    [2.5]
+    """
+    k = min(k, sims.shape[dim])
+    return sims.topk(k, dim=dim).values.mean(dim=dim)
+
+
+def _row_blocks(n_rows: int, n_cols: int, budget_mb: int, copies: int = 3) -> list[tuple[int, int]]:
+    """Row ranges such that ``copies`` float32 blocks of width ``n_cols`` fit the budget."""
+    rows = max(1, int(budget_mb * 2**20 // max(1, 4 * n_cols * copies)))
+    return [(a, min(a + rows, n_rows)) for a in range(0, n_rows, rows)]
+
+
+def _stochastic_argmax(s: torch.Tensor, keep_prob: float, generator: torch.Generator | None,
+                       candidates: int = 32) -> torch.Tensor:
+    """Row-wise arg-max of ``s`` after zeroing each cell with probability ``1 − keep_prob``.
+
+    Exact in distribution but cheap: only the ``candidates`` best cells of each row get a random
+    draw — the first kept one wins when its value is positive (nothing outside the candidates can
+    beat it, and a dropped cell is 0); rows where that fails (no candidate kept, or the best kept
+    value ≤ 0) are resolved on the full row, the candidates keeping their draws.
+    """
+    if keep_prob >= 1:
+        return s.argmax(dim=1)
+    m = min(candidates, s.shape[1])
+    vals, idx = s.topk(m, dim=1)
+    kept = torch.rand((len(s), m), generator=generator, device=s.device) < keep_prob
+    first = kept.to(torch.int8).argmax(dim=1)
+    rows = torch.arange(len(s), device=s.device)
+    chosen_val = vals[rows, first]
+    choice = idx[rows, first]
+    redo = (~kept.any(dim=1) | (chosen_val <= 0)).nonzero().flatten()
+    if len(redo):
+        sub = s.index_select(0, redo)
+        mask = torch.rand(sub.shape, generator=generator, device=s.device) < keep_prob
+        mask.scatter_(1, idx.index_select(0, redo), kept.index_select(0, redo))  # candidates keep their draw
+        choice[redo] = torch.where(mask, sub, torch.zeros((), device=s.device)).argmax(dim=1)
+    return choice
+
+
+@dataclass
+class Induced:
+    """A dictionary induced from the mapped spaces, with its objective (mean best cosine)."""
+
+    src: np.ndarray
+    trg: np.ndarray
+    objective: float
+
+
+def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "union", keep_prob: float = 1.0,
+                      generator: torch.Generator | None = None, budget_mb: int = 512) -> Induced:
+    """Induce translation pairs between two mapped spaces by (CSLS-adjusted, stochastic) retrieval.
+
+    Forward: each source word's best target under ``sim − r_T(z)/2`` (for a fixed query this is
+    the CSLS ranking) after dropping each similarity with probability ``1 − keep_prob`` (a dropped
+    cell becomes 0); backward symmetrically; ``union`` keeps both lists. Similarities are computed
+    in row blocks of XWZWᵀ and ZWXWᵀ (row-wise reductions are much faster than column-wise ones),
+    in two passes — neighbourhood densities, then the arg-max — and held in memory between the
+    passes when they fit the budget. The objective is the mean of the raw best similarities (both
+    directions averaged for ``union``).
+
+    >>> e = torch.eye(4)
+    >>> d = induce_dictionary(e, e[[2, 0, 3, 1]], csls_k=2)
+    >>> d.src.tolist(), d.trg.tolist(), d.objective
+    ([0, 1, 2, 3, 2, 0, 3, 1], [1, 3, 0, 2, 0, 1, 2, 3], 1.0)
+    """
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
+    x = _tensor(xw)
+    z = _tensor(zw, x.device)
+    k = min(csls_k, len(x), len(z))
+    need = {"fwd": direction != "backward", "bwd": direction != "forward"}
+    # side "fwd": rows are source words over all targets; side "bwd": rows are targets over sources
+    sides = {"fwd": (x, z), "bwd": (z, x)}
+    n_s, n_t = len(x), len(z)
+    hold = (2 * 4 + 1) * n_s * n_t <= budget_mb * 2**20  # both matrices plus one random draw
+    blocks = {name: [(0, len(a))] if hold else _row_blocks(len(a), len(b), budget_mb)
+              for name, (a, b) in sides.items()}
+    held: dict[str, list[torch.Tensor]] = {"fwd": [], "bwd": []}
+    best = {name: torch.empty(len(a), device=x.device) for name, (a, _) in sides.items()}
+    knn = {name: torch.zeros(len(a), device=x.device) for name, (a, _) in sides.items()}
+    for name, (a_mat, b_mat) in sides.items():  # pass 1: best similarities and CSLS densities
+        if not (need[name] or (k and need["bwd" if name == "fwd" else "fwd"])):
+            continue
+        for lo, hi in blocks[name]:
+            s = a_mat[lo:hi] @ b_mat.T
+            best[name][lo:hi] = s.max(dim=1).values
+            if k:
+                knn[name][lo:hi] = topk_mean(s, k, dim=1)
+            if hold and need[name]:
+                held[name].append(s)
+    src_parts, trg_parts, objective = [], [], []
+    for name, (a_mat, b_mat) in sides.items():  # pass 2: (stochastic) CSLS arg-max per row
+        if not need[name]:
+            continue
+        other = knn["bwd" if name == "fwd" else "fwd"]
+        choice = torch.empty(len(a_mat), dtype=torch.long, device=x.device)
+        for i, (lo, hi) in enumerate(blocks[name]):
+            s = held[name][i] if hold else a_mat[lo:hi] @ b_mat.T
+            if k:
+                s.sub_(other[None, :] / 2)
+            choice[lo:hi] = _stochastic_argmax(s, keep_prob, generator)
+        rows = torch.arange(len(a_mat), device=x.device)
+        src_parts.append(rows if name == "fwd" else choice)
+        trg_parts.append(choice if name == "fwd" else rows)
+        objective.append(best[name].mean())
+    return Induced(torch.cat(src_parts).cpu().numpy(), torch.cat(trg_parts).cpu().numpy(),
+                   float(torch.stack(objective).mean()))
+
+
+def unsupervised_init(x: Any, z: Any, *, vocab: int = 4000, actions: Sequence[str] = ("unit", "center", "unit"),
+                      csls_k: int = 10, direction: str = "union") -> tuple[np.ndarray, np.ndarray]:
+    """Initial dictionary with no bilingual signal (ACL 2018): over the first ``vocab`` rows of each
+    (normalised, frequency-sorted) space, describe every word by the **sorted** row of √(XXᵀ) —
+    invariant to rotations of the space — and match the descriptors by CSLS in both directions.
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = normalize(rng.normal(size=(30, 6)))
+    >>> src, trg = unsupervised_init(x, x @ np.linalg.qr(rng.normal(size=(6, 6)))[0], vocab=30)
+    >>> float(np.mean(src == trg))
+    1.0
+    """
+    xt = _tensor(x)
+    zt = _tensor(z, xt.device)
+    n = min(len(xt), len(zt), vocab) if vocab > 0 else min(len(xt), len(zt))
+
+    def profile(m: torch.Tensor) -> torch.Tensor:
+        u, s, _ = torch.linalg.svd(m[:n], full_matrices=False)
+        return normalize(((u * s) @ u.T).sort(dim=1).values, actions)
+
+    sim = profile(xt) @ profile(zt).T
+    if csls_k:
+        sim = sim - topk_mean(sim, csls_k, dim=1)[:, None] / 2 - topk_mean(sim, csls_k, dim=0)[None, :] / 2
+    ar = torch.arange(n, device=sim.device)
+    src, trg = [], []
+    if direction != "backward":
+        src.append(ar)
+        trg.append(sim.argmax(dim=1))
+    if direction != "forward":
+        src.append(sim.argmax(dim=0))
+        trg.append(ar)
+    return torch.cat(src).cpu().numpy(), torch.cat(trg).cpu().numpy()
+
+
+# --------------------------------------------------------------------------- dictionaries ↔ indices
+def pairs_to_indices(pairs: Sequence[tuple[Any, Any]], src_words: Sequence[str] | None = None,
+                     trg_words: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray, list[tuple[Any, Any]]]:
+    """Turn word (or index) pairs into index arrays; pairs with an out-of-vocabulary word are
+    returned separately (they are skipped, as VecMap does).
+
+    >>> pairs_to_indices([("egg", "蛋"), ("pour", "镯")], ["egg", "salt"], ["盐", "蛋"])
+    (array([0]), array([1]), [('pour', '镯')])
+    """
+    src_index = {w: i for i, w in enumerate(src_words)} if src_words is not None else None
+    trg_index = {w: i for i, w in enumerate(trg_words)} if trg_words is not None else None
+    src, trg, skipped = [], [], []
+    for s, t in pairs:
+        i = src_index.get(s) if src_index is not None and not isinstance(s, (int, np.integer)) else s
+        j = trg_index.get(t) if trg_index is not None and not isinstance(t, (int, np.integer)) else t
+        if i is None or j is None:
+            skipped.append((s, t))
+        else:
+            src.append(int(i))
+            trg.append(int(j))
+    return np.array(src, dtype=np.int64), np.array(trg, dtype=np.int64), skipped
+
+
+def identical_pairs(src_words: Sequence[str], trg_words: Sequence[str], *, numerals_only: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs of strings present in both vocabularies (or only numerals ``^[0-9]+$``).
+
+    >>> identical_pairs(["paris", "chat", "1990"], ["cat", "paris", "1990"])
+    (array([0, 2]), array([1, 2]))
+    """
+    trg_index = {w: i for i, w in enumerate(trg_words)}
+    numeral = re.compile(r"^[0-9]+$")
+    src, trg = [], []
+    for i, w in enumerate(src_words):
+        j = trg_index.get(w)
+        if j is not None and (not numerals_only or numeral.match(w)):
+            src.append(i)
+            trg.append(j)
+    return np.array(src, dtype=np.int64), np.array(trg, dtype=np.int64)
+
+
+# --------------------------------------------------------------------------- the self-learning loop
+@dataclass
+class AlignmentResult:
+    """Mapped spaces, the final dictionary and the per-iteration history of one fit."""
+
+    xw: np.ndarray
+    zw: np.ndarray
+    src_idx: np.ndarray
+    trg_idx: np.ndarray
+    history: pd.DataFrame
+    mode: str
+    config: MappingConfig
+    seconds: float
+    n_seed_pairs: int = 0
+    skipped_seed_pairs: list = field(default_factory=list)
+    device: str = "cpu"
+
+    @property
+    def n_iter(self) -> int:
+        """Self-learning iterations run (0 for a purely supervised fit)."""
+        return len(self.history)
+
+    def summary(self) -> dict[str, Any]:
+        """One-line description for results tables."""
+        last = self.history.iloc[-1] if len(self.history) else None
+        return {"mode": self.mode, "iterations": self.n_iter, "seconds": round(self.seconds, 2),
+                "dictionary_size": len(self.src_idx), "objective": None if last is None else float(last["objective"]),
+                "seed_pairs_used": self.n_seed_pairs, "seed_pairs_skipped": len(self.skipped_seed_pairs),
+                "device": self.device}
+
+
+class VecMap:
+    """Map a source embedding space onto a target space (see the module docstring).
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(200, 10)).astype("float32")
+    >>> z = x @ np.linalg.qr(rng.normal(size=(10, 10)))[0] + 0.01 * rng.normal(size=(200, 10))
+    >>> res = VecMap("semi_supervised", progress=False).fit(x, z, [(i, i) for i in range(15)])
+    >>> from culturelab.embeddings.bli import translate
+    >>> float(np.mean(translate(res.xw, res.zw, k=1)[0][:, 0] == np.arange(200)))
+    1.0
+    """
+
+    def __init__(self, mode: str = "semi_supervised", *, device: str = "auto", seed: int = 0, progress: bool = True,
+                 **overrides: Any):
+        self.mode = mode
+        self.config = config_for(mode, **overrides)
+        self.device = resolve_device(device)
+        self.seed = seed
+        self.progress = progress
+
+    def _initial(self, x: torch.Tensor, z: torch.Tensor, seed_pairs: Sequence[tuple[Any, Any]] | None,
+                 src_words: Sequence[str] | None, trg_words: Sequence[str] | None
+                 ) -> tuple[np.ndarray, np.ndarray, int, list]:
+        cfg = self.config
+        if cfg.init == "seed":
+            if not seed_pairs:
+                raise ValueError(f"mode {self.mode!r} needs seed pairs (a seed dictionary)")
+            src, trg, skipped = pairs_to_indices(seed_pairs, src_words, trg_words)
+            if skipped:
+                warnings.warn(f"{len(skipped)} seed pair(s) out of vocabulary, skipped: {skipped[:5]}", stacklevel=3)
+            if not len(src):
+                raise ValueError("no seed pair is in both vocabularies")
+            return src, trg, len(src), skipped
+        if cfg.init in {"identical", "numerals"}:
+            if src_words is None or trg_words is None:
+                raise ValueError(f"init {cfg.init!r} needs src_words and trg_words")
+            src, trg = identical_pairs(src_words, trg_words, numerals_only=cfg.init == "numerals")
+            if not len(src):
+                raise ValueError(f"no {'numeral ' if cfg.init == 'numerals' else ''}string is in both vocabularies")
+            return src, trg, len(src), []
+        src, trg = unsupervised_init(x, z, vocab=cfg.unsupervised_vocab, actions=cfg.normalize,
+                                     csls_k=cfg.csls_k, direction=cfg.direction)
+        return src, trg, 0, []
+
+    def fit(self, x: Any, z: Any, seed_pairs: Sequence[tuple[Any, Any]] | None = None, *,
+            src_words: Sequence[str] | None = None, trg_words: Sequence[str] | None = None,
+            validation: dict[int, set[int]] | None = None) -> AlignmentResult:
+        """Learn the mapping. ``x``/``z`` are (frequency-sorted) source/target matrices;
+        ``seed_pairs`` are index pairs, or word pairs together with ``src_words``/``trg_words``.
+        ``validation`` ({source index: gold target indices}) adds NN P@1 to the history."""
+        from tqdm.auto import tqdm
+
+        cfg = self.config
+        t0 = time.perf_counter()
+        x_t = normalize(_tensor(x, self.device), cfg.normalize)
+        z_t = normalize(_tensor(z, self.device), cfg.normalize)
+        src, trg, n_seed, skipped = self._initial(x_t, z_t, seed_pairs, src_words, trg_words)
+        generator = torch.Generator(device=self.device).manual_seed(self.seed)
+        cut_s = min(len(x_t), cfg.vocabulary_cutoff) if cfg.vocabulary_cutoff > 0 else len(x_t)
+        cut_t = min(len(z_t), cfg.vocabulary_cutoff) if cfg.vocabulary_cutoff > 0 else len(z_t)
+        val_q = np.array(sorted(validation), dtype=np.int64) if validation else None
+        keep_prob, best, last_improvement, it = cfg.stochastic_initial, -np.inf, 0, 1
+        end = not cfg.self_learning
+        history: list[dict[str, Any]] = []
+        bar = tqdm(desc=f"vecmap {self.mode}", unit="it", disable=not (self.progress and cfg.self_learning), leave=False)
+        while True:
+            t_it = time.perf_counter()
+            if it - last_improvement > cfg.stochastic_interval:
+                if keep_prob >= 1:
+                    end = True
+                keep_prob = min(1.0, cfg.stochastic_multiplier * keep_prob)
+                last_improvement = it
+            if cfg.max_iter and it > cfg.max_iter:
+                end = True
+            si = torch.as_tensor(src, device=self.device)
+            ti = torch.as_tensor(trg, device=self.device)
+            if cfg.orthogonal or not end:
+                xw, zw = x_t @ procrustes(x_t[si], z_t[ti]), z_t
+            else:
+                xw, zw = advanced_map(x_t, z_t, src, trg, whiten=cfg.whiten, src_reweight=cfg.src_reweight,
+                                      trg_reweight=cfg.trg_reweight, src_dewhiten=cfg.src_dewhiten,
+                                      trg_dewhiten=cfg.trg_dewhiten, dim_reduction=cfg.dim_reduction)
+            if end:
+                break
+            induced = induce_dictionary(xw[:cut_s], zw[:cut_t], csls_k=cfg.csls_k, direction=cfg.direction,
+                                        keep_prob=keep_prob, generator=generator, budget_mb=cfg.budget_mb)
+            src, trg = induced.src, induced.trg
+            if induced.objective - best >= cfg.threshold:
+                last_improvement, best = it, induced.objective
+            row = {"iteration": it, "objective": induced.objective, "keep_prob": keep_prob,
+                   "dictionary_size": len(src), "seconds": time.perf_counter() - t_it}
+            if val_q is not None:
+                from culturelab.embeddings.bli import translate
+
+                top = translate(xw[torch.as_tensor(val_q, device=self.device)], zw, k=1,
+                                device=self.device, budget_mb=cfg.budget_mb)[0][:, 0]
+                row["val_p1"] = float(np.mean([t in validation[q] for q, t in zip(val_q.tolist(), top.tolist())]))
+            history.append(row)
+            bar.update(1)
+            bar.set_postfix(objective=f"{induced.objective:.4f}", keep_prob=keep_prob)
+            it += 1
+        bar.close()
+        return AlignmentResult(xw=xw.cpu().numpy(), zw=zw.cpu().numpy(), src_idx=np.asarray(src),
+                               trg_idx=np.asarray(trg), history=pd.DataFrame(history), mode=self.mode, config=cfg,
+                               seconds=time.perf_counter() - t0, n_seed_pairs=n_seed, skipped_seed_pairs=skipped,
+                               device=self.device)
+
+    def describe(self) -> dict[str, Any]:
+        """The mode, device and every configuration value (for run metadata)."""
+        return {"mode": self.mode, "device": self.device, "seed": self.seed, **asdict(self.config)}

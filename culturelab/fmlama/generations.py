@@ -1,0 +1,152 @@
+"""Decoder-LLM answers to the fill-in prompt → ingredients → "any predicted = any gold" accuracy.
+
+The paper's parser was not released. Ours, documented and fixed:
+
+1. **Where the answer is.** English: the text after the first "ingredient(s) of" (the echoed
+   prompt "The food X has the ingredients of …"), else after "is/are/include(s)/including",
+   else the whole answer. Chinese: the text between "是以" and "为主要" (the echoed template
+   "美食X是以…为主要原料制作的。"), else after "主要成分/原料/食材 是/为/有/包括", else the whole answer.
+2. **Splitting.** Only the first line counts (small models go on to repeat the prompt). English on ``,`` ``;`` ``&`` ``/`` and the word "and"; Chinese on 、，,;；。
+   whitespace and 和/与/及/或/以及. Surrounding quotes, brackets and final periods are removed.
+   HTML tags, a leading list marker ("1.", "-") and an echoed instruction ("Please fill the
+   sentence", "请填充这个句子", a bare "[]") are removed first, so a model that only repeats the
+   prompt gives no ingredient (``valid = False``). A parenthesised remark stays part of its item
+   ("meat (usually beef)" is not "meat"), since matching is exact; ``split_parentheses=True``
+   splits there too (EN_en: +8 instead of +5 dishes over the paper, see the notebook).
+3. **Lemmatizing.** Every English word of gold and predicted ingredients goes through
+   ``simplemma`` (potatoes → potato, Spam → spam); Chinese strings are compared as they are.
+4. **Accuracy** per dish = 1 if any predicted ingredient equals any gold ingredient; an answer
+   with no parseable ingredient counts as wrong and is reported as ``valid = False``.
+
+With this parser the released gpt-3.5-turbo outputs give EN_en 48.62 (paper 47.64, +5 dishes
+of 508) and ZH_zh 20.28 (paper 20.28) for the "full instruction, no context" variant that the
+paper reports (see ``notebooks/fmlama/04_decoder_llms``).
+
+>>> parse_answer("The food poutine has the ingredients of french fries, gravy and cheese curds.", "en")
+['french fries', 'gravy', 'cheese curds']
+>>> parse_answer("美食麻婆豆腐是以豆腐、牛肉末和辣椒为主要原料制作的。", "zh")
+['豆腐', '牛肉末', '辣椒']
+>>> lemmatize("sweet potatoes", "en")
+'sweet potato'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+import pandas as pd
+
+from culturelab.stats import bootstrap_ci
+
+_EN_CUES = (re.compile(r"ingredients?\s+of\s*", re.I),
+            re.compile(r"\b(?:is|are|includes?|including|contains?)\s+", re.I))
+_ZH_CUES = (re.compile(r"是以(.*?)为主要"), re.compile(r"主要(?:成分|原料|食材)(?:是|为|有|包括)(.*)"))
+_EN_SPLIT = re.compile(r",|;|&|/|\band\b", re.I)
+_ZH_SPLIT = re.compile(r"以及|[、，,;；。\s和与及或]")
+_PARENS = re.compile(r"[()（）]")
+_STRIP = " \t\n.\"'`[]{}:!?…*“”‘’"
+_NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…)?\s*\]|please fill the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
+_MARKER = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s+")
+
+
+def parse_answer(answer: str, lang: str, *, split_parentheses: bool = False) -> list[str]:
+    """Predicted ingredients of one answer (``lang``: the template language, ``en`` or ``zh``).
+
+    >>> parse_answer("rice and beans", "en")
+    ['rice', 'beans']
+    >>> parse_answer("The food x has the ingredients of []. Please fill the sentence.", "en")
+    []
+    """
+    if lang not in {"en", "zh"}:
+        raise ValueError(f"parsers exist for 'en' and 'zh', not {lang!r}")
+    text = _MARKER.sub("", _NOISE.sub("", str(answer or "")).strip())
+    if lang == "en":
+        for cue in _EN_CUES:
+            m = cue.search(text)
+            if m:
+                text = text[m.end():]
+                break
+        parts = _EN_SPLIT.split(text.strip().split("\n", 1)[0])
+    else:
+        for cue in _ZH_CUES:
+            m = cue.search(text)
+            if m:
+                text = m.group(1)
+                break
+        parts = _ZH_SPLIT.split(text.strip().split("\n", 1)[0])
+    if split_parentheses:
+        parts = [q for part in parts for q in _PARENS.split(part)]
+    out = []
+    for part in parts:
+        item = part.strip(_STRIP)
+        if item:
+            out.append(item)
+    return out
+
+
+@lru_cache(maxsize=100_000)
+def lemmatize(text: str, lang: str) -> str:
+    """Word-by-word lemma with ``simplemma`` for English; other languages unchanged."""
+    if lang != "en":
+        return text
+    import simplemma
+
+    return " ".join(simplemma.lemmatize(w, lang="en") for w in text.split())
+
+
+def score_answers(answers: Sequence[str], gold: Sequence[Sequence[str]], lang: str, *,
+                  split_parentheses: bool = False) -> pd.DataFrame:
+    """Per answer: ``predicted`` (parsed), ``valid`` (anything parsed), ``correct`` (any match).
+
+    >>> score_answers(["The food x has the ingredients of eggs."], [["egg", "flour"]], "en")["correct"].tolist()
+    [True]
+    """
+    rows = []
+    for answer, items in zip(answers, gold):
+        predicted = parse_answer(answer, lang, split_parentheses=split_parentheses)
+        pred = {lemmatize(p, lang) for p in predicted}
+        ref = {lemmatize(g, lang) for g in items}
+        rows.append({"predicted": predicted, "valid": bool(predicted), "correct": bool(pred & ref)})
+    return pd.DataFrame(rows)
+
+
+def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Sequence[str] | None = None,
+                      all_label: str = "All", seed: int = 0) -> pd.DataFrame:
+    """Accuracy (%) per group and pooled over all dishes, with a bootstrap 95 % CI and counts —
+    the layout of Table 13 (``groups`` fixes the row order).
+
+    >>> t = pd.DataFrame({"group": ["A", "A", "B"], "correct": [True, False, True], "valid": True})
+    >>> accuracy_by_group(t)[["group", "accuracy", "n"]].to_dict("records")
+    [{'group': 'A', 'accuracy': 50.0, 'n': 2}, {'group': 'B', 'accuracy': 100.0, 'n': 1}, {'group': 'All', 'accuracy': 66.66666666666666, 'n': 3}]
+    """
+    rows = []
+    names = list(groups) if groups is not None else sorted(scored[group].unique())
+    for name in [*names, all_label]:
+        part = scored if name == all_label else scored[scored[group] == name]
+        values = part["correct"].astype(float).to_numpy()
+        lo, hi = bootstrap_ci(values, seed=seed)
+        rows.append({group: name, "accuracy": 100 * values.mean() if len(values) else float("nan"),
+                     "ci_low": 100 * lo, "ci_high": 100 * hi, "n": len(values),
+                     "n_correct": int(values.sum()), "invalid": int((~part["valid"]).sum())})
+    return pd.DataFrame(rows)
+
+
+def score_generations(generations: pd.DataFrame, setting: str, *, groups: Sequence[str] | None = None,
+                      split_parentheses: bool = False, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Score a generations table (``answer``, ``ingredients``, ``group``; e.g. from
+    :func:`culturelab.data.fmlama.load_generations`) of one code-switching setting. Returns
+    the per-dish table and the per-group accuracy table.
+
+    >>> g = pd.DataFrame({"group": ["Japan"], "ingredients": [["rice"]], "answer": ["... ingredients of rice."]})
+    >>> score_generations(g, "EN_en")[1]["accuracy"].tolist()
+    [100.0, 100.0]
+    """
+    lang = setting.split("_")[0].lower()
+    per_dish = pd.concat([generations.reset_index(drop=True),
+                          score_answers(generations["answer"], generations["ingredients"], lang,
+                                        split_parentheses=split_parentheses)], axis=1)
+    per_dish["setting"] = setting
+    table = accuracy_by_group(per_dish, groups=groups, seed=seed).assign(setting=setting)
+    return per_dish, table

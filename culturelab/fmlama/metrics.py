@@ -1,0 +1,179 @@
+"""FMLAMA's metrics: AP / mAP (absolute match), P@k, and mWS (fuzzy match with word vectors),
+aggregated the paper's way (per group, then mean ± sample std over the 5 templates).
+
+* AP follows eq. 3–5 and the paper's code: the denominator is the number of gold ingredients
+  that could be ranked (a gold dropped by the masked LM's 10-sub-token cap is not counted),
+  and a dish with no rankable gold is skipped (NaN). Core: :func:`culturelab.metrics.retrieval.average_precision`.
+* WS (eq. 6–8): l = number of gold ingredients; for each gold g the best cosine to the model's
+  top-l predictions; WS = mean over gold. Vectors come from any encoder with an ``encode``
+  method (``culturelab.models.encoders``: fastText ``.bin`` as in the paper, or multilingual-e5).
+  A zero vector (fastText OOV) makes the cosine NaN, as in the paper's code.
+
+>>> import numpy as np
+>>> scores = np.array([[0.9, 0.5, 0.1], [0.2, 0.8, 0.4]])
+>>> gold = gold_matrix([["b"], ["a", "c"]], ["a", "b", "c"])
+>>> rank_metrics(scores, gold).round(3).to_dict("list")
+{'ap': [0.5, 0.583], 'p1': [0.0, 0.0], 'p5': [0.2, 0.4], 'n_gold': [1, 2]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from culturelab.metrics.retrieval import average_precision, precision_at_k
+from culturelab.stats import bootstrap_ci, correlations
+
+
+def candidate_set(ingredient_lists: Sequence[Sequence[str]]) -> list[str]:
+    """All distinct ingredients of a sub-dataset, sorted (the paper's candidate set).
+
+    >>> candidate_set([["egg", "flour"], ["egg", "rice"]])
+    ['egg', 'flour', 'rice']
+    """
+    return sorted({i for items in ingredient_lists for i in items})
+
+
+def gold_matrix(ingredient_lists: Sequence[Sequence[str]], candidates: Sequence[str]) -> np.ndarray:
+    """Boolean (dishes × candidates) matrix of gold ingredients (exact string match).
+
+    >>> gold_matrix([["b", "zzz"]], ["a", "b"]).tolist()
+    [[False, True]]
+    """
+    index = {c: j for j, c in enumerate(candidates)}
+    gold = np.zeros((len(ingredient_lists), len(candidates)), dtype=bool)
+    for i, items in enumerate(ingredient_lists):
+        cols = [index[x] for x in items if x in index]
+        gold[i, cols] = True
+    return gold
+
+
+def rank_metrics(scores: np.ndarray, gold: np.ndarray, *, rankable: np.ndarray | None = None) -> pd.DataFrame:
+    """AP, P@1, P@5 per dish (fractions) and the number of rankable gold ingredients.
+
+    ``rankable`` (candidates × bool, or dishes × candidates) marks candidates the model could
+    score; by default every finite score is rankable.
+
+    >>> rank_metrics(np.array([[2.0, 1.0]]), np.array([[False, True]]))["ap"].tolist()
+    [0.5]
+    """
+    scores = np.asarray(scores, dtype=float)
+    if rankable is None:
+        rankable = np.isfinite(scores)
+    rankable = np.broadcast_to(np.asarray(rankable, bool), scores.shape)
+    gold_r = np.asarray(gold, bool) & rankable
+    return pd.DataFrame({"ap": average_precision(scores, gold_r), "p1": precision_at_k(scores, gold_r, 1),
+                         "p5": precision_at_k(scores, gold_r, 5), "n_gold": gold_r.sum(axis=1)})
+
+
+def top_k(scores: np.ndarray, candidates: Sequence[str], k: int) -> list[list[str]]:
+    """The ``k`` best candidates per row (ties keep candidate order).
+
+    >>> top_k(np.array([[0.1, 0.9, 0.5]]), ["a", "b", "c"], 2)
+    [['b', 'c']]
+    """
+    order = np.argsort(-np.asarray(scores, float), axis=1, kind="stable")[:, :k]
+    return [[candidates[j] for j in row] for row in order]
+
+
+def word_similarity(scores: np.ndarray, gold_lists: Sequence[Sequence[str]], candidates: Sequence[str],
+                    vectors: np.ndarray) -> np.ndarray:
+    """WS per dish (eq. 6–8) from L2-normalised candidate ``vectors`` (candidates × dim).
+
+    Gold ingredients are members of the candidate set, so one matrix of candidate vectors
+    serves both sides; a zero vector gives NaN (the paper's fastText behaviour).
+
+    >>> v = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    >>> word_similarity(np.array([[0.1, 0.9, 0.5]]), [["a"]], ["a", "b", "c"], v).round(2).tolist()
+    [0.0]
+    """
+    vectors = np.asarray(vectors, dtype=np.float64)
+    zero = ~np.any(vectors != 0, axis=1)
+    index = {c: j for j, c in enumerate(candidates)}
+    order = np.argsort(-np.asarray(scores, float), axis=1, kind="stable")
+    sims = vectors @ vectors.T
+    sims[zero, :] = np.nan
+    sims[:, zero] = np.nan
+    out = np.full(len(gold_lists), np.nan)
+    for i, items in enumerate(gold_lists):
+        gold_idx = [index[g] for g in items if g in index]
+        if not gold_idx:
+            continue
+        top = order[i, : len(items)]
+        out[i] = float(np.mean(np.max(sims[np.ix_(gold_idx, top)], axis=1)))
+    return out
+
+
+def group_means(per_dish: pd.DataFrame, metrics: Sequence[str], by: Sequence[str], *, group: str = "group",
+                all_label: str = "ALL") -> pd.DataFrame:
+    """Mean of each metric per ``by`` × group, plus the pooled ``ALL`` row (all dishes, not the
+    mean of groups). NaN values (skipped dishes) are left out, as in the paper's code.
+
+    >>> t = pd.DataFrame({"m": "x", "group": ["A", "B", "B"], "ap": [1.0, 0.0, 0.5]})
+    >>> group_means(t, ["ap"], ["m"])["ap"].tolist()
+    [1.0, 0.25, 0.5]
+    """
+    parts = [per_dish, per_dish.assign(**{group: all_label})]
+    pooled = pd.concat(parts, ignore_index=True)
+    return pooled.groupby([*by, group], sort=False, observed=True)[list(metrics)].mean().reset_index()
+
+
+def over_templates(means: pd.DataFrame, metrics: Sequence[str], by: Sequence[str],
+                   template: str = "template") -> pd.DataFrame:
+    """Mean and sample std (n − 1) over templates: the "x±y" cells of the paper's tables.
+    Long form: ``by…, metric, mean, std, n_templates``.
+
+    >>> m = pd.DataFrame({"group": ["A", "A"], "template": [1, 2], "ap": [0.1, 0.3]})
+    >>> over_templates(m, ["ap"], ["group"]).round(3).to_dict("records")
+    [{'group': 'A', 'metric': 'ap', 'mean': 0.2, 'std': 0.141, 'n_templates': 2}]
+    """
+    long = means.melt(id_vars=[*by, template], value_vars=list(metrics), var_name="metric")
+    agg = long.groupby([*by, "metric"], sort=False, observed=True)["value"].agg(["mean", "std", "count"])
+    return agg.rename(columns={"count": "n_templates"}).reset_index()
+
+
+def format_cell(mean: float, std: float, *, digits: int = 2, std_digits: int = 2) -> str:
+    """``'12.70±3.46'`` (the paper's cell format; mWS: ``digits=4``); a NaN std (one template)
+    prints the mean only.
+
+    >>> format_cell(12.7, 3.456), format_cell(0.33, float("nan"), digits=4), format_cell(0.3107, 0.07, digits=4)
+    ('12.70±3.46', '0.3300', '0.3107±0.07')
+    """
+    if mean != mean:  # NaN
+        return "–"
+    return f"{mean:.{digits}f}" if std != std else f"{mean:.{digits}f}±{std:.{std_digits}f}"
+
+
+def group_cis(per_dish: pd.DataFrame, metric: str, by: Sequence[str], *, group: str = "group",
+              seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
+    """Bootstrap 95 % CI per group of the per-dish metric averaged over templates (dishes are
+    the resampled unit, so templates of one dish stay together).
+
+    >>> t = pd.DataFrame({"m": "x", "group": "A", "url": list("abcd"), "ap": [0.0, 1.0, 0.0, 1.0]})
+    >>> group_cis(t, "ap", ["m"])[["group", "mean", "n_dishes"]].to_dict("records")
+    [{'group': 'A', 'mean': 0.5, 'n_dishes': 4}, {'group': 'ALL', 'mean': 0.5, 'n_dishes': 4}]
+    """
+    per = per_dish.groupby([*by, group, "url"], observed=True, sort=False)[metric].mean().reset_index()
+    per = pd.concat([per, per.assign(**{group: "ALL"})], ignore_index=True)
+    rows = []
+    for key, part in per.groupby([*by, group], observed=True, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        vals = part[metric].to_numpy(dtype=float)
+        lo, hi = bootstrap_ci(vals, seed=seed, n_resamples=n_resamples)
+        rows.append({**dict(zip([*by, group], key)), "mean": float(np.nanmean(vals)) if len(vals) else np.nan,
+                     "ci_low": lo, "ci_high": hi, "n_dishes": int(np.isfinite(vals).sum())})
+    return pd.DataFrame(rows)
+
+
+def metric_correlation(cells: pd.DataFrame, x: str = "mAP", y: str = "mWS") -> dict[str, Any]:
+    """Pearson/Spearman between two metrics over all table cells (the paper's 0.66 for Table 2).
+
+    ``cells`` is wide: one row per (group, model) with columns ``x`` and ``y``.
+
+    >>> round(metric_correlation(pd.DataFrame({"mAP": [1, 2, 3], "mWS": [0.1, 0.3, 0.2]}))["pearson"], 2)
+    0.5
+    """
+    return correlations(cells[x].to_numpy(float), cells[y].to_numpy(float))

@@ -1,0 +1,175 @@
+"""Probing: rank every candidate ingredient in every (dish, template) cloze query, then score.
+
+* **Masked LMs** (``masked:<model>``): the paper's ranking, via the core backend
+  (:class:`culturelab.models.masked.MaskedLM`): d = 1..10 mask tokens, mean log-probability
+  over the candidate's sub-tokens, one forward pass per (query, mask count), all candidates of
+  one length scored in one vectorised step.
+* **Causal LMs** (beyond the paper): ``scoring="sentence"`` ranks candidates by
+  log P(candidate + rest of the sentence | text before the slot), i.e. by the probability of the
+  whole filled-in sentence, so templates whose slot comes first ("[Y] is part of the food [X]")
+  still see the dish. ``scoring="prefix"`` is the core's mean log-prob of the candidate after
+  the prefix (ignores what follows the slot). Either way all pairs go to the model in one
+  ``loglikelihood`` call, and the backend encodes each query prefix once.
+* **Frequency baseline** (beyond the paper): ranks candidates by how many *other* dishes of the
+  sub-dataset list them (leave-one-out), ignoring the dish: how much of mAP is the prior.
+
+>>> q = ["The food pho has the ingredients of [Y] .", "[Y] is part of the food pho ."]
+>>> sentence_pairs(q, ["rice", "beef"])[:2]
+[('The food pho has the ingredients of ', 'rice .'), ('The food pho has the ingredients of ', 'beef .')]
+>>> sentence_pairs(q, ["rice"])[1]
+('', 'rice is part of the food pho .')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from culturelab.fmlama.metrics import candidate_set, gold_matrix, rank_metrics, top_k, word_similarity
+from culturelab.fmlama.templates import SLOT, build_queries
+from culturelab.models.base import split_template
+
+SCORINGS = ("auto", "sentence", "prefix")
+
+
+def sentence_pairs(queries: Sequence[str], candidates: Sequence[str]) -> list[tuple[str, str]]:
+    """(context, continuation) pairs that score each candidate with the rest of its sentence."""
+    pairs = []
+    for query in queries:
+        prefix, suffix = split_template(query, SLOT)
+        pairs.extend((prefix, c + suffix) for c in candidates)
+    return pairs
+
+
+def score_queries(model: Any, queries: Sequence[str], candidates: Sequence[str], *,
+                  scoring: str = "auto") -> np.ndarray:
+    """Score matrix (queries × candidates), higher is better; ``-inf`` = candidate not rankable
+    (e.g. longer than the masked LM's mask cap).
+
+    >>> score_queries(None, [], ["rice"]).shape
+    (0, 1)
+    """
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring must be one of {SCORINGS}, not {scoring!r}")
+    queries, candidates = list(queries), list(candidates)
+    if not queries:
+        return np.zeros((0, len(candidates)), dtype=np.float32)
+    if getattr(model, "backend", "") == "masked" or scoring == "prefix":
+        return model.rank_candidates(queries, candidates, slot=SLOT, reduce="mean")
+    results = model.loglikelihood(sentence_pairs(queries, candidates))
+    return np.array([r.logprob for r in results], dtype=np.float32).reshape(len(queries), len(candidates))
+
+
+def frequency_scores(reference_gold: np.ndarray, own_gold: np.ndarray | None = None, *, seed: int = 0) -> np.ndarray:
+    """Frequency-only ranking: how many dishes of the reference list each candidate, minus the
+    dish's own gold (leave-one-out: ``own_gold`` defaults to ``reference_gold``, i.e. scoring
+    the reference dishes themselves); ties broken by a seeded random jitter in [0, 0.5).
+
+    >>> g = np.array([[1, 0, 1], [1, 0, 0], [0, 1, 0]], bool)
+    >>> frequency_scores(g).round().tolist()
+    [[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [2.0, 0.0, 1.0]]
+    """
+    reference_gold = np.asarray(reference_gold, bool)
+    own = reference_gold if own_gold is None else np.asarray(own_gold, bool)
+    counts = reference_gold.sum(axis=0, dtype=float)
+    jitter = np.random.default_rng(seed).uniform(0, 0.5, size=reference_gold.shape[1])
+    return counts[None, :] - own + jitter[None, :]
+
+
+def sample_dishes(table: pd.DataFrame, per_group: int, *, seed: int = 0, group: str = "group") -> pd.DataFrame:
+    """Up to ``per_group`` dishes of each group (seeded), in the table's order; 0 = all.
+
+    >>> t = pd.DataFrame({"group": ["a", "a", "a", "b"], "url": list("wxyz")})
+    >>> sample_dishes(t, 1)["url"].tolist()
+    ['y', 'z']
+    """
+    if per_group <= 0:
+        return table.reset_index(drop=True)
+    rng = np.random.default_rng(seed)
+    keep = []
+    for _, part in table.groupby(group, sort=True, observed=True):
+        idx = part.index.to_numpy()
+        keep.extend(rng.choice(idx, size=min(per_group, len(idx)), replace=False).tolist())
+    return table.loc[sorted(keep)].reset_index(drop=True)
+
+
+def candidate_pool(table: pd.DataFrame, sampled: pd.DataFrame, size: int, *, seed: int = 0) -> list[str]:
+    """Candidates to rank: all ingredients of ``table`` (the paper's set) when ``size`` is 0;
+    otherwise the gold ingredients of the ``sampled`` dishes plus seeded random distractors from
+    the full set, ``size`` in all (a cheaper, **not comparable** setting for small CPU runs).
+
+    >>> t = pd.DataFrame({"ingredients": [["egg"], ["rice"], ["salt"], ["tea"]]})
+    >>> candidate_pool(t, t.head(1), 2, seed=0)[0], len(candidate_pool(t, t.head(1), 2)), len(candidate_pool(t, t, 0))
+    ('egg', 2, 4)
+    """
+    full = candidate_set(table["ingredients"])
+    if size <= 0 or size >= len(full):
+        return full
+    gold = candidate_set(sampled["ingredients"])
+    rest = [c for c in full if c not in set(gold)]
+    n_extra = max(0, size - len(gold))
+    extra = np.random.default_rng(seed).choice(len(rest), size=min(n_extra, len(rest)), replace=False)
+    return sorted([*gold, *(rest[i] for i in extra)])
+
+
+def probe(model: Any, table: pd.DataFrame, lang: str, candidates: Sequence[str], *, context: bool = False,
+          template_ids: Sequence[int] = (1, 2, 3, 4, 5), version: str = "v1", scoring: str = "auto",
+          vectors: np.ndarray | None = None, model_name: str | None = None, n_top: int = 5) -> pd.DataFrame:
+    """Probe one model on a table of dishes: one tidy row per (dish, template) with ``ap, p1, p5,
+    n_gold`` (fractions), ``ws`` when candidate ``vectors`` are given, and the top predictions.
+
+    ``table`` needs ``url, dish, origin, group, ingredients`` (the dish name may be in another
+    language than ``lang`` — code-switching); all queries go to the model in one call.
+
+    >>> from culturelab.models.base import LogLikelihood
+    >>> class Fake:  # a stand-in model: shorter continuations are likelier
+    ...     spec = "fake"
+    ...     def loglikelihood(self, pairs):
+    ...         return [LogLikelihood(-len(c), 1, False) for _, c in pairs]
+    >>> t = pd.DataFrame({"url": ["u"], "dish": ["pho"], "origin": ["Vietnam"], "group": "Others",
+    ...                   "ingredients": [["rice noodle"]]})
+    >>> probe(Fake(), t, "en", ["beef", "rice noodle"], template_ids=[1])[["query", "ap", "top"]].to_dict("records")
+    [{'query': 'The food pho has the ingredients of [Y] .', 'ap': 0.5, 'top': ['beef', 'rice noodle']}]
+    """
+    candidates = list(candidates)
+    queries = build_queries(table, lang, context=context, version=version, template_ids=template_ids)
+    scores = score_queries(model, queries["query"].tolist(), candidates, scoring=scoring)
+    by_url = table.set_index("url")
+    gold_lists = [by_url.at[u, "ingredients"] for u in queries["url"]]
+    out = queries.assign(model=model_name or getattr(model, "spec", str(model)), lang=lang, context=context,
+                         group=[by_url.at[u, "group"] for u in queries["url"]],
+                         dish=[by_url.at[u, "dish"] for u in queries["url"]], gold=gold_lists)
+    out = pd.concat([out, rank_metrics(scores, gold_matrix(gold_lists, candidates))], axis=1)
+    if vectors is not None:
+        out["ws"] = word_similarity(scores, gold_lists, candidates, vectors)
+    out["top"] = top_k(scores, candidates, n_top)
+    out["n_candidates"] = len(candidates)
+    return out
+
+
+def probe_frequency(table: pd.DataFrame, lang: str, candidates: Sequence[str], *, reference: pd.DataFrame,
+                    vectors: np.ndarray | None = None, seed: int = 0, n_top: int = 5) -> pd.DataFrame:
+    """The frequency baseline in :func:`probe`'s format (one row per dish, ``template`` 0).
+    Counts come from ``reference`` (the whole sub-dataset), leaving each dish itself out.
+
+    >>> t = pd.DataFrame({"url": ["u1", "u2"], "dish": ["a", "b"], "group": "G", "ingredients": [["egg"], ["egg"]]})
+    >>> probe_frequency(t, "en", ["egg", "tea"], reference=t)["ap"].tolist()
+    [1.0, 1.0]
+    """
+    candidates = list(candidates)
+    in_ref = table["url"].isin(set(reference["url"])).to_numpy()[:, None]
+    own = gold_matrix(list(table["ingredients"]), candidates) & in_ref
+    scores = frequency_scores(gold_matrix(list(reference["ingredients"]), candidates), own, seed=seed)
+    gold_lists = list(table["ingredients"])
+    out = pd.DataFrame({"url": table["url"], "template": 0, "query": "", "model": "frequency baseline",
+                        "lang": lang, "context": False, "group": table["group"], "dish": table["dish"],
+                        "gold": gold_lists})
+    out = pd.concat([out.reset_index(drop=True), rank_metrics(scores, gold_matrix(gold_lists, candidates))], axis=1)
+    if vectors is not None:
+        out["ws"] = word_similarity(scores, gold_lists, candidates, vectors)
+    out["top"] = top_k(scores, candidates, n_top)
+    out["n_candidates"] = len(candidates)
+    return out

@@ -1,0 +1,160 @@
+"""The paper's table layouts (group × model, "mean±std" over templates) and comparisons with
+the transcribed numbers in ``culturelab/reported/fmlama/``.
+
+Units follow the paper: mAP, P@1 and P@5 in %, mWS in [0, 1].
+
+>>> summary = pd.DataFrame({"model": ["m", "m"], "context": [False, False], "group": ["U.S.", "ALL"],
+...                         "metric": ["mAP", "mAP"], "mean": [12.0, 7.0], "std": [1.0, 2.0], "n_templates": [5, 5]})
+>>> wide_cells(summary, "mAP").to_dict("index")
+{'U.S.': {'m': '12.00±1.00'}, 'ALL': {'m': '7.00±2.00'}}
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import pandas as pd
+
+from culturelab import reported
+from culturelab.data.fmlama import GROUPS
+from culturelab.fmlama.metrics import format_cell, group_means, over_templates
+
+ROW_ORDER = (*GROUPS, "Others", "ALL")
+#: per-dish column → the paper's metric name, and the factor to the paper's unit
+METRICS = {"ap": ("mAP", 100.0), "p1": ("P@1", 100.0), "p5": ("P@5", 100.0), "ws": ("mWS", 1.0)}
+TABLE_OF = {"en": "2", "ar": "6", "he": "7", "ru": "8", "ko": "9", "zh": "10"}
+
+
+def summarise_probing(per_dish: pd.DataFrame, *, by: Sequence[str] = ("model", "context")) -> pd.DataFrame:
+    """Per (model, context, group): mean ± std over templates of each metric, in the paper's
+    units; long form ``model, context, group, metric, mean, std, n_templates``.
+
+    >>> t = pd.DataFrame({"model": "m", "context": False, "template": [1, 2], "group": "A", "ap": [0.1, 0.3]})
+    >>> summarise_probing(t).round(2)[["group", "metric", "mean"]].to_dict("records")
+    [{'group': 'A', 'metric': 'mAP', 'mean': 20.0}, {'group': 'ALL', 'metric': 'mAP', 'mean': 20.0}]
+    """
+    cols = [c for c in METRICS if c in per_dish]
+    means = group_means(per_dish, cols, [*by, "template"])
+    long = over_templates(means, cols, [*by, "group"])
+    factor = long["metric"].map(lambda m: METRICS[m][1])
+    long["mean"] *= factor
+    long["std"] *= factor
+    long["metric"] = long["metric"].map(lambda m: METRICS[m][0])
+    return long
+
+
+def order_groups(frame: pd.DataFrame, column: str = "group", order: Sequence[str] = ROW_ORDER) -> pd.DataFrame:
+    """Rows in the paper's group order (unknown groups last).
+
+    >>> order_groups(pd.DataFrame({"group": ["ALL", "Others", "Italy"]}))["group"].tolist()
+    ['Italy', 'Others', 'ALL']
+    """
+    rank = {g: i for i, g in enumerate(order)}
+    return frame.sort_values(column, key=lambda s: s.map(lambda g: rank.get(g, len(rank))), kind="stable")
+
+
+def wide_cells(summary: pd.DataFrame, metric: str, *, context: bool = False, columns: str = "model") -> pd.DataFrame:
+    """Group × model table of "mean±std" strings, as printed in the paper."""
+    part = summary[(summary["metric"] == metric) & (summary["context"] == context)]
+    digits = 4 if metric == "mWS" else 2
+    cells = part.assign(cell=[format_cell(m, s, digits=digits) for m, s in zip(part["mean"], part["std"])])
+    wide = cells.pivot(index="group", columns=columns, values="cell")
+    wide.columns.name = None
+    return wide.loc[[g for g in ROW_ORDER if g in wide.index] + [g for g in wide.index if g not in ROW_ORDER]]
+
+
+def reported_probing(lang: str, metric: str = "mAP") -> pd.DataFrame:
+    """The paper's Table 2 / 6–10 cells for one language and metric (long form).
+
+    >>> reported_probing("he").query("group == 'ALL' and model == 'mB-c'")["value"].tolist()
+    [7.9]
+    """
+    table = reported.load("fmlama", "probing")
+    part = table[(table["lang"] == lang) & (table["metric"] == metric)]
+    if part.empty:
+        raise KeyError(f"the paper reports no {metric} for {lang} (mWS only for en, ar, he, ru)")
+    return part.reset_index(drop=True)
+
+
+def compare_probing(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, paper_model: str = "Avg",
+                    context: bool = False) -> pd.DataFrame:
+    """Ours beside one column of the paper's table (default: the paper's average over its
+    models), per group and per our model: ``model, group, reported, ours, delta``.
+
+    >>> s = pd.DataFrame({"model": "m", "context": False, "group": ["ALL"], "metric": "mAP", "mean": [8.04], "std": [1.0]})
+    >>> compare_probing(s, "en").query("group == 'ALL'")[["reported", "ours"]].round(2).to_dict("records")
+    [{'reported': 7.04, 'ours': 8.04}]
+    """
+    rep = reported_probing(lang, metric)
+    rep = rep[rep["model"] == paper_model][["group", "value"]]
+    if rep.empty:
+        raise KeyError(f"paper table {TABLE_OF[lang]} has no model {paper_model!r}")
+    ours = summary[(summary["metric"] == metric) & (summary["context"] == context)]
+    out = []
+    for model, part in ours.groupby("model", sort=False):
+        cmp = reported.compare(rep, part.rename(columns={"mean": "value"}), on=["group"])
+        out.append(cmp.assign(model=model, paper_model=paper_model, metric=metric))
+    table = pd.concat(out, ignore_index=True)[["model", "metric", "group", "paper_model", "reported", "ours", "delta"]]
+    return order_groups(table).reset_index(drop=True)
+
+
+def frequent_ingredients(lists: Sequence[Sequence[str]], n: int = 10) -> list[tuple[str, int]]:
+    """The ``n`` most frequent ingredients over lists (ties: first seen first).
+
+    >>> frequent_ingredients([["egg", "flour"], ["egg"]], 1)
+    [('egg', 2)]
+    """
+    return Counter(i for items in lists for i in items).most_common(n)
+
+
+def ingredient_table(predicted: dict[str, Sequence[Sequence[str]]], gold: dict[str, Sequence[Sequence[str]]],
+                     n: int = 10) -> pd.DataFrame:
+    """Table 3: per language, the ``n`` most frequent predicted ingredients (over each dish's top
+    predictions) beside the ``n`` most frequent gold ingredients, and the share of all top
+    predictions that the ``n`` most frequent ones cover.
+
+    >>> ingredient_table({"en": [["egg"]]}, {"en": [["rice"]]}, n=1)[["predicted", "gold"]].to_dict("records")
+    [{'predicted': 'egg', 'gold': 'rice'}]
+    """
+    rows = []
+    for lang in predicted:
+        pred = frequent_ingredients(predicted[lang], n)
+        total = sum(len(p) for p in predicted[lang])
+        coverage = sum(c for _, c in pred) / total if total else float("nan")
+        ref = frequent_ingredients(gold[lang], n)
+        for rank in range(n):
+            rows.append({"lang": lang, "rank": rank + 1,
+                         "predicted": pred[rank][0] if rank < len(pred) else "",
+                         "predicted_count": pred[rank][1] if rank < len(pred) else 0,
+                         "gold": ref[rank][0] if rank < len(ref) else "",
+                         "gold_count": ref[rank][1] if rank < len(ref) else 0, "coverage_top_n": coverage})
+    return pd.DataFrame(rows)
+
+
+def paper_cells(lang: str, metric: str = "mAP") -> pd.DataFrame:
+    """The paper's table for one language and metric as printed (group × model "mean±std").
+
+    >>> paper_cells("zh").loc["ALL", "Bb-zh"]
+    '12.99±3.96'
+    """
+    rep = reported_probing(lang, metric)
+    digits = 4 if metric == "mWS" else 2
+    cells = rep.assign(cell=[format_cell(v, s, digits=digits) for v, s in zip(rep["value"], rep["std"])])
+    wide = cells.pivot(index="group", columns="model", values="cell")
+    wide = wide[list(dict.fromkeys(rep["model"]))]
+    wide.columns.name = None
+    return wide.loc[[g for g in ROW_ORDER if g in wide.index]]
+
+
+def side_by_side(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, context: bool = False) -> pd.DataFrame:
+    """The paper's table (its models, "paper: …") next to ours ("ours: …"), same rows.
+
+    >>> s = pd.DataFrame({"model": "m", "context": False, "group": ["ALL"], "metric": "mAP", "mean": [8.0], "std": [1.0]})
+    >>> side_by_side(s, "zh").loc["ALL", ["paper: Avg", "ours: m"]].tolist()
+    ['10.62', '8.00±1.00']
+    """
+    paper = paper_cells(lang, metric).add_prefix("paper: ")
+    ours = wide_cells(summary[summary["lang"] == lang] if "lang" in summary else summary, metric, context=context)
+    return paper.join(ours.add_prefix("ours: "), how="outer").loc[
+        [g for g in ROW_ORDER if g in paper.index or g in ours.index]]

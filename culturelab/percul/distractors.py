@@ -1,0 +1,119 @@
+"""Which distractor rules lure models (the paper's §4.3, Figures 8 and 16), and the same with the
+rules' frequency taken into account (ours).
+
+A *pick* is a parseable wrong answer; it is credited to the rule (R1–R6, UA) that produced the
+chosen option. The paper's measure is the row-normalised share of picks per rule. Because the
+annotators kept more options of some rules than of others, a share also reflects how often a
+rule *appears*: :func:`lure_rates` divides by each rule's exposure (how many of the shown options
+came from it).
+
+>>> import pandas as pd
+>>> t = pd.DataFrame({"model": "m", "category": "Foods", "pred": [1, 2, 0, -1], "answer": 0,
+...                   "valid": [True, True, True, False], "rules": [["correct", "R1", "R3", "UA"]] * 4})
+>>> rule_matrix(distractor_picks(t)).round(2).to_dict("records")
+[{'R1': 0.5, 'R2': 0.0, 'R3': 0.5, 'R4': 0.0, 'R5': 0.0, 'R6': 0.0, 'UA': 0.0}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from culturelab.data.percul import CATEGORIES, RULES
+
+POOLINGS = ("sum_counts", "mean_of_models")
+
+
+def distractor_picks(results: pd.DataFrame, by: Sequence[str] = ("model", "category")) -> pd.DataFrame:
+    """One row per parseable wrong answer with the ``rule`` of the chosen option (``rules`` column:
+    4 labels per story, in the order the options were shown)."""
+    if "rules" not in results:
+        raise KeyError("results have no 'rules' column: the data has no distractor rule labels")
+    valid = results["valid"].astype(bool) & (results["pred"] >= 0) & (results["pred"] != results["answer"])
+    wrong = results[valid]
+    rules = [r[int(p)] for r, p in zip(wrong["rules"], wrong["pred"])]
+    return wrong[list(by)].assign(rule=rules).reset_index(drop=True)
+
+
+def rule_matrix(picks: pd.DataFrame, index: str | None = "model", *, pooling: str = "sum_counts",
+                pool_over: str = "model") -> pd.DataFrame:
+    """Row-normalised shares of picks per rule (rows sum to 1; rows without picks are dropped).
+
+    ``index="model"`` gives Figure 16; ``index="category"`` gives Figure 8, pooled over models by
+    summing counts (``sum_counts``) or by averaging each model's row (``mean_of_models``).
+    ``index=None`` gives one pooled row.
+    """
+    if pooling not in POOLINGS:
+        raise ValueError(f"fig8_pooling must be one of {list(POOLINGS)}, not {pooling!r}")
+    picks = picks.assign(_all="all") if index is None else picks
+    key = "_all" if index is None else index
+    if pooling == "mean_of_models" and pool_over in picks and pool_over != key:
+        # each model's own row-normalised distribution, then their mean (every model weighs the same)
+        shares = [rule_matrix(part, key, pooling="sum_counts") for _, part in picks.groupby(pool_over, observed=True)]
+        if not shares:
+            return pd.DataFrame(columns=RULES)
+        out = pd.concat(shares).groupby(level=0, observed=True)[RULES].mean()
+        out = out.div(out.sum(axis=1), axis=0)
+    else:
+        counts = pd.crosstab(picks[key], pd.Categorical(picks["rule"], categories=RULES), dropna=False)
+        counts = counts.reindex(columns=RULES, fill_value=0)
+        counts = counts[counts.sum(axis=1) > 0]
+        out = counts.div(counts.sum(axis=1), axis=0)
+    if index == "category":
+        out = out.reindex([c for c in CATEGORIES if c in out.index])
+    out.columns = [str(c) for c in out.columns]
+    out.columns.name = "rule"
+    out.index.name = index
+    return out if index is not None else out.reset_index(drop=True)
+
+
+def rule_base_rates(items: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """How often each rule appears among the distractors (rows sum to 1), overall or per ``by``.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"rules": [["correct", "R1", "R1", "R2"]]})
+    >>> rule_base_rates(t).round(3).iloc[0].to_dict()["R1"]
+    0.667
+    """
+    rows = [{"_g": (row[by] if by else "all"), "rule": r} for _, row in items.iterrows() for r in row["rules"]
+            if r != "correct"]
+    frame = pd.DataFrame(rows)
+    counts = pd.crosstab(frame["_g"], pd.Categorical(frame["rule"], categories=RULES), dropna=False)
+    counts = counts.reindex(columns=RULES, fill_value=0)
+    out = counts.div(counts.sum(axis=1), axis=0)
+    out.columns = [str(c) for c in out.columns]
+    out.index.name = by or "all"
+    return out
+
+
+def lure_rates(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """Per rule: ``exposure`` (options of that rule shown), ``picks``, the paper's ``share`` of
+    picks, the ``base_rate`` of the rule among shown distractors, ``pick_rate`` = picks/exposure
+    and ``lure_ratio`` = pick_rate ÷ ¼ (1 = picked as often as a random guess would pick it).
+    ``share / base_rate`` > 1 means the rule lures more than its frequency explains.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"model": "m", "pred": [1, 1, 0], "answer": 0, "valid": True,
+    ...                   "rules": [["correct", "R1", "R2", "R2"]] * 3})
+    >>> lure_rates(t).set_index("rule").loc[["R1", "R2"], ["exposure", "picks", "pick_rate"]].to_dict("index")
+    {'R1': {'exposure': 3, 'picks': 2, 'pick_rate': 0.6666666666666666}, 'R2': {'exposure': 6, 'picks': 0, 'pick_rate': 0.0}}
+    """
+    by = list(by)
+    rows = []
+    for key, part in results.groupby(by, observed=True, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        shown = pd.Series([r for rules in part["rules"] for r in rules if r != "correct"])
+        exposure = shown.value_counts().reindex(RULES, fill_value=0)
+        picks = distractor_picks(part, by)["rule"].value_counts().reindex(RULES, fill_value=0)
+        n_picks, n_shown = int(picks.sum()), int(exposure.sum())
+        for rule in RULES:
+            e, p = int(exposure[rule]), int(picks[rule])
+            share = p / n_picks if n_picks else np.nan
+            base = e / n_shown if n_shown else np.nan
+            rate = p / e if e else np.nan
+            rows.append({**dict(zip(by, key)), "rule": rule, "exposure": e, "picks": p, "share": share,
+                         "base_rate": base, "share_over_base": share / base if base else np.nan,
+                         "pick_rate": rate, "lure_ratio": rate / 0.25 if e else np.nan})
+    return pd.DataFrame(rows)

@@ -1,0 +1,200 @@
+"""Beyond the paper: does the answer depend on where an option is shown, and are the option
+probabilities calibrated?
+
+* :func:`permute_items` asks every story again with its options re-ordered: the 4 cyclic
+  shifts (each option visits every position once), all 24 orders, or ``n`` seeded shuffles.
+* :func:`permutation_summary`: accuracy per order, mean, **strict consistency** (right under
+  every order) and **answer consistency** (same option chosen under every order).
+* :func:`position_prior` and :func:`debiased_accuracy`: the model's preference for positions,
+  and accuracy after removing it — by averaging each option's probability over the cyclic
+  orders (it then sits in every position once), and PriDe-style (Zheng et al., 2024) by dividing
+  the probabilities by the estimated position prior.
+* :func:`calibration_table`, :func:`expected_calibration_error`, :func:`brier_score`: from the
+  softmax over the four option scores.
+
+>>> import pandas as pd
+>>> t = pd.DataFrame({"id": ["a"], "options": [["w", "x", "y", "z"]], "answer": [2]})
+>>> permute_items(t, "cyclic")[["perm_id", "answer"]].to_dict("list")
+{'perm_id': [0, 1, 2, 3], 'answer': [2, 1, 0, 3]}
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from scipy.special import softmax
+
+SCHEMES = ("none", "cyclic", "all", "random")
+
+
+def permutations(n: int, scheme: str = "cyclic", *, n_random: int = 4, seed: int = 0) -> list[list[int]]:
+    """Option orders as lists of original indices (``order[new_position] = original_index``).
+
+    >>> permutations(3, "cyclic")
+    [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"permutations must be one of {list(SCHEMES)}, not {scheme!r}")
+    if scheme == "none":
+        return [list(range(n))]
+    if scheme == "cyclic":
+        return [[(i + k) % n for i in range(n)] for k in range(n)]
+    if scheme == "all":
+        return [list(p) for p in itertools.permutations(range(n))]
+    rng = np.random.default_rng(seed)
+    return [list(range(n))] + [[int(i) for i in rng.permutation(n)] for _ in range(max(n_random - 1, 0))]
+
+
+def permute_items(items: pd.DataFrame, scheme: str = "cyclic", *, n_random: int = 4, seed: int = 0,
+                  columns: Sequence[str] = ("options", "rules")) -> pd.DataFrame:
+    """Every story once per order: ``perm_id``, ``order`` (original index at each position), the
+    re-ordered ``options`` (and ``rules``), and the new ``answer``. Deterministic given ``seed``
+    (``random`` draws one order set shared by all stories)."""
+    orders = permutations(len(items["options"].iloc[0]), scheme, n_random=n_random, seed=seed)
+    rows = []
+    for _, row in items.iterrows():
+        for k, order in enumerate(orders):
+            new = row.to_dict()
+            for col in columns:
+                if col in new and isinstance(new[col], (list, tuple)):
+                    new[col] = [new[col][i] for i in order]
+            new.update(perm_id=k, order=list(order), answer=order.index(int(row["answer"])))
+            rows.append(new)
+    out = pd.DataFrame(rows)
+    if hasattr(items.get("category"), "cat"):
+        out["category"] = pd.Categorical(out["category"], categories=items["category"].cat.categories, ordered=True)
+    return out
+
+
+def option_probs(scores: Sequence[Sequence[float]]) -> np.ndarray:
+    """Softmax over each row of option scores (log-likelihoods) → probabilities (rows sum to 1).
+
+    >>> option_probs([[0.0, 0.0]]).tolist()
+    [[0.5, 0.5]]
+    """
+    return softmax(np.asarray([list(s) for s in scores], dtype=float), axis=1)
+
+
+def permutation_summary(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """Accuracy under the original order and on average over orders, the spread across orders,
+    strict consistency and answer consistency (chosen *original* option identical under all orders)."""
+    by = list(by)
+    res = results.assign(chosen=[o[p] if p >= 0 else -1 for o, p in zip(results["order"], results["pred"])])
+    rows = []
+    for key, part in res.groupby(by, observed=True, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        acc = part.groupby("perm_id")["correct"].mean()
+        per_item = part.groupby("id")
+        rows.append({**dict(zip(by, key)), "accuracy_original": float(acc.get(0, np.nan)),
+                     "accuracy_mean": float(acc.mean()), "accuracy_min": float(acc.min()),
+                     "accuracy_max": float(acc.max()), "strict_consistency": float(per_item["correct"].all().mean()),
+                     "answer_consistency": float((per_item["chosen"].nunique() == 1).mean()),
+                     "n_orders": int(part["perm_id"].nunique()), "n_items": int(part["id"].nunique())})
+    return pd.DataFrame(rows)
+
+
+def position_prior(results: pd.DataFrame) -> pd.DataFrame:
+    """Per model: share of predictions at each position, share of correct answers there, the mean
+    probability mass per position, and a χ² test of the predictions against uniform."""
+    rows = []
+    for model, part in results.groupby("model", sort=False):
+        n = len(part["options"].iloc[0])
+        pred = np.bincount(part["pred"][part["pred"] >= 0], minlength=n)
+        gold = np.bincount(part["answer"], minlength=n)
+        probs = option_probs(part["scores"]).mean(axis=0) if "scores" in part else np.full(n, np.nan)
+        chi = stats.chisquare(pred) if pred.sum() else None
+        for pos in range(n):
+            rows.append({"model": model, "position": pos + 1, "predicted_share": pred[pos] / max(pred.sum(), 1),
+                         "answer_share": gold[pos] / max(gold.sum(), 1), "mean_prob": float(probs[pos]),
+                         "chi2_p": float(chi.pvalue) if chi is not None else np.nan})
+    return pd.DataFrame(rows)
+
+
+def debiased_accuracy(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """Accuracy after removing position preference, two ways (needs ``scores`` and ``order``):
+
+    * ``permutation_averaged``: each original option's probability averaged over all orders, argmax
+      (with cyclic orders every option sits once in every position);
+    * ``prior_corrected``: PriDe-style — probabilities divided by the position prior estimated from
+      all orders (mean probability per position), renormalised, argmax; averaged over orders.
+    """
+    by = list(by)
+    rows = []
+    for key, part in results.groupby(by, observed=True, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        probs = option_probs(part["scores"])
+        orders = np.array(part["order"].tolist())
+        # probability of each ORIGINAL option: scatter positions back to original indices
+        original = np.zeros_like(probs)
+        np.put_along_axis(original, orders, probs, axis=1)
+        frame = pd.DataFrame(original).assign(id=part["id"].to_numpy())
+        mean_by_item = frame.groupby("id", sort=False).mean()
+        gold = part.drop_duplicates("id").set_index("id").apply(lambda r: r["order"][r["answer"]], axis=1)
+        averaged = float((mean_by_item.to_numpy().argmax(axis=1) == gold.loc[mean_by_item.index].to_numpy()).mean())
+        prior = probs.mean(axis=0)
+        corrected = probs / prior
+        prior_acc = float((corrected.argmax(axis=1) == part["answer"].to_numpy()).mean())
+        rows.append({**dict(zip(by, key)), "accuracy_mean": float(part["correct"].mean()),
+                     "permutation_averaged": averaged, "prior_corrected": prior_acc,
+                     "position_prior": [round(float(p), 4) for p in prior]})
+    return pd.DataFrame(rows)
+
+
+def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 10) -> pd.DataFrame:
+    """Reliability-diagram bins over [0, 1]: ``bin_low``, ``bin_high``, mean ``confidence``,
+    ``accuracy`` and ``n`` (empty bins kept with n = 0).
+
+    >>> calibration_table([0.9, 0.8, 0.3], [1, 1, 0], n_bins=2)["n"].tolist()
+    [1, 2]
+    """
+    conf = np.asarray(confidence, dtype=float)
+    ok = np.asarray(correct, dtype=float)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    idx = np.clip(np.digitize(conf, edges[1:-1], right=True), 0, n_bins - 1)
+    rows = []
+    for b in range(n_bins):
+        mask = idx == b
+        rows.append({"bin_low": edges[b], "bin_high": edges[b + 1], "n": int(mask.sum()),
+                     "confidence": float(conf[mask].mean()) if mask.any() else np.nan,
+                     "accuracy": float(ok[mask].mean()) if mask.any() else np.nan})
+    return pd.DataFrame(rows)
+
+
+def expected_calibration_error(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 15) -> float:
+    """ECE: bin-size-weighted mean |accuracy − confidence| (equal-width bins).
+
+    >>> round(expected_calibration_error([0.9, 0.9], [1, 0], n_bins=10), 2)
+    0.4
+    """
+    t = calibration_table(confidence, correct, n_bins=n_bins)
+    t = t[t["n"] > 0]
+    return float((t["n"] * (t["accuracy"] - t["confidence"]).abs()).sum() / t["n"].sum())
+
+
+def brier_score(probs: np.ndarray, answers: Sequence[int]) -> float:
+    """Multi-class Brier score (mean squared error of the probability vector vs one-hot).
+
+    >>> brier_score(np.array([[1.0, 0.0], [0.5, 0.5]]), [0, 1])
+    0.25
+    """
+    onehot = np.eye(probs.shape[1])[np.asarray(answers, dtype=int)]
+    return float(((probs - onehot) ** 2).sum(axis=1).mean())
+
+
+def calibration_summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, n_bins: int = 15) -> pd.DataFrame:
+    """Per group: accuracy, mean confidence (max option probability), ECE and Brier score."""
+    by = list(by)
+    rows = []
+    for key, part in results.groupby(by, observed=True, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        probs = option_probs(part["scores"])
+        conf = probs.max(axis=1)
+        ok = probs.argmax(axis=1) == part["answer"].to_numpy()
+        rows.append({**dict(zip(by, key)), "accuracy": float(ok.mean()), "mean_confidence": float(conf.mean()),
+                     "ece": expected_calibration_error(conf, ok, n_bins=n_bins),
+                     "brier": brier_score(probs, part["answer"]), "n": len(part)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,221 @@
+"""Running a model on PERCUL and scoring it the paper's way.
+
+Two modes over one tidy table of stories:
+
+* ``generate`` (the paper's protocol): the Figure 9 prompt, greedy decoding, the answer parsed
+  by :func:`culturelab.percul.parsing.parse_answer`; refusals and unparseable answers are wrong.
+* ``loglikelihood`` (ours, beyond the paper): the question followed by an answer cue, each
+  option scored as a continuation (its text, or its number) — one ``model.loglikelihood`` call
+  over all (story, option) pairs via :func:`culturelab.tasks.mcq.score_loglikelihood`.
+
+Metrics: per-category accuracy, **macro accuracy** (mean of the per-category accuracies, the
+paper's metric; :func:`culturelab.metrics.choice.macro_accuracy`), micro accuracy, the invalid
+and refusal rates, and stratified bootstrap CIs for the macro.
+
+>>> import pandas as pd
+>>> t = pd.DataFrame({"model": "m", "category": ["a", "a", "b"], "correct": [1, 0, 1], "valid": True})
+>>> summary(t, ["model"], n_bootstrap=0)[["macro", "micro"]].round(3).to_dict("records")
+[{'macro': 0.75, 'micro': 0.667}]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from culturelab.data.percul import CATEGORIES
+from culturelab.metrics.choice import macro_accuracy
+from culturelab.models.base import LanguageModel
+from culturelab.percul.parsing import parse_answer
+from culturelab.percul.prompts import LATIN_DIGITS, PERSIAN_DIGITS, answer_cue, language_of
+from culturelab.tasks import mcq
+
+METHODS = ("generate", "loglikelihood")
+INVALID_POLICIES = ("wrong", "exclude")
+LOGLIK_TARGETS = ("text", "number")
+#: stop generating at the line that closes the JSON object (the parser closes it again); the
+#: paper let models write to their maximum length — set ``stop=None`` for that
+JSON_STOP = ("\n}",)
+
+
+def subset(items: pd.DataFrame, max_instances: int = 0) -> pd.DataFrame:
+    """The first ``max_instances`` stories taken round-robin over the categories (canonical order),
+    so small runs still cover many categories; ``0`` keeps everything. Deterministic.
+
+    >>> from culturelab.data.percul import load
+    >>> subset(load(source="sample").items, 3)["category"].tolist()
+    ['Objects', 'Music', 'Dress']
+    """
+    if not max_instances or max_instances >= len(items):
+        return items.reset_index(drop=True)
+    rank = items.groupby("category", observed=True).cumcount()
+    order = items.assign(_rank=rank, _cat=items["category"].cat.codes if hasattr(items["category"], "cat")
+                         else items["category"].map({c: i for i, c in enumerate(CATEGORIES)}))
+    order = order.sort_values(["_rank", "_cat"], kind="stable").head(max_instances)
+    return order.drop(columns=["_rank", "_cat"]).sort_index().reset_index(drop=True)
+
+
+def run_generation(model: LanguageModel, items: pd.DataFrame, *, max_new_tokens: int = 256,
+                   stop: Sequence[str] | None = None, use_option_text: bool = True,
+                   **generate_kwargs: Any) -> pd.DataFrame:
+    """The paper's protocol: greedy answers to ``items["prompt"]`` (see
+    :func:`culturelab.percul.prompts.add_prompts`), parsed with the fallback chain. Adds
+    ``raw_output``, ``pred`` (−1 when invalid), ``valid``, ``parse_method``, ``correct``, ``method``."""
+    def parser(text: str, n: int, options: Sequence[str]):
+        return parse_answer(text, options, n_options=n, use_option_text=use_option_text)
+
+    return mcq.score_generation(model, items, parser=parser, max_new_tokens=max_new_tokens, temperature=0.0,
+                                stop=list(stop or []), **generate_kwargs)
+
+
+def loglik_context(question: str, split: str, version: str = "v1") -> str:
+    """The context of log-likelihood scoring: the question (no JSON instruction) and the cue.
+
+    >>> loglik_context("Q?\\n", "gpt_english_translation")
+    'Q?\\nAnswer:'
+    """
+    return question + answer_cue(language_of(split), version)
+
+
+def run_loglikelihood(model: LanguageModel, items: pd.DataFrame, *, target: str = "text",
+                      normalise: str = "mean", version: str = "v1") -> pd.DataFrame:
+    """Score the four options after the question: ``target="text"`` (each option's text,
+    ``normalise="mean"`` per token by default) or ``"number"`` (the option's numeral ۱–۴ / 1–4).
+    One ``loglikelihood`` call for the whole table. Adds ``scores``, ``pred``, ``valid``,
+    ``correct``, ``method`` (``loglik-<target>-<normalise>``)."""
+    if target not in LOGLIK_TARGETS:
+        raise ValueError(f"loglik_target must be one of {list(LOGLIK_TARGETS)}, not {target!r}")
+    frame = items.assign(context=[loglik_context(q, s, version) for q, s in zip(items["question"], items["split"])])
+    if target == "number":
+        labels = PERSIAN_DIGITS if (frame["split"] == "original_persian").all() else LATIN_DIGITS
+        if frame["split"].nunique() > 1:
+            raise ValueError("score one split at a time with target='number' (the numerals differ)")
+        out = mcq.score_loglikelihood(model, frame, target="letter", normalise=normalise, prompt_col="context",
+                                      labels=labels)
+    else:
+        out = mcq.score_loglikelihood(model, frame, target="text", normalise=normalise, prompt_col="context")
+    out["method"] = f"loglik-{target}-{normalise}"
+    out["parse_method"] = "loglikelihood"
+    return out.drop(columns=["context"])
+
+
+def _policy(results: pd.DataFrame, invalid_policy: str) -> pd.DataFrame:
+    if invalid_policy not in INVALID_POLICIES:
+        raise ValueError(f"invalid_policy must be one of {list(INVALID_POLICIES)}, not {invalid_policy!r}")
+    if invalid_policy == "exclude":
+        return results[results["valid"].astype(bool)]
+    return results
+
+
+def per_category(results: pd.DataFrame, by: Sequence[str] = ("model",), *,
+                 invalid_policy: str = "wrong") -> pd.DataFrame:
+    """Accuracy per category (and group of ``by``), with ``n``, ``n_correct`` and the invalid rate
+    (always computed on all answers, whatever the policy).
+
+    >>> t = pd.DataFrame({"model": "m", "category": ["a", "a", "b"], "correct": [1, 0, 0],
+    ...                   "valid": [True, True, False]})
+    >>> per_category(t)[["category", "accuracy", "invalid_rate"]].to_dict("records")
+    [{'category': 'a', 'accuracy': 0.5, 'invalid_rate': 0.0}, {'category': 'b', 'accuracy': 0.0, 'invalid_rate': 1.0}]
+    """
+    keys = [*by, "category"]
+    invalid = results.assign(_inv=~results["valid"].astype(bool)).groupby(keys, observed=True)["_inv"].mean()
+    kept = _policy(results, invalid_policy).assign(_c=lambda d: d["correct"].astype(float))
+    table = kept.groupby(keys, observed=True)["_c"].agg(accuracy="mean", n_correct="sum", n="size")
+    table = table.join(invalid.rename("invalid_rate"), how="outer").reset_index()
+    table["n_correct"] = table["n_correct"].fillna(0).astype(int)
+    table["n"] = table["n"].fillna(0).astype(int)
+    return table
+
+
+def stratified_bootstrap_macro(correct: Sequence[float], categories: Sequence[Any], *, n_bootstrap: int = 1000,
+                               seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile CI of macro accuracy, resampling stories **within** each category (vectorised).
+
+    >>> lo, hi = stratified_bootstrap_macro([1, 0, 1, 1, 0, 0], list("aaabbb"), seed=0)
+    >>> 0.0 <= lo <= 0.5 <= hi <= 1.0
+    True
+    """
+    if n_bootstrap <= 0:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    x = np.asarray(correct, dtype=float)
+    cats = pd.Series(list(categories)).astype(str).to_numpy()
+    means = []
+    for cat in dict.fromkeys(cats):
+        vals = x[cats == cat]
+        idx = rng.integers(0, len(vals), size=(n_bootstrap, len(vals)))
+        means.append(vals[idx].mean(axis=1))
+    macro = np.mean(means, axis=0)
+    alpha = (1 - level) / 2
+    return float(np.quantile(macro, alpha)), float(np.quantile(macro, 1 - alpha))
+
+
+def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_policy: str = "wrong",
+            n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """One row per group: ``macro`` (paper's metric) with a stratified bootstrap CI, ``micro``,
+    ``invalid_rate``, ``refusal_rate``, ``n`` and ``n_categories``."""
+    by = list(by)
+    rows = []
+    for key, part in results.groupby(by, observed=True, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        kept = _policy(part, invalid_policy).assign(correct=lambda d: d["correct"].astype(float))
+        macro = float(macro_accuracy(kept, "category")["macro_accuracy"].iloc[0]) if len(kept) else float("nan")
+        lo, hi = stratified_bootstrap_macro(kept["correct"], kept["category"], n_bootstrap=n_bootstrap, seed=seed)
+        methods = part["parse_method"] if "parse_method" in part else pd.Series(dtype=str)
+        rows.append({**dict(zip(by, key)), "macro": macro, "macro_ci_low": lo, "macro_ci_high": hi,
+                     "micro": float(kept["correct"].mean()) if len(kept) else float("nan"),
+                     "invalid_rate": float((~part["valid"].astype(bool)).mean()),
+                     "refusal_rate": float((methods == "refusal").mean()) if len(methods) else 0.0,
+                     "n": len(part), "n_categories": int(part["category"].nunique())})
+    return pd.DataFrame(rows)
+
+
+_BUNDLED_FAMILY = {"bundled:gemma3-270m": ("Gemma 3", 0.27), "bundled:smollm2-135m": ("SmolLM2", 0.135)}
+
+
+def family_and_size(spec: str, n_params: int | None = None) -> tuple[str, float | None]:
+    """A model's family (its name without size and tuning suffixes) and size in billions
+    (``n_params`` when known, else read from the name), for Figure 4.
+
+    >>> family_and_size("hf:Qwen/Qwen2.5-7B-Instruct")
+    ('Qwen2.5', 7.0)
+    >>> family_and_size("hf:meta-llama/Llama-3.2-1B-Instruct", n_params=1_235_814_400)
+    ('Llama-3.2', 1.236)
+    """
+    if spec in _BUNDLED_FAMILY:
+        fam, size = _BUNDLED_FAMILY[spec]
+        return fam, round(n_params / 1e9, 3) if n_params else size
+    name = str(spec).split("#")[-1].split(":", 1)[-1].rstrip("/").split("/")[-1]
+    match = re.search(r"[-_.]?(\d+(?:\.\d+)?)\s*([bBmM])(?![a-zA-Z])", name)
+    size = None
+    if match:
+        size = float(match.group(1)) / (1000 if match.group(2).lower() == "m" else 1)
+        name = name[: match.start()]
+    if n_params:
+        size = round(n_params / 1e9, 3)
+    family = re.sub(r"[-_](instruct|chat|it|hf|base)$", "", name, flags=re.I) or name
+    return family, size
+
+
+def evaluate(model: LanguageModel, items: pd.DataFrame, methods: Sequence[str] = METHODS, *,
+             max_new_tokens: int = 256, stop: Sequence[str] | None = JSON_STOP, loglik_target: str = "text",
+             loglik_normalise: str = "mean", version: str = "v1", use_option_text: bool = True) -> pd.DataFrame:
+    """Run the chosen ``methods`` on ``items`` (with ``prompt``/``question`` columns) and stack the
+    per-story results, tagged with ``model`` (the spec) and ``method``."""
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"methods: unknown {sorted(unknown)}; use {list(METHODS)}")
+    parts = []
+    if "generate" in methods:
+        parts.append(run_generation(model, items, max_new_tokens=max_new_tokens, stop=stop,
+                                    use_option_text=use_option_text))
+    if "loglikelihood" in methods:
+        parts.append(run_loglikelihood(model, items, target=loglik_target, normalise=loglik_normalise,
+                                       version=version))
+    out = pd.concat(parts, ignore_index=True)
+    out.insert(0, "model", model.spec)
+    return out

@@ -1,0 +1,152 @@
+"""Multi-panel figures of the Turkish PLU notebooks, drawn with the shared :mod:`culturelab.plots`
+functions (one style for the whole project).
+
+>>> import pandas as pd
+>>> c = pd.DataFrame({"n_steps": [3, 5, 5, 8], "is_ordered": [0, 1, 1, 1]})
+>>> len(steps_histogram(c).axes)
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from culturelab.data.turkish_plu import CATEGORY_ORDER, TASK_NAMES
+from culturelab.plots import apply_style, grouped_bars, heatmap, metric_curve, palette, radar
+
+
+def category_radar(profile: pd.DataFrame) -> plt.Figure:
+    """Radar of :func:`culturelab.turkish_plu.corpus.category_profile` (each feature scaled to its
+    maximum over categories; spokes = categories)."""
+    cats = [c for c in CATEGORY_ORDER if c in set(profile["category"])]
+    return radar(profile, "category", "scaled", "feature", categories=cats, rmax=1.05,
+                 title="Original Turkish wikiHow, per category\n(each feature ÷ its maximum)")
+
+
+def steps_histogram(corpus: pd.DataFrame) -> plt.Figure:
+    """Steps per method, ordered vs unordered methods (the paper's orderliness classifier)."""
+    import seaborn as sns
+
+    apply_style()
+    fig, ax = plt.subplots(figsize=(4.6, 3.0))
+    data = corpus.assign(kind=corpus["is_ordered"].map({1: "ordered", 0: "unordered"}).fillna("unknown"))
+    sns.histplot(data, x="n_steps", hue="kind", discrete=True, multiple="stack", ax=ax,
+                 palette=palette(data["kind"].nunique()), edgecolor="white", linewidth=0.3)
+    ax.axvspan(4.5, 10.5, color="#999999", alpha=0.12, linewidth=0)
+    ax.text(11.2, ax.get_ylim()[1] * 0.5, "shaded: 5–10 steps\n(the reordering set)", ha="left", fontsize=7)
+    ax.set_xlabel("steps per method")
+    ax.set_ylabel("methods")
+    return fig
+
+
+def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[str]) -> plt.Figure:
+    """One panel per task: our methods' accuracy (%, 95 % CI) as bars, the paper's BERTurk ZS/FT
+    and Random as horizontal lines; one shared legend below the panels."""
+    apply_style()
+    tasks = list(tasks)
+    fig, axes = plt.subplots(1, len(tasks), figsize=(2.9 * len(tasks) + 0.6, 3.6), squeeze=False)
+    styles = {"paper Random": ("Random", ":"), "paper BERTurk ZS (random head)": ("BERTurk ZS", "--"),
+              "paper BERTurk FT": ("BERTurk FT", "-")}
+    for ax, task in zip(axes[0], tasks):
+        part = acc[acc["task"] == task].assign(acc=lambda d: 100 * d["accuracy"], lo=lambda d: 100 * d["ci_low"],
+                                               hi=lambda d: 100 * d["ci_high"], task_name=TASK_NAMES[task])
+        grouped_bars(part, "task_name", "acc", "method", err_low="lo", err_high="hi", ax=ax, ylabel="accuracy (%)")
+        ax.get_legend().remove()
+        for label, (model, ls) in styles.items():
+            v = reported.loc[(reported["task"] == task) & (reported["model"] == model), "value"]
+            if len(v):
+                ax.axhline(float(v.iloc[0]), color="#444444", linestyle=ls, linewidth=1.1, label=label)
+        ax.set_ylim(0, 100)
+        ax.set_xlabel("")
+        if ax is not axes[0][0]:
+            ax.set_ylabel("")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 5), frameon=False, fontsize=7)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    return fig
+
+
+def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep")) -> plt.Figure:
+    """Per-category accuracy (%, 95 % CI) of each method, one panel per task; the item count of
+    each category is in its label (random guesses pool several seeds, so their n is larger)."""
+    apply_style()
+    fig, axes = plt.subplots(len(tasks), 1, figsize=(7.0, 2.5 * len(tasks) + 0.5), squeeze=False)
+    for ax, task in zip(axes[:, 0], tasks):
+        part = acc[acc["task"] == task].copy()
+        items = part[part["method"] != "random"].groupby("category")["n"].max()
+        order = [c for c in CATEGORY_ORDER if c in set(part["category"])]
+        part["category"] = pd.Categorical(part["category"], order)
+        part = part.sort_values("category").assign(acc=lambda d: 100 * d["accuracy"], lo=lambda d: 100 * d["ci_low"],
+                                                   hi=lambda d: 100 * d["ci_high"])
+        part["category"] = [f"{c}\n(n={items.get(c, 0)})" for c in part["category"].astype(str)]
+        grouped_bars(part, "category", "acc", "method", err_low="lo", err_high="hi", ax=ax,
+                     ylabel="accuracy (%)", title=TASK_NAMES[task])
+        ax.get_legend().remove()
+        ax.set_ylim(0, 100)
+        ax.set_xlabel("")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), frameon=False, fontsize=7)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "method") -> plt.Figure:
+    """ρ, τ, LD and adjacent-pair accuracy against the number of steps, with the random-order
+    expectation dotted."""
+    apply_style()
+    fig, axes = plt.subplots(1, 4, figsize=(14.0, 3.2))
+    names = ("Spearman ρ", "Kendall τ", "Levenshtein distance", "adjacent-pair accuracy")
+    for ax, metric, label in zip(axes, ("rho", "tau", "ld", "pair_acc"), names):
+        base = random[random["metric"] == metric].rename(columns={"value": metric})
+        metric_curve(scored, "n_steps", metric, hue=hue, ax=ax, ylabel=label, baseline=base)
+        ax.set_xlabel("number of steps")
+        if metric != "ld":  # the full range, so that noise around the random line is not magnified
+            ax.set_ylim(-1.05 if metric in ("rho", "tau") else -0.03, 1.05)
+    fig.tight_layout()
+    return fig
+
+
+def recall_bars(table: pd.DataFrame) -> plt.Figure:
+    """R@1/10/30 (%) of each retriever (``system``), ours and the paper's."""
+    fig = grouped_bars(table, "metric", "value", "system", ylabel="recall (%)",
+                       title="Linking actions: gold goal in the top n")
+    fig.axes[0].set_ylim(0, 100)
+    return fig
+
+
+def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
+    """Mean ROUGE (×100, 95 % CI) of each system, one panel per tokenizer variant, shared y axis."""
+    apply_style()
+    fig, axes = plt.subplots(1, len(tokenizers), figsize=(4.6 * len(tokenizers), 3.4), squeeze=False)
+    top = float(table["ci_high"].max(skipna=True) if table["ci_high"].notna().any() else table["value"].max())
+    for ax, tok in zip(axes[0], tokenizers):
+        part = table[table["tokenizer"] == tok]
+        grouped_bars(part, "metric", "value", "system", err_low="ci_low", err_high="ci_high", ax=ax,
+                     ylabel="F1 × 100", title=f"ROUGE, {tok}")
+        ax.get_legend().remove()
+        ax.set_ylim(0, max(top, 1.0) * 1.08)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 5), frameon=False, fontsize=7)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    return fig
+
+
+def heatmap_panels(matrices: dict[str, pd.DataFrame], *, fmt: str = ".2f", vmax: float | None = 1.0,
+                   cbar_label: str = "share of items") -> plt.Figure:
+    """Several annotated heatmaps side by side (one per title in ``matrices``)."""
+    apply_style()
+    n = len(matrices)
+    label_width = 0.055 * max(len(str(r)) for m in matrices.values() for r in m.index)
+    width = sum(max(2.6, 0.62 * m.shape[1] + 1.0 + label_width) for m in matrices.values())
+    height = max(2.6, 0.36 * max(m.shape[0] for m in matrices.values()) + 1.5)
+    fig, axes = plt.subplots(1, n, figsize=(width, height), squeeze=False)
+    for i, (ax, (title, m)) in enumerate(zip(axes[0], matrices.items())):
+        heatmap(m, ax=ax, title=title, fmt=fmt, vmin=0, vmax=vmax, cbar_label=cbar_label if i == n - 1 else None)
+        ax.tick_params(axis="x", labelrotation=45)
+        if i:
+            ax.set_ylabel("")
+    fig.tight_layout()
+    return fig

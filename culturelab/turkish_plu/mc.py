@@ -1,0 +1,366 @@
+"""The four multiple-choice tasks: composition, baselines, zero-shot LLM scoring, predictions files.
+
+Every scorer returns the input table with ``scores`` (one number per option), ``pred``,
+``valid``, ``correct`` and ``method`` — the shape :func:`culturelab.metrics.choice.accuracy_table`
+summarises.
+
+* :func:`majority_predictions` — the most frequent *validation* label (the test label mix is
+  not known to a model); :func:`random_predictions` — uniform guesses over several seeds;
+* :func:`overlap_predictions` — Jaccard overlap of Unicode word tokens between what the model
+  reads and each option; :func:`tfidf_predictions` — character n-gram TF-IDF cosine. Both
+  show how much of a task is solvable from surface similarity; :func:`options_only_predictions`
+  — an audit that never reads the prompt (the gold is the hub of its nearest-neighbour distractors);
+* :func:`llm_predictions` — real zero-shot scoring: log P(option | context) with a causal LM,
+  the Cetvel prompts (``culturelab/prompts/turkish_plu.yaml``), sum or per-token mean;
+* :func:`read_predictions` / :func:`score_predictions` — a file of predictions made elsewhere
+  (e.g. the released fine-tuned BERTurk checkpoints run on a GPU).
+
+>>> import pandas as pd
+>>> t = pd.DataFrame({"task": ["si"], "context": ["Makas Nasıl Bileylenir?"], "prev_step": [None],
+...                   "goal": ["Makas Nasıl Bileylenir?"], "label": [1], "n_options": [4],
+...                   "options": [["Cami temizle.", "Makası sil.", "Tuvaleti sil.", "Kartonu kes."]]})
+>>> overlap_predictions(t)["pred"].tolist()
+[1]
+>>> add_prompts(t)["prompt"].iloc[0]
+'Hedef: Makas Nasıl Bileylenir? Örnek Adım:'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from culturelab import prompts
+from culturelab.data.validate import DataError, require_columns
+from culturelab.metrics.generation import UnicodeTokenizer
+from culturelab.models.base import LanguageModel
+from culturelab.tasks.mcq import score_loglikelihood
+
+PAPER = "turkish_plu"
+#: the paper's Table 6 row each of our methods stands beside (for Δ)
+PAPER_ANALOGUE = {"random": "Random", "majority (val)": "Random", "llm": "BERTurk ZS"}
+
+
+def _finish(frame: pd.DataFrame, scores: Sequence[Sequence[float]], method: str,
+            rng: np.random.Generator | None = None) -> pd.DataFrame:
+    """Argmax of each row's scores (ties broken at random with ``rng``, else the first)."""
+    out = frame.copy()
+    out["scores"] = [list(map(float, s)) for s in scores]
+    preds = []
+    for s in scores:
+        s = np.asarray(s, dtype=float)
+        best = np.flatnonzero(s == s.max())
+        preds.append(int(rng.choice(best)) if rng is not None and len(best) > 1 else int(best[0]))
+    out["pred"] = preds
+    out["valid"] = True
+    out["correct"] = out["pred"] == out["label"]
+    out["method"] = method
+    return out
+
+
+def reader_text(frame: pd.DataFrame) -> list[str]:
+    """What a model reads before the options: the goal (SI, SO), the step (GI), goal + previous step (NEP).
+
+    >>> reader_text(pd.DataFrame({"task": ["nep", "si"], "goal": ["G", "H"], "context": ["s", "H"]}))
+    ['G s', 'H']"""
+    return [f"{g} {c}" if t == "nep" else str(c) for t, g, c in zip(frame["task"], frame["goal"], frame["context"])]
+
+
+def composition(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Size, label balance, majority-label share, share of original-Turkish goals and categorised
+    items per task split (``frames``: label → table of :func:`~culturelab.data.turkish_plu.load_mc`).
+
+    >>> t = pd.DataFrame({"task": "so", "split": "test", "n_options": 2, "label": [1, 1, 0],
+    ...                   "origin": "translated", "category": None})
+    >>> composition({"so test": t})[["labels", "majority_share"]].values.tolist()
+    [['1/2', 0.6666666666666666]]
+    """
+    rows = []
+    for name, t in frames.items():
+        counts = t["label"].value_counts().reindex(range(int(t["n_options"].iloc[0])), fill_value=0)
+        rows.append({"set": name, "task": t["task"].iloc[0], "split": t["split"].iloc[0], "n": len(t),
+                     "labels": "/".join(map(str, counts.tolist())), "majority_share": counts.max() / len(t),
+                     "chance": 1 / t["n_options"].iloc[0], "original_share": (t["origin"] == "original").mean(),
+                     "with_category": t["category"].notna().mean()})
+    return pd.DataFrame(rows)
+
+
+def subset(frame: pd.DataFrame, n: int, seed: int = 0, by: str = "task") -> pd.DataFrame:
+    """At most ``n`` items per ``by`` group, drawn with ``seed`` (kept in file order); ``n = 0``
+    keeps everything. The same (frame, n, seed) always gives the same items.
+
+    >>> t = pd.DataFrame({"task": ["a"] * 5 + ["b"] * 2, "row": range(7)})
+    >>> subset(t, 2, seed=0).groupby("task").size().tolist()
+    [2, 2]
+    """
+    if n <= 0:
+        return frame
+    parts = []
+    for _, part in frame.groupby(by, sort=False):
+        if len(part) > n:
+            keep = np.sort(np.random.default_rng(seed).choice(len(part), size=n, replace=False))
+            part = part.iloc[keep]
+        parts.append(part)
+    return pd.concat(parts).reset_index(drop=True)
+
+
+def goal_overlap(test: pd.DataFrame, val: pd.DataFrame) -> float:
+    """Share of test items whose goal also appears in the validation split (tutorial-level leakage).
+
+    >>> goal_overlap(pd.DataFrame({"goal": ["a", "b"]}), pd.DataFrame({"goal": ["b", "c"]}))
+    0.5"""
+    return float(test["goal"].isin(set(val["goal"])).mean())
+
+
+# ------------------------------------------------------------------ baselines
+def majority_predictions(frame: pd.DataFrame, reference: pd.DataFrame) -> pd.DataFrame:
+    """Always answer the most frequent label of ``reference`` (the validation split), per task.
+
+    >>> t = pd.DataFrame({"task": ["so"] * 3, "label": [1, 1, 0], "n_options": [2] * 3})
+    >>> majority_predictions(t, t)["pred"].tolist()
+    [1, 1, 1]"""
+    majority = reference.groupby("task")["label"].agg(lambda s: int(s.value_counts().idxmax()))
+    scores = [np.eye(n)[majority[t]] for t, n in zip(frame["task"], frame["n_options"])]
+    return _finish(frame, scores, "majority (val)")
+
+
+def random_predictions(frame: pd.DataFrame, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> pd.DataFrame:
+    """Uniform random guesses, one block of rows per seed (column ``seed``); the accuracy over
+    all rows is the mean over seeds — the stand-in for the paper's random-head "zero-shot".
+
+    >>> t = pd.DataFrame({"task": ["si"], "label": [0], "n_options": [4]})
+    >>> random_predictions(t, seeds=[0, 1])["seed"].tolist()
+    [0, 1]"""
+    parts = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        scores = [rng.random(n) for n in frame["n_options"]]
+        parts.append(_finish(frame, scores, "random").assign(seed=seed))
+    return pd.concat(parts, ignore_index=True)
+
+
+def word_stems(text: str, prefix: int | None = 5) -> set[str]:
+    """Word types of ``text`` (Unicode ``\\w+``, Turkish-aware lower-casing), cut to their first
+    ``prefix`` letters — the "F5" stemming that works well for agglutinative Turkish.
+
+    >>> sorted(word_stems("Makası sil, makasları bileyle."))
+    ['biley', 'makas', 'sil']
+    """
+    tokens = UnicodeTokenizer().tokenize(text)
+    return {t[:prefix] if prefix else t for t in tokens}
+
+
+def overlap_predictions(frame: pd.DataFrame, seed: int = 0, prefix: int | None = 5) -> pd.DataFrame:
+    """Pick the option sharing the most word stems with what the model reads (Jaccard of
+    :func:`word_stems`, ties broken at random)."""
+    scores = []
+    for text, options in zip(reader_text(frame), frame["options"]):
+        a = word_stems(text, prefix)
+        row = []
+        for o in options:
+            b = word_stems(o, prefix)
+            row.append(len(a & b) / len(a | b) if a | b else 0.0)
+        scores.append(row)
+    return _finish(frame, scores, "lexical overlap", np.random.default_rng(seed))
+
+
+def tfidf_predictions(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Pick the option with the highest character 2–4-gram TF-IDF cosine to what the model reads
+    (vectoriser fitted on the frame's own texts).
+
+    >>> t = pd.DataFrame({"task": ["gi"], "goal": ["Kek Pişirmek"], "context": ["Keki fırında pişir."],
+    ...                   "label": [1], "n_options": [2], "options": [["Araba Yıkamak", "Kek Pişirmek"]]})
+    >>> tfidf_predictions(t)["correct"].tolist()
+    [True]"""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    texts = reader_text(frame)
+    options = [list(o) for o in frame["options"]]
+    flat = [o for opts in options for o in opts]
+    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, lowercase=True)
+    vec.fit(texts + flat)
+    a = vec.transform(texts)
+    b = vec.transform(flat)
+    owner = np.repeat(np.arange(len(options)), [len(o) for o in options])
+    sims = np.asarray(a[owner].multiply(b).sum(axis=1)).ravel()  # rows are L2-normalised
+    bounds = np.cumsum([0] + [len(o) for o in options])
+    scores = [sims[bounds[i]:bounds[i + 1]] for i in range(len(options))]
+    return _finish(frame, scores, "tf-idf char", np.random.default_rng(seed))
+
+
+def options_only_predictions(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """An artefact audit that never reads the prompt: pick the option with the highest summed
+    character 2–4-gram TF-IDF cosine to the *other* options of its item. The GI, SI and NEP
+    distractors are nearest neighbours of the gold option, so the gold tends to be the hub of
+    its option set; accuracy above chance measures how much that leaks. Two-option items (SO)
+    are symmetric: ties, broken at random.
+
+    >>> t = pd.DataFrame({"task": ["si"], "label": [0], "n_options": [3],
+    ...                   "options": [["Kek hamuru yap.", "Kek yap.", "Hamuru yap."]]})
+    >>> options_only_predictions(t)["pred"].tolist()
+    [0]"""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    options = [list(o) for o in frame["options"]]
+    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, lowercase=True)
+    vec.fit([o for opts in options for o in opts])
+    scores = []
+    for opts in options:
+        m = vec.transform(opts)
+        sims = (m @ m.T).toarray()
+        np.fill_diagonal(sims, 0.0)
+        scores.append(np.round(sims.sum(axis=1), 12))  # rounding: symmetric pairs tie exactly
+    return _finish(frame, scores, "options only (tf-idf)", np.random.default_rng(seed))
+
+
+# ------------------------------------------------------------------ zero-shot LLM scoring
+def add_prompts(frame: pd.DataFrame, version: str = "v1") -> pd.DataFrame:
+    """Add ``prompt`` (the context the options are scored after) and ``llm_options`` (the scored
+    continuations). Step ordering scores the two orders of its step pair: option *i* puts step
+    *i* first, so the label (index of the earlier step) is the index of the right order."""
+    out = frame.copy()
+    tpl = {t: prompts.get(PAPER, f"{t}_context", version) for t in ("gi", "si", "so", "nep")}
+    so_option = prompts.get(PAPER, "so_option", version)
+    out["prompt"] = [tpl[t].format(goal=g, step=c) for t, g, c in zip(out["task"], out["goal"], out["context"])]
+    out["llm_options"] = [[so_option.format(first=o[i], second=o[1 - i]) for i in range(2)] if t == "so"
+                          else list(o) for t, o in zip(out["task"], out["options"])]
+    return out
+
+
+def llm_predictions(model: LanguageModel, frame: pd.DataFrame, normalise: Sequence[str] = ("sum", "mean"),
+                    version: str = "v1") -> pd.DataFrame:
+    """Zero-shot log-likelihood scoring of every option of every item — all tasks in one
+    ``model.loglikelihood`` call (the second normalisation is served from the response cache).
+    ``method`` is ``llm (sum)`` or ``llm (mean)``; ``model`` is the model's spec."""
+    prompted = add_prompts(frame, version)
+    parts = []
+    for norm in normalise:
+        scored = score_loglikelihood(model, prompted, target="text", normalise=norm, options_col="llm_options",
+                                     answer_col="label")
+        parts.append(scored.assign(method=f"llm ({norm})", model=model.spec, prompt_version=version))
+    return pd.concat(parts, ignore_index=True)
+
+
+def score_all(items: pd.DataFrame, *, model: LanguageModel | None = None, reference: pd.DataFrame | None = None,
+              random_seeds: Sequence[int] = (), max_llm_instances: int = 0, seed: int = 0,
+              normalisations: Sequence[str] = ("sum", "mean"), version: str = "v1") -> pd.DataFrame:
+    """Every scorer on ``items``: majority (when ``reference`` gives validation labels), random
+    (when ``random_seeds``), lexical overlap and TF-IDF on all items, and the LM (when ``model``)
+    on :func:`subset` (``max_llm_instances`` per task, drawn with ``seed``), plus the prompt-free
+    :func:`options_only_predictions` audit. Baseline rows have
+    ``model = "baseline"``."""
+    parts = [majority_predictions(items, reference)] if reference is not None else []
+    parts += [random_predictions(items, random_seeds)] if len(random_seeds) else []
+    parts += [overlap_predictions(items, seed), tfidf_predictions(items, seed),
+              options_only_predictions(items, seed)]
+    parts = [p.assign(model="baseline") for p in parts]
+    if model is not None and max_llm_instances:
+        parts.append(llm_predictions(model, subset(items, max_llm_instances, seed), normalisations, version))
+    return pd.concat(parts, ignore_index=True)
+
+
+# ------------------------------------------------------------------ predictions made elsewhere
+_PRED_COLUMNS = ("pred", "prediction", "predicted", "pred_label")
+
+
+def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
+    """A predictions file (CSV, JSONL or parquet) → ``id, pred, model``.
+
+    Rows name their item by ``id`` (``"<task>-<split>-<row>"``, e.g. ``si-test-0``; ``row`` is the
+    0-based position in the released CSV) or by ``task`` + ``row`` (+ ``split``, default ``test``);
+    the 0-based predicted option is in ``pred`` (or ``prediction``/``predicted``/``pred_label``);
+    an optional ``model`` column names the system (default: the file name). For step ordering,
+    ``pred`` is the index of the step predicted to come first.
+    """
+    from culturelab.models.replay import read_table
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"predictions file not found: {path}")
+    table = read_table(path)
+    col = next((c for c in _PRED_COLUMNS if c in table.columns), None)
+    if col is None:
+        raise DataError(f"{path}: needs a prediction column (one of {list(_PRED_COLUMNS)}); found {list(table.columns)}")
+    if "id" not in table.columns:
+        require_columns(table, ["task", "row"], path)
+        split = table["split"] if "split" in table.columns else "test"
+        table["id"] = table["task"].astype(str) + "-" + pd.Series(split, index=table.index).astype(str) + "-" \
+            + table["row"].astype(int).astype(str)
+    header = 1 if path.suffix.lower() == ".csv" else 0
+    preds = []
+    for pos, v in enumerate(table[col].tolist()):
+        try:
+            as_float = float(v)
+            if as_float != int(as_float) or as_float < 0:
+                raise ValueError
+        except (TypeError, ValueError):
+            raise DataError(f"{path}, row {pos + 1 + header}, column {col!r}: must be a 0-based option index "
+                            f"(got {v!r})") from None
+        preds.append(int(as_float))
+    model = table["model"].astype(str) if "model" in table.columns else path.stem
+    out = pd.DataFrame({"id": table["id"].astype(str), "pred": preds, "model": model})
+    dup = out.duplicated(["id", "model"])
+    if dup.any():
+        raise DataError(f"{path}, row {int(np.flatnonzero(dup)[0]) + 1 + header}, column 'id': "
+                        f"duplicate prediction for {out.loc[dup, 'id'].iloc[0]!r}")
+    return out
+
+
+def score_predictions(frame: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """Score predictions against the items of ``frame``, one block per ``model``: items without a
+    prediction (or with an out-of-range index) are invalid and count as wrong.
+
+    >>> items = pd.DataFrame({"id": ["si-test-0", "si-test-1"], "label": [2, 0], "n_options": [4, 4]})
+    >>> preds = pd.DataFrame({"id": ["si-test-0"], "pred": [2], "model": ["m"]})
+    >>> score_predictions(items, preds)[["pred", "valid", "correct"]].values.tolist()
+    [[2, True, True], [-1, False, False]]"""
+    parts = []
+    for model, preds in predictions.groupby("model", sort=True):
+        by_id = dict(zip(preds["id"], preds["pred"]))
+        out = frame.copy()
+        pred = [by_id.get(i, -1) for i in out["id"]]
+        out["valid"] = [0 <= p < n for p, n in zip(pred, out["n_options"])]
+        out["pred"] = [p if v else -1 for p, v in zip(pred, out["valid"])]
+        out["correct"] = out["pred"] == out["label"]
+        out["method"] = f"predictions: {model}"
+        out["model"] = model
+        parts.append(out)
+    return pd.concat(parts, ignore_index=True) if parts else frame.iloc[0:0]
+
+
+# ------------------------------------------------------------------ beside the paper
+def table6_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
+    """Our accuracies (``task, method, accuracy`` in 0–1, CIs optional) beside the paper's Table 6
+    (in %): one row per (our method, task) with the paper row it stands beside (``paper_model``),
+    ``reported``, ``ours``, ``delta`` (percentage points). LLM rows stand beside the paper's best
+    "zero-shot" (a random head, not prompting); predictions rows beside the same-named paper row
+    when the file's model name is one of Table 6's (e.g. ``BERTurk FT``)."""
+    from culturelab.reported import compare, load
+
+    reported = load(PAPER, "table6")
+    names = set(reported["model"])
+    rows = []
+    for method, part in accuracy.groupby("method", sort=False):
+        key = method.split(" (")[0] if method.startswith("llm") else method
+        analogue = PAPER_ANALOGUE.get(key) or (method.removeprefix("predictions: ")
+                                                if method.removeprefix("predictions: ") in names else None)
+        ours = part.assign(value=100 * part["accuracy"])
+        if analogue is None:
+            table = ours[["task"]].assign(reported=np.nan, ours=ours["value"].to_numpy(), delta=np.nan)
+        else:
+            table = compare(reported[reported["model"] == analogue], ours, on=["task"])
+            table = table[table["ours"].notna()]
+        table = table.assign(method=method, paper_model=analogue)
+        extra = [c for c in ("ci_low", "ci_high", "n") if c in part.columns]
+        table = table.merge(part[["task", *extra]], on="task", how="left")
+        for c in ("ci_low", "ci_high"):
+            if c in table:
+                table[c] = 100 * table[c]
+        rows.append(table)
+    cols = ["task", "method", "paper_model", "reported", "ours", "delta", "ci_low", "ci_high", "n"]
+    out = pd.concat(rows, ignore_index=True)
+    return out[[c for c in cols if c in out.columns]]

@@ -1,0 +1,162 @@
+"""Full step reordering built from the ordered methods of the original-Turkish corpus.
+
+The paper's step-ordering task only asks which of two consecutive steps comes first. Here
+every method the paper's orderliness classifier labels ordered (``is_ordered == 1``) with
+``min_steps``–``max_steps`` steps (5–10, as CAPTEx) becomes one instance: its steps shuffled
+by :func:`culturelab.tasks.reorder.shuffle_permutation` (seeded, keyed by the instance id),
+shown as lettered lines, answered by a model and scored with the same code as CAPTEx
+(:func:`culturelab.tasks.reorder.score_orders`: Spearman ρ, Kendall τ, Levenshtein distance;
+answers parsed by :func:`culturelab.parsing.parse_order`).
+
+>>> import pandas as pd
+>>> corpus = pd.DataFrame({"tutorial": ["T"] * 3, "method": ["a", "b", "c"], "category": ["HE"] * 3,
+...                        "steps": [list("abcde"), list("abcdefghijk"), list("abcdef")],
+...                        "n_steps": [5, 11, 6], "is_ordered": [1, 1, 0]})
+>>> build_reorder_instances(corpus)["n_steps"].tolist()
+[5]
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from culturelab import prompts
+from culturelab.metrics.ranking import random_baseline
+from culturelab.models.base import LanguageModel
+from culturelab.parsing import LETTERS
+from culturelab.stats import summarise
+from culturelab.tasks.reorder import gold_answer, render_shuffled, score_orders, shuffle_permutation
+
+MIN_STEPS, MAX_STEPS = 5, 10
+METRICS = ("rho", "tau", "ld", "pair_acc")
+
+
+def instance_id(tutorial: str, method: str, steps: Sequence[str]) -> str:
+    """A stable id of a method (hash of its title, name and steps).
+
+    >>> instance_id("T", "m", ["a", "b"]) == instance_id("T", "m", ["a", "b"])
+    True
+    """
+    text = "\x1f".join([tutorial, method, *steps])
+    return "tr-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def build_reorder_instances(corpus: pd.DataFrame, *, seed: int = 0, min_steps: int = MIN_STEPS,
+                            max_steps: int = MAX_STEPS, per_length: int | None = None,
+                            ordered_only: bool = True) -> pd.DataFrame:
+    """Reordering instances from the corpus: one per distinct ordered method with
+    ``min_steps``–``max_steps`` steps and no repeated step text (the gold order would be
+    ambiguous). ``per_length`` keeps at most that many instances of each length, drawn with
+    ``seed``; shuffles depend on ``seed`` and the instance id only, so the same method gets the
+    same shuffle in any subset. Columns: ``id, tutorial, method, category, steps, n_steps, perm,
+    shown_steps, gold, shuffle_seed``.
+    """
+    if not 2 <= min_steps <= max_steps <= len(LETTERS):
+        raise ValueError(f"need 2 ≤ min_steps ≤ max_steps ≤ {len(LETTERS)}, got {min_steps}–{max_steps}")
+    keep = corpus["n_steps"].between(min_steps, max_steps)
+    if ordered_only:
+        keep &= corpus["is_ordered"].astype(float).eq(1)
+    pool = corpus[keep].copy()
+    pool = pool[pool["steps"].map(lambda s: len(set(s)) == len(s) and all(str(x).strip() for x in s))]
+    pool["id"] = [instance_id(t, m, s) for t, m, s in zip(pool["tutorial"], pool["method"], pool["steps"])]
+    pool = pool.drop_duplicates("id").sort_values(["n_steps", "id"]).reset_index(drop=True)
+    if per_length is not None:
+        rng = np.random.default_rng(seed)
+        parts = []
+        for _, part in pool.groupby("n_steps", sort=True):
+            take = min(per_length, len(part))
+            parts.append(part.iloc[np.sort(rng.choice(len(part), size=take, replace=False))])
+        pool = pd.concat(parts, ignore_index=True) if parts else pool.iloc[0:0]
+    pool["perm"] = [shuffle_permutation(int(n), seed, i) for n, i in zip(pool["n_steps"], pool["id"])]
+    pool["shown_steps"] = [[s[g] for g in p] for s, p in zip(pool["steps"], pool["perm"])]
+    pool["gold"] = pool["perm"].map(gold_answer)
+    pool["shuffle_seed"] = seed
+    cols = ["id", "tutorial", "method", "category", "steps", "n_steps", "perm", "shown_steps", "gold", "shuffle_seed"]
+    return pool[cols].reset_index(drop=True)
+
+
+def render_prompts(instances: pd.DataFrame, version: str = "v1") -> list[str]:
+    """The reordering prompt of every instance (``culturelab/prompts/turkish_plu.yaml``, ``reorder``).
+
+    >>> t = pd.DataFrame({"tutorial": ["Çay Nasıl Demlenir?"], "steps": [["Suyu kaynat.", "Çayı demle."]],
+    ...                   "perm": [[1, 0]]})
+    >>> render_prompts(t)[0].splitlines()[1:3]
+    ['A. Çayı demle.', 'B. Suyu kaynat.']"""
+    template = prompts.get("turkish_plu", "reorder", version)
+    return [template.format(goal=g, steps=render_shuffled(s, p))
+            for g, s, p in zip(instances["tutorial"], instances["steps"], instances["perm"])]
+
+
+def run_reordering(model: LanguageModel, instances: pd.DataFrame, *, version: str = "v1", policy: str = "zero",
+                   max_new_tokens: int = 40) -> pd.DataFrame:
+    """Generate all answers in one batched call, parse and score them (``policy`` for invalid
+    answers as in :mod:`culturelab.tasks.reorder`)."""
+    frame = instances.copy()
+    frame["prompt"] = render_prompts(frame, version)
+    texts = model.generate(list(frame["prompt"]), max_new_tokens=max_new_tokens)
+    scored = add_pair_accuracy(score_orders(frame, texts, policy=policy, steps_col="shown_steps"))
+    return scored.assign(model=model.spec, method="llm", prompt_version=version)
+
+
+def as_shown_baseline(instances: pd.DataFrame) -> pd.DataFrame:
+    """Answer every instance with the letters in the order shown (A, B, C, …) — what a model that
+    only copies the list scores; its expectation equals that of a random order.
+
+    >>> t = pd.DataFrame({"n_steps": [3], "shown_steps": [["b", "a", "c"]], "perm": [[1, 0, 2]],
+    ...                   "gold": ["B, A, C"]})
+    >>> as_shown_baseline(t)[["method", "pair_acc"]].values.tolist()
+    [['as shown', 0.5]]
+    """
+    texts = [", ".join(LETTERS[:n]) for n in instances["n_steps"]]
+    scored = add_pair_accuracy(score_orders(instances, texts, steps_col="shown_steps"))
+    return scored.assign(model="baseline", method="as shown")
+
+
+def add_pair_accuracy(scored: pd.DataFrame) -> pd.DataFrame:
+    """Add ``pair_acc`` (:func:`adjacent_pair_accuracy` of each parsed answer)."""
+    return scored.assign(pair_acc=[adjacent_pair_accuracy(o, int(n))
+                                   for o, n in zip(scored["pred_order"], scored["n_steps"])])
+
+
+def random_expectation(step_counts: Sequence[int], *, n_samples: int = 20000, seed: int = 0) -> pd.DataFrame:
+    """Expected ρ, τ and LD of a uniformly random order for each length (long form: ``n_steps,
+    metric, value``), from :func:`culturelab.metrics.ranking.random_baseline`; adjacent-pair
+    accuracy is exactly 0.5.
+
+    >>> float(random_expectation([5], n_samples=500).set_index("metric").loc["pair_acc", "value"])
+    0.5"""
+    per = random_baseline(sorted(set(int(n) for n in step_counts)), n_samples=n_samples, seed=seed, by_length=True)
+    rows = [{"n_steps": n, "metric": m, "value": v} for n, d in per.items() for m, v in d.items()]
+    rows += [{"n_steps": n, "metric": "pair_acc", "value": 0.5} for n in per]  # each pair: a fair coin
+    return pd.DataFrame(rows)
+
+
+def adjacent_pair_accuracy(pred_order: Sequence[int], n: int) -> float:
+    """Share of the ``n − 1`` consecutive gold step pairs (i, i+1) that a predicted order puts in
+    the right relative order — the paper's step-ordering question asked of a full answer. Pairs
+    with a step missing from the answer count as wrong; NaN when ``n < 2``.
+
+    >>> adjacent_pair_accuracy([0, 2, 1, 3], 4), adjacent_pair_accuracy([1, 0], 3)
+    (0.6666666666666666, 0.0)
+    """
+    if n < 2:
+        return float("nan")
+    pos = {g: i for i, g in enumerate(pred_order)}
+    right = sum(1 for i in range(n - 1) if i in pos and i + 1 in pos and pos[i] < pos[i + 1])
+    return right / (n - 1)
+
+
+def by_length(scored: pd.DataFrame, by: Sequence[str] = ("method",), *, seed: int = 0) -> pd.DataFrame:
+    """Mean and bootstrap CI of every metric (ρ, τ, LD, pair accuracy) per number of steps (and
+    ``by``), long form, with the share of valid answers."""
+    parts = []
+    for metric in METRICS:
+        t = summarise(scored, metric, [*by, "n_steps"], seed=seed).assign(metric=metric)
+        parts.append(t)
+    out = pd.concat(parts, ignore_index=True)
+    valid = scored.groupby([*by, "n_steps"])["valid"].mean().rename("valid_share").reset_index()
+    return out.merge(valid, on=[*by, "n_steps"], how="left")

@@ -1,0 +1,190 @@
+"""Summarization: document–summary pairs, extractive lead baselines and ROUGE two ways.
+
+The paper scores ROUGE with HF ``evaluate`` (``rouge_score``'s default tokenizer + Porter
+stemmer), which keeps only ``[a-z0-9]``: Turkish words are cut at ç, ğ, ı, ö, ş, ü and
+distinct words can collapse into the same fragments. We report that *paper-compatible*
+variant and a Unicode-aware one (``\\w+`` tokens, Turkish lower-casing, no English stemmer)
+from :func:`culturelab.metrics.generation.rouge`.
+
+>>> default_tokens("Düğmeye bas, güç ışığı yanar.")
+['d', 'meye', 'bas', 'g', 'yanar']
+>>> unicode_tokens("Düğmeye bas, güç ışığı yanar.")
+['düğmeye', 'bas', 'güç', 'ışığı', 'yanar']
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from culturelab.data.validate import DataError
+from culturelab.metrics.generation import UnicodeTokenizer, rouge
+
+TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+#: tokenizer variant → (culturelab tokenizer name, Porter stemmer) — "paper" is HF evaluate's setting
+VARIANTS = {"paper (default tokenizer + stemmer)": ("default", True), "unicode": ("unicode", False)}
+
+
+def default_tokens(text: str, stem: bool = False) -> list[str]:
+    """What ``rouge_score``'s default tokenizer makes of a text (optionally Porter-stemmed).
+
+    >>> default_tokens("Şişeleri yıkadım")
+    ['i', 'eleri', 'y', 'kad', 'm']"""
+    from rouge_score import tokenize
+
+    stemmer = None
+    if stem:
+        from nltk.stem import porter
+
+        stemmer = porter.PorterStemmer()
+    return tokenize.tokenize(text, stemmer)
+
+
+def unicode_tokens(text: str) -> list[str]:
+    """The Unicode-aware tokens (any script, Turkish dotted/dotless I lower-casing).
+
+    >>> unicode_tokens("IŞIK İSTANBUL'A")
+    ['ışık', 'istanbul', 'a']
+    """
+    return UnicodeTokenizer().tokenize(text)
+
+
+@cache
+def _punkt() -> Any:
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    return PunktSentenceTokenizer()  # untrained Punkt: needs no downloaded model
+
+
+def sentences(text: str) -> list[str]:
+    """Sentence split with NLTK's Punkt algorithm (untrained parameters: works offline for Turkish).
+
+    >>> sentences("Yazıcını aç. Kağıt koy! Hazır mısın? Evet.")
+    ['Yazıcını aç.', 'Kağıt koy!', 'Hazır mısın?', 'Evet.']
+    """
+    return [s.strip() for s in _punkt().tokenize(str(text)) if s.strip()]
+
+
+def pairs_from_tutorial(tutorial: dict[str, Any]) -> pd.DataFrame:
+    """Document–summary pairs from one tutorial-level record, with the paper's recipe: per method
+    or part, the document is the step descriptions joined and the summary the step headlines
+    joined (the whole tutorial when it has no methods). Columns ``title, method, text, summary,
+    n_steps``.
+
+    >>> t = {"title": "X", "steps": [{"name": "m", "steps": [{"headline": "Aç.", "description": "Kapağı aç."}]}]}
+    >>> pairs_from_tutorial(t)[["text", "summary"]].values.tolist()
+    [['Kapağı aç.', 'Aç.']]
+    """
+    blocks = tutorial.get("steps") or []
+    if blocks and isinstance(blocks[0], dict) and "headline" in blocks[0]:  # no methods: one flat list
+        blocks = [{"name": "", "steps": blocks}]
+    rows = []
+    for pos, block in enumerate(blocks):
+        steps = block.get("steps") or []
+        heads = [str(s.get("headline", "")).strip() for s in steps]
+        descs = [str(s.get("description", "")).strip() for s in steps]
+        if not any(heads) or not any(descs):
+            raise DataError(f"tutorial {tutorial.get('title')!r}, method {pos + 1}: steps need 'headline' and "
+                            "'description'")
+        rows.append({"title": tutorial.get("title", ""), "method": block.get("name", ""),
+                     "text": " ".join(d for d in descs if d), "summary": " ".join(h for h in heads if h),
+                     "n_steps": len(steps)})
+    return pd.DataFrame(rows)
+
+
+def lead(texts: Sequence[str], k: int = 1) -> list[str]:
+    """The first ``k`` sentences of each document (the classic extractive baseline).
+
+    >>> lead(["Bir. İki. Üç."], k=2)
+    ['Bir. İki.']
+    """
+    return [" ".join(sentences(t)[:k]) for t in texts]
+
+
+def lead_baselines(texts: Sequence[str], ks: Sequence[int] = (1, 2, 3)) -> dict[str, list[str]]:
+    """``{"lead-k": predictions}`` for each ``k``.
+
+    >>> lead_baselines(["Bir. İki."], ks=(1,))
+    {'lead-1': ['Bir.']}"""
+    return {f"lead-{k}": lead(texts, k) for k in ks}
+
+
+def rouge_long(predictions: Sequence[str], references: Sequence[str], ids: Sequence[str], system: str,
+               variants: dict[str, tuple[str, bool]] = VARIANTS, types: Sequence[str] = TYPES) -> pd.DataFrame:
+    """Per-pair ROUGE F1 (×100) of one system under each tokenizer variant, long form:
+    ``id, system, tokenizer, metric, value``. ``rougeLsum`` sees one sentence per line (as the
+    paper's evaluation, which joins ``sent_tokenize`` output with newlines)."""
+    preds = ["\n".join(sentences(p)) for p in predictions]
+    refs = ["\n".join(sentences(r)) for r in references]
+    parts = []
+    for name, (tokenizer, stem) in variants.items():
+        scores = rouge(preds, refs, types=tuple(types), tokenizer=tokenizer, use_stemmer=stem)
+        for metric, values in scores.items():
+            parts.append(pd.DataFrame({"id": list(ids), "system": system, "tokenizer": name, "metric": metric,
+                                       "value": 100 * np.asarray(values)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def token_loss(texts: Sequence[str]) -> pd.DataFrame:
+    """How much of each text the default tokenizer keeps: Unicode word count, default-token count,
+    and the share of Unicode words that contain a letter the default tokenizer drops.
+
+    >>> token_loss(["Güç düğmesine bas"]).round(2).values.tolist()
+    [[3.0, 4.0, 0.67]]"""
+    rows = []
+    for t in texts:
+        words = unicode_tokens(t)
+        damaged = [w for w in words if any(not ("a" <= c <= "z" or c.isdigit()) for c in w)]
+        rows.append({"unicode_tokens": len(words), "default_tokens": len(default_tokens(t)),
+                     "damaged_word_share": len(damaged) / len(words) if words else 0.0})
+    return pd.DataFrame(rows)
+
+
+def tokenizer_demo(pairs: Sequence[tuple[str, str]]) -> pd.DataFrame:
+    """ROUGE-1 F1 of hand-picked (prediction, reference) pairs under both tokenizers, with the
+    tokens each one sees.
+
+    >>> tokenizer_demo([("Güç düğmesi.", "Göç dağı.")])["R-1 unicode"].item()
+    0.0
+    """
+    rows = []
+    for pred, ref in pairs:
+        row: dict[str, Any] = {"prediction": pred, "reference": ref}
+        for name, (tokenizer, stem) in VARIANTS.items():
+            row[f"R-1 {name}"] = 100 * float(rouge([pred], [ref], ("rouge1",), tokenizer=tokenizer,
+                                                   use_stemmer=stem)["rouge1"][0])
+        row["default tokens (pred | ref)"] = f"{default_tokens(pred, True)} | {default_tokens(ref, True)}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def read_summary_predictions(path: str | os.PathLike, ids: Sequence[str]) -> pd.DataFrame:
+    """Summaries made elsewhere: a CSV/JSONL/parquet file with ``id`` and ``prediction`` (or
+    ``summary_pred``/``generated``/``output``) and optionally ``model``; without ``id`` the rows are
+    taken in the order of ``ids`` (their number must match). Returns ``id, prediction, model``."""
+    from culturelab.models.replay import read_table
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"summary predictions file not found: {path}")
+    table = read_table(path)
+    col = next((c for c in ("prediction", "summary_pred", "generated", "output") if c in table.columns), None)
+    if col is None:
+        raise DataError(f"{path}: needs a column 'prediction' (or summary_pred/generated/output); "
+                        f"found {list(table.columns)}")
+    if "id" not in table.columns:
+        if len(table) != len(ids):
+            raise DataError(f"{path}: no 'id' column and {len(table)} rows for {len(ids)} documents")
+        table["id"] = list(ids)
+    header = 1 if path.suffix.lower() == ".csv" else 0
+    for pos, v in enumerate(table[col].tolist()):
+        if not isinstance(v, str):
+            raise DataError(f"{path}, row {pos + 1 + header}, column {col!r}: must be a text (got {v!r})")
+    model = table["model"].astype(str) if "model" in table.columns else path.stem
+    return pd.DataFrame({"id": table["id"].astype(str), "prediction": table[col], "model": model})

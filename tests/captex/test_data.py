@@ -1,0 +1,220 @@
+"""The CAPTEx loader: our sample, local copies in other spellings of the schema, and clear
+errors (file, row, column) for malformed files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from culturelab.captex.construction import build_mcqs, check_mcq_rules, pairing_checks
+from culturelab.data import DataError
+from culturelab.data import captex as cx
+
+
+@pytest.fixture(scope="module")
+def sample() -> cx.CaptexData:
+    return cx.load(source="sample")
+
+
+@pytest.fixture()
+def copy_dir(tmp_path) -> Path:
+    """A writable copy of the sample laid out as <data_dir>/captex/*.csv."""
+    target = tmp_path / "data" / "captex"
+    shutil.copytree(cx.sample_dir(), target)
+    return target
+
+
+def test_sample_covers_the_schema(sample):
+    p = sample.procedures
+    assert sample.source == "sample"
+    assert set(p["country"]) == set(cx.COUNTRIES)
+    assert set(p["language"]) == {"en", "zh", "ja", "fa", "hi", "id", "ur", "ha"}
+    assert p["category"].nunique() >= 5 and set(p["category"]) <= set(cx.CATEGORIES)
+    assert p["n_steps"].between(5, 10).all() and set(p["n_steps"]) == set(range(5, 11))
+    assert (p.groupby("procedure_id")["n_steps"].nunique() == 1).all()
+    assert len(p) == 2 * p["procedure_id"].nunique() == 70
+    assert len(sample.mcqs) == 8 * 35 and set(sample.mcqs["qtype"]) == {"SA", "SN", "AA", "AN"}
+    assert len(sample.conversations) == 35
+    assert (sample.conversations["utterances"].map(len) == 4).all()
+    assert not sample.conversations["reference"].str.contains("Next step").any()
+
+
+def test_sample_mcqs_are_exactly_what_the_paper_rules_build(sample):
+    rebuilt = build_mcqs(sample.procedures, seed=0)
+    cols = ["procedure_id", "language", "qtype", "question", "options", "answer"]
+    assert rebuilt[cols].to_dict("records") == sample.mcqs[cols].to_dict("records")
+
+
+def test_rule_checks_pass_on_the_sample_and_catch_violations(sample):
+    checks = check_mcq_rules(sample.mcqs, sample.procedures)
+    assert checks["all_rules"].all()
+    pairs = pairing_checks(checks, sample.mcqs)
+    assert pairs["same_order_across_languages"].all() and pairs["negation_shares_options"].all()
+    broken = sample.mcqs.copy()
+    broken.loc[0, "answer"] = (broken.loc[0, "answer"] + 1) % 4    # the answer is now a distractor
+    broken.loc[1, "options"] = ["made up", *broken.loc[1, "options"][1:]]
+    bad = check_mcq_rules(broken, sample.procedures)
+    assert bad.loc[0, "correct_rule"] is False or bad.loc[0, "correct_rule"] == 0
+    assert not bad.loc[1, "options_are_steps"] and not bad.loc[1, "all_rules"]
+    assert bad["all_rules"].sum() == len(bad) - 2
+
+
+def test_released_counts_are_enforced_unless_told_otherwise(copy_dir):
+    with pytest.raises(DataError, match=r"Procedures.csv: expected 700 procedures .* expect='sample'"):
+        cx.load(copy_dir.parent)
+    data = cx.load(copy_dir.parent, expect="sample")
+    assert data.source == "released" and data.location == str(copy_dir)
+
+
+def test_local_source_requires_files(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no CAPTEx files"):
+        cx.load(tmp_path, source="local")
+
+
+def test_hf_source_goes_through_hf_snapshot(monkeypatch, copy_dir):
+    calls = []
+
+    def fake_snapshot(repo_id, **kwargs):
+        calls.append(repo_id)
+        return copy_dir
+
+    monkeypatch.setattr("culturelab.data.sources.hf_snapshot", fake_snapshot)
+    data = cx.load(source="hf", expect="sample")
+    assert calls == ["AmirHossein2002/CAPTex"] and len(data.procedures) == 70
+
+
+def _rewrite(path: Path, fn) -> None:
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    fn(frame)
+    frame.to_csv(path, index=False)
+
+
+@pytest.mark.parametrize(("filename", "edit", "message"), [
+    ("Procedures.csv", lambda f: f.__setitem__("Steps", f["Steps"].where(f.index != 4, "1. a\n2. b\n3. c\n4. d")),
+     r"Procedures.csv, row 6, column 'steps': a procedure needs 5–10 steps, found 4"),
+    ("Procedures.csv", lambda f: f.loc.__setitem__((2, "Country"), "Atlantis"),
+     r"Procedures.csv, row 4, column 'country': unknown country"),
+    ("Procedures.csv", lambda f: f.loc.__setitem__((3, "Category"), "Space travel"),
+     r"Procedures.csv, row 5, column 'category': unknown category"),
+    ("Procedures.csv", lambda f: f.loc.__setitem__((3, "Language"), "Japanese"),
+     r"Procedures.csv, row 5, column 'language': 'Japanese' is neither English nor the native language of China"),
+    ("Procedures.csv", lambda f: f.loc.__setitem__((1, "Steps"), "\n".join(f.loc[1, "Steps"].splitlines()[:-1])),
+     r"Procedures.csv, row 3, column 'steps': procedure 'CN-01' has \[8, 7\] steps"),
+    ("MCQs.csv", lambda f: f.loc.__setitem__((6, "Answer"), "E"),
+     r"MCQs.csv, row 8, column 'answer': answer must be a letter"),
+    ("MCQs.csv", lambda f: f.loc.__setitem__((0, "Type"), "XX"),
+     r"MCQs.csv, row 2, column 'type'"),
+    ("MCQs.csv", lambda f: f.loc.__setitem__((9, "Choices"), "A. one\nB. two"),
+     r"MCQs.csv, row 11, column 'choices': an MCQ needs 4 non-empty options, found 2"),
+    ("Conversations.csv", lambda f: f.loc.__setitem__((2, "Conversation"), "Person A: hi\nPerson B: hello\nPerson A: ok"),
+     r"Conversations.csv, row 4, column 'conversation': a conversation needs exactly 4 utterances"),
+    ("Conversations.csv", lambda f: f.loc.__setitem__((0, "Conversation"), f.loc[0, "Conversation"].split(" Next step")[0]),
+     r"Conversations.csv, row 2, column 'conversation': no 'Next step: N' marker"),
+    ("MCQs.csv", lambda f: f.drop(columns=["Question"], inplace=True), r"MCQs.csv: missing column\(s\) \['question'\]"),
+])
+def test_malformed_files_name_file_row_and_column(copy_dir, filename, edit, message):
+    _rewrite(copy_dir / filename, edit)
+    with pytest.raises(DataError, match=message):
+        cx.load(copy_dir.parent, expect="sample")
+
+
+def test_other_spellings_of_the_schema_load(copy_dir):
+    """Lower-case aliased headers, no ID column, ISO language codes, steps as JSON lists,
+    category variants, options in A–D columns and numeric answers."""
+    procs = pd.read_csv(copy_dir / "Procedures.csv", dtype=str)
+    lang_code = {"English": "en", **{v[1]: v[0] for v in cx.COUNTRIES.values()}}
+    alt = pd.DataFrame({
+        "country": procs["Country"].str.upper(),
+        "topic": procs["Category"].str.replace("Practices", "Procedures").str.replace(", and", " and"),
+        "lang": procs["Language"].map(lang_code),
+        "Procedure Name": procs["Title"],
+        "steps": [json.dumps(cx.parse_steps(s), ensure_ascii=False) for s in procs["Steps"]],
+    })
+    alt.to_csv(copy_dir / "Procedures.csv", index=False)
+    mcqs = pd.read_csv(copy_dir / "MCQs.csv", dtype=str)
+    opts = mcqs["Choices"].map(cx.parse_choices)
+    wide = mcqs.drop(columns=["ID", "Choices"]).assign(**{k: opts.str[i] for i, k in enumerate("ABCD")})
+    wide["Answer"] = mcqs["Answer"].map({"A": "1", "B": "2", "C": "3", "D": "4"})
+    wide.to_csv(copy_dir / "MCQs.csv", index=False)
+    conv = pd.read_csv(copy_dir / "Conversations.csv", dtype=str).drop(columns=["ID", "Title"])
+    conv.to_csv(copy_dir / "Conversations.csv", index=False)
+
+    data = cx.load(copy_dir.parent, expect="sample")
+    reference = cx.load(source="sample")
+    assert len(data.procedures) == 70 and data.procedures["country"].isin(cx.COUNTRIES).all()
+    # pairing by order within (country, category) recovers the same English/native pairs
+    pairs = data.procedures.groupby("procedure_id")["title"].apply(tuple).sort_values().tolist()
+    ref_pairs = reference.procedures.groupby("procedure_id")["title"].apply(tuple).sort_values().tolist()
+    assert pairs == ref_pairs
+    assert data.mcqs["procedure_id"].notna().all()         # linked through the quoted title
+    assert data.mcqs["answer"].tolist() == reference.mcqs["answer"].tolist()
+    assert data.conversations["procedure_id"].notna().all()
+    assert check_mcq_rules(data.mcqs, data.procedures)["all_rules"].all()
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("Agricultural and Seasonal Procedures", "Agricultural and Seasonal Practices"),
+    ("environmental & nature-based procedures", "Environmental and Nature-Based Practices"),
+    ("9. Sports, Games and Competitions", "Sports, Games, and Competitions"),
+    ("Food & Cusine", "Food and Cuisine"),
+])
+def test_category_normalisation(value, expected):
+    assert cx.normalise_category(value) == expected
+
+
+def test_country_and_language_normalisation():
+    assert cx.normalise_country("PAKISTAN") == "Pakistan" and cx.normalise_country("ha") == "Nigeria"
+    assert cx.normalise_language("Farsi") == "fa" and cx.normalise_language("native", "Japan") == "ja"
+    with pytest.raises(ValueError):
+        cx.normalise_country("France")
+
+
+def test_cell_parsers():
+    assert cx.parse_steps("Step 1: a\nStep 2: b") == ["a", "b"]
+    assert cx.parse_steps("۱. برنج\n۲. آب") == ["برنج", "آب"]            # Persian digits
+    assert cx.parse_steps("１．鍋\n２．火") == ["鍋", "火"]
+    assert cx.parse_choices("A) one\nB) two\ncontinued\nC) three\nD) four") == ["one", "two continued", "three", "four"]
+    assert cx.parse_answer("(B)", ["w", "x", "y", "z"]) == 1
+    utts, step = cx.split_conversation("**Person A:** Hi?\n**Person B:** Yes.\nPerson A: And?\nPerson B: Boil.\nNext step: 2")
+    assert utts == ["Hi?", "Yes.", "And?", "Boil."] and step == 2
+
+
+def test_subset_and_summary(sample):
+    part = sample.subset(countries=["iran", "Japan"], categories=["Food and Cuisine"])
+    assert sorted(part.procedures["procedure_id"].unique()) == ["IR-01", "JP-01"]
+    assert set(part.mcqs["procedure_id"]) == {"IR-01", "JP-01"} and len(part.conversations) == 2
+    assert sample.summary()["procedures"].tolist() == [5] * 7
+
+
+def test_cb_options_are_built_from_the_next_step(sample):
+    conv = sample.conversations
+    english = sample.procedures.query("lang_group == 'English'").set_index("procedure_id")["steps"]
+    for c in conv.itertuples():
+        steps = english[c.procedure_id]
+        assert c.options[c.answer] == steps[c.next_step - 1]
+        assert len(set(c.options)) == 4 and set(c.options) <= set(steps)
+    assert any("CB-MCQ options" in n for n in sample.notes)
+
+
+def test_a_released_size_copy_loads_with_the_released_expectations(tmp_path):
+    """20 renamed copies of the sample = 700 procedures × 2 languages, 5,600 MCQs, 700 conversations:
+    the counts the real release must have; it loads with no ``expect`` and the notebooks' glue
+    (``load_data``) selects from it exactly as from the sample."""
+    from culturelab.captex.evaluate import load_data
+
+    target = tmp_path / "release"
+    target.mkdir()
+    for name in ("Procedures.csv", "MCQs.csv", "Conversations.csv"):
+        frame = pd.read_csv(cx.sample_dir() / name, dtype=str, keep_default_na=False)
+        copies = [frame.assign(ID=frame["ID"] + f"-{k:02d}") for k in range(20)]
+        pd.concat(copies, ignore_index=True).to_csv(target / name, index=False)
+    data = cx.load(target)
+    assert data.source == "released"
+    assert data.procedures["procedure_id"].nunique() == 700 and len(data.mcqs) == 5600
+    assert len(data.conversations) == 700
+    picked = load_data(data_dir=str(target), data_source="local", max_procedures=7)
+    assert picked.procedures["country"].nunique() == 7 and picked.source == "released"

@@ -1,0 +1,153 @@
+"""Our vecmap-style mapping: exact pieces, and recovery of a planted orthogonal map in every mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from culturelab.embeddings import align, bli
+
+
+def planted(n: int = 300, d: int = 20, noise: float = 0.02, seed: int = 0):
+    """Source X; target Z = X·R + noise with rows shuffled; gold[i] = row of word i in Z."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, d)).astype(np.float32)
+    r, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    perm = rng.permutation(n)
+    z = np.empty_like(x)
+    z[perm] = x @ r + noise * rng.normal(size=(n, d))
+    return x, z, perm
+
+
+@pytest.mark.parametrize("mode", ["supervised", "semi_supervised", "identical", "unsupervised", "acl2017_seed"])
+def test_every_mode_recovers_a_planted_orthogonal_map(mode):
+    x, z, gold = planted()
+    src_words = [f"w{i}" for i in range(len(x))]
+    trg_words = [f"v{j}" for j in range(len(z))]
+    for i in range(30):  # thirty shared strings (names, numbers) for the identical-words mode
+        trg_words[gold[i]] = src_words[i]
+    n_seed = 100 if mode == "supervised" else 15  # supervised learns from the dictionary alone
+    seeds = [(src_words[i], trg_words[gold[i]]) for i in range(30, 30 + n_seed)]
+    res = align.VecMap(mode, progress=False, max_iter=60, stochastic_interval=10).fit(
+        x, z, seeds if mode not in {"identical", "unsupervised"} else None, src_words=src_words, trg_words=trg_words)
+    assert res.n_iter <= 60
+    for retrieval in ("nn", "csls"):
+        top, _ = bli.translate(res.xw, res.zw, k=1, retrieval=retrieval)
+        assert np.mean(top[:, 0] == gold) >= 0.97, (mode, retrieval)
+    if mode != "supervised" and res.history["keep_prob"].iloc[-1] >= 1:  # converged: no dropout left
+        assert np.mean(res.trg_idx[: len(x)] == gold) >= 0.97  # the induced dictionary is the planted one
+
+
+def test_without_bilingual_signal_a_random_space_is_not_aligned():
+    """Control: unsupervised mapping to an unrelated space must not look like a recovery."""
+    x, _, _ = planted(seed=1)
+    z = np.random.default_rng(2).normal(size=x.shape).astype(np.float32)
+    res = align.VecMap("unsupervised", progress=False, max_iter=20, stochastic_interval=5).fit(x, z)
+    top, _ = bli.translate(res.xw, res.zw, k=1)
+    assert np.mean(top[:, 0] == np.arange(len(x))) < 0.05
+
+
+def test_procrustes_is_exact_on_noiseless_data_and_handles_unequal_dimensions():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 6))
+    r, _ = np.linalg.qr(rng.normal(size=(6, 6)))
+    assert np.allclose(x @ align.procrustes(x, x @ r), x @ r, atol=1e-4)
+    w = align.procrustes(x, rng.normal(size=(50, 4)))
+    assert w.shape == (6, 4) and np.allclose(w.T @ w, np.eye(4), atol=1e-5)  # semi-orthogonal
+
+
+def test_normalisation_steps():
+    rng = np.random.default_rng(0)
+    m = rng.normal(size=(40, 5)) + 3
+    unit = align.normalize(m, ["unit"])
+    assert np.allclose(align.normalize(unit, ["unit"]), unit, atol=1e-6)
+    centered = align.normalize(m, ["center"])
+    assert np.allclose(centered.mean(axis=0), 0, atol=1e-5)
+    assert np.allclose(align.normalize(centered, ["center"]), centered, atol=1e-5)
+    assert np.allclose(np.linalg.norm(align.normalize(m, ["unitdim"]), axis=0), 1, atol=1e-5)
+    assert np.allclose(align.normalize(m, ["centeremb"]).mean(axis=1), 0, atol=1e-5)
+    with pytest.raises(ValueError, match="unknown normalisation"):
+        align.normalize(m, ["scale"])
+
+
+def test_whitening_makes_the_dictionary_covariance_the_identity():
+    rng = np.random.default_rng(0)
+    xd = torch.as_tensor(rng.normal(size=(80, 6)) @ rng.normal(size=(6, 6)), dtype=torch.float32)
+    w, w_inv = align.whitening(xd)
+    assert torch.allclose((xd @ w).T @ (xd @ w), torch.eye(6), atol=1e-3)
+    assert torch.allclose(w @ w_inv, torch.eye(6), atol=1e-3)
+
+
+def test_csls_retrieval_matches_the_brute_force_formula():
+    rng = np.random.default_rng(0)
+    q = align.normalize(rng.normal(size=(30, 8)), ["unit"])
+    t = align.normalize(rng.normal(size=(40, 8)), ["unit"])
+    cos = q @ t.T
+    r_t = np.sort(cos, axis=1)[:, -5:].mean(axis=1)
+    r_s = np.sort(cos.T, axis=1)[:, -5:].mean(axis=1)
+    brute = 2 * cos - r_t[:, None] - r_s[None, :]
+    idx, scores = bli.translate(q, t, k=3, retrieval="csls", csls_k=5, budget_mb=1)  # tiny budget: many blocks
+    assert (idx == np.argsort(-brute, axis=1)[:, :3]).all()
+    assert np.allclose(scores, np.take_along_axis(brute, idx, axis=1), atol=1e-5)
+
+
+def test_blocked_induction_equals_the_in_memory_one():
+    rng = np.random.default_rng(0)
+    x = align.normalize(rng.normal(size=(300, 10)))
+    z = align.normalize(rng.normal(size=(250, 10)))
+    big = align.induce_dictionary(x, z, csls_k=10, budget_mb=64)
+    small = align.induce_dictionary(x, z, csls_k=10, budget_mb=0)  # one row per block
+    assert (big.src == small.src).all() and (big.trg == small.trg).all()
+    assert big.objective == pytest.approx(small.objective, abs=1e-6)
+    cos = x @ z.T
+    knn_b = np.sort(cos.T, axis=1)[:, -10:].mean(axis=1)
+    assert (big.trg[:300] == np.argmax(cos - knn_b[None, :] / 2, axis=1)).all()
+
+
+def test_stochastic_argmax_has_the_full_dropout_distribution():
+    """The candidate shortcut must pick each column as often as dropout on the whole row does."""
+    gen = torch.Generator().manual_seed(0)
+    s = torch.stack([torch.rand(60, generator=gen) * 1.2 - 0.2, -torch.rand(60, generator=gen)])  # no ties
+    draws = 4000
+    fast = torch.stack([align._stochastic_argmax(s, 0.3, gen, candidates=3) for _ in range(draws)])
+    mask = torch.rand((draws, *s.shape), generator=gen) < 0.3
+    full = torch.where(mask, s, torch.zeros(())).argmax(dim=2)
+    for row in range(2):
+        f = torch.bincount(fast[:, row], minlength=60).float() / draws
+        g = torch.bincount(full[:, row], minlength=60).float() / draws
+        assert (f - g).abs().max() < 0.04, row
+
+
+def test_seed_pairs_out_of_vocabulary_are_skipped_with_a_warning():
+    x, z, gold = planted(n=60, d=5)
+    words = [f"w{i}" for i in range(60)]
+    seeds = [(words[i], words[gold[i]]) for i in range(10)] + [("pour", "镯")]
+    with pytest.warns(UserWarning, match="1 seed pair"):
+        res = align.VecMap("semi_supervised", progress=False, max_iter=3).fit(x, z, seeds, src_words=words,
+                                                                              trg_words=words)
+    assert res.n_seed_pairs == 10 and res.skipped_seed_pairs == [("pour", "镯")]
+    with pytest.raises(ValueError, match="needs seed pairs"):
+        align.VecMap("semi_supervised", progress=False).fit(x, z)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        align.VecMap("magic")
+
+
+def test_validation_history_and_summary():
+    x, z, gold = planted(n=120, d=8)
+    seeds = [(i, int(gold[i])) for i in range(15)]
+    res = align.VecMap("semi_supervised", progress=False, max_iter=8, stochastic_interval=2).fit(
+        x, z, seeds, validation={i: {int(gold[i])} for i in range(15, 60)})
+    assert list(res.history.columns) == ["iteration", "objective", "keep_prob", "dictionary_size", "seconds", "val_p1"]
+    assert res.history["val_p1"].iloc[-1] >= 0.9
+    assert res.summary()["mode"] == "semi_supervised" and res.summary()["iterations"] == res.n_iter
+
+
+def test_bli_precision_and_table2_view():
+    gold = [{0}, {3}, {9}]
+    idx = np.array([[0, 1, 2, 3, 4], [1, 2, 3, 4, 5], [1, 2, 3, 4, 5]])
+    assert bli.precision_at_k(idx, gold, ks=(1, 5)) == {1: pytest.approx(1 / 3), 5: pytest.approx(2 / 3)}
+    nb = bli.neighbours(["a", "zz"], np.eye(3), np.eye(3), ["a", "b", "c"], ["x", "y", "z"], k=2)
+    assert nb["query"].unique().tolist() == ["a"] and nb["neighbour"].iloc[0] == "x"
+    view = bli.table2_view(nb, {"a": {"y"}})
+    assert view.loc[0, "label"] == "literal" and view.loc[0, "first_literal_rank"] == 2

@@ -1,0 +1,93 @@
+"""The transcribed tables agree with themselves and with the paper's claims (spec §3 checks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from culturelab.data.percul import CATEGORIES, TABLE1_COUNTS
+from culturelab.percul import paper
+
+
+def test_table5_macro_is_the_mean_of_its_categories():
+    t = paper.table5_wide()
+    assert len(t) == 32 and (t["split"] == paper.ENGLISH).sum() == 5
+    assert np.abs(t[CATEGORIES].mean(axis=1) - t["macro"]).max() <= 0.0005
+
+
+def test_group_means_and_human_gaps():
+    g = paper.group_means().set_index("group")
+    assert g.loc["closed", "mean_macro"] == pytest.approx(0.6857, abs=1e-4) and g.loc["closed", "n_models"] == 9
+    assert g.loc["open", "mean_macro"] == pytest.approx(0.4073, abs=1e-4) and g.loc["open", "n_models"] == 18
+    t3 = paper.table3().set_index("model")["value"]
+    assert paper.human_baseline() - t3["Claude 3.5 Sonnet"] == pytest.approx(0.113)
+    assert paper.human_baseline() - t3["Llama 3.1 405B"] == pytest.approx(0.213)
+
+
+def test_translation_gap_range():
+    gap = paper.translation_gap()
+    assert len(gap) == 5 and (gap["delta"] < 0).all()
+    assert -gap["delta"].max() == pytest.approx(0.067, abs=1e-9) and -gap["delta"].min() == pytest.approx(0.145)
+
+
+def test_correlation_claims_reproduce_cross_provider_and_flag_same_family():
+    c = paper.correlation_claims().set_index("pairs")
+    assert c.loc["cross-provider", "n_pairs"] == 309
+    assert c.loc["cross-provider", "ours_mean"] == pytest.approx(0.576, abs=5e-4)
+    assert c.loc["cross-provider", "ours_sd"] == pytest.approx(0.223, abs=5e-4)
+    assert 0.53 < c.loc["same-family", "ours_mean"] < 0.56  # the paper says 0.895: a discrepancy
+    r = paper.category_macro_correlation().set_index("category")["r"]
+    assert r.min() == pytest.approx(0.940, abs=5e-4) and r.idxmin() == "Institution"
+
+
+def test_category_difficulty_claims():
+    d = paper.category_difficulty().set_index("category")
+    assert d["mean"].idxmin() == "Music"
+    assert d.loc["Institution", "mean"] > d.loc["Rituals", "mean"]  # contradicts "Rituals is easiest"
+    assert d.loc["Rituals", "models_at_least_0.90"] == 3
+
+
+def test_fig16_rows_sum_to_one_and_r1_dominates():
+    m = paper.fig16_matrix()
+    assert m.shape == (27, 7) and np.allclose(m.sum(axis=1), 1.0, atol=0.0011)
+    assert (m.idxmax(axis=1) == "R1").sum() == 26 and m.idxmax(axis=1)["PersianMind v1.0"] == "UA"
+    assert m.mean()["R1"] == pytest.approx(0.382, abs=5e-4)
+    assert list(paper.fig16_matrix("macro").index[:2]) == ["Claude 3.5 Sonnet", "GPT 4o"]
+
+
+def test_table1_and_figure_model_lists():
+    t1 = paper.table1()
+    stories = t1[t1["statistic"] == "stories"].set_index("category")["value"]
+    assert stories.sum() == 592 and stories.to_dict() == TABLE1_COUNTS
+    persian = set(paper.table5_wide(paper.PERSIAN)["model"])
+    assert set(paper.FIG5_MODELS) <= persian and len(paper.FIG5_MODELS) == 23
+    assert set(paper.FIG15_MODELS) <= persian and set(paper.FINETUNE_PAIRS) <= persian
+
+
+def test_size_points_use_table3_and_mixtral_parameter():
+    pts = paper.size_points().set_index("model")
+    assert pts.loc["Llama 3.1 405B", "macro"] == 0.717 and pts.loc["Mixtral 8x22B", "params_b"] == 141
+    assert paper.size_points(mixtral_params_b=176).set_index("model").loc["Mixtral 8x22B", "params_b"] == 176
+    assert "PersianMind v1.0" in set(paper.size_points(include_persian=True, include_table5_only=True)["model"])
+
+
+def test_leaderboard_and_compare_put_our_numbers_next_to_the_papers():
+    ours = pd.DataFrame({"model": ["hf:meta-llama/Llama-3.1-8B-Instruct", "bundled:gemma3-270m"],
+                         "method": ["generate", "generate"], "macro": [0.40, 0.10]})
+    board = paper.leaderboard(ours).set_index("model")
+    row = board.loc["hf:meta-llama/Llama-3.1-8B-Instruct [generate]"]
+    assert row["reported"] == 0.444 and row["delta"] == pytest.approx(-0.044)
+    assert np.isnan(board.loc["bundled:gemma3-270m [generate]", "delta"])
+    assert board.loc["Human", "gap_to_human"] == 0
+    per_cat = pd.DataFrame({"model": "hf:meta-llama/Llama-3.1-8B-Instruct", "category": ["Foods"], "accuracy": [0.5]})
+    cmp = paper.compare_ours(per_cat)
+    assert cmp.loc[cmp["category"] == "Foods", "delta"].iloc[0] == pytest.approx(0.5 - 0.304)
+
+
+def test_finetune_gap_and_standard_errors():
+    f = paper.finetune_gap().set_index(["pair", "category"])
+    assert f.loc[("PersianMind v1.0 vs Llama 2 7B", "macro"), "delta"] == pytest.approx(-0.097)
+    assert f.loc[("Dorna Llama 3 8B vs Llama 3.1 8B", "macro"), "delta"] == pytest.approx(-0.004)
+    se = paper.macro_standard_error()
+    assert se.min() > 0.005 and se.max() < 0.03

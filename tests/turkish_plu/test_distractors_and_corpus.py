@@ -1,0 +1,75 @@
+"""Distractor similarity ranks and pick rates; corpus statistics and register cues."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from culturelab.data import turkish_plu as tp
+from culturelab.turkish_plu import corpus as tc
+from culturelab.turkish_plu import distractors as ds
+
+
+def negatives() -> pd.DataFrame:
+    rows = []
+    goals = {"Kek Nasıl Pişirilir?": ["Unu ele ve karıştır.", "Fırını ısıt hemen.", "Kısa."],
+             "Ekmek Nasıl Yapılır?": ["Hamuru yoğur iyice.", "Unu ele ve karıştır."],
+             "Kurabiye Nasıl Yapılır?": ["Şekeri ekle yavaşça."], "Pasta Nasıl Süslenir?": ["Kremayı sür düzgünce."]}
+    for goal, steps in goals.items():
+        others = [g for g in goals if g != goal]
+        for rank, (neg, cos) in enumerate(zip(others, [0.9, 0.8, 0.7]), start=1):
+            rows.append({"goal": goal, "rank": rank, "negative": neg, "cosine": cos, "steps": steps})
+    return pd.DataFrame(rows)
+
+
+def test_original_gi_items_keep_ranks_and_avoid_shared_steps(corpus_json):
+    corpus = tp.read_corpus(corpus_json)
+    items = ds.original_gi_instances(negatives(), corpus, seed=0)
+    assert len(items) == 4 and items["n_options"].eq(4).all()
+    for _, r in items.iterrows():
+        assert r["options"][r["label"]] == r["goal"] and r["option_rank"][r["label"]] == 0
+        assert sorted(r["option_rank"]) == [0, 1, 2, 3] and r["option_cosine"][r["label"]] == 1.0
+        assert r["context"] != "Unu ele ve karıştır." and len(r["context"].split()) >= 3
+    again = ds.original_gi_instances(negatives(), corpus, seed=0)
+    assert items["options"].tolist() == again["options"].tolist() and items["context"].tolist() == again["context"].tolist()
+    assert len(ds.original_gi_instances(negatives(), corpus, max_instances=2)) == 2
+
+
+def test_similarity_ranks_pick_rates_and_position_confusion():
+    t = pd.DataFrame({"options": [["Kek Pişirmek", "Kekler Pişirmek", "Araba Sürmek", "Kedi Beslemek"]],
+                      "label": [0], "n_options": [4]})
+    ranked = ds.add_similarity_ranks(t)
+    assert ranked["option_rank"].iloc[0][:2] == [0, 1]
+    scored = pd.concat([ranked.assign(pred=p, method="m", category="HE") for p in (0, 1, 1, 3)], ignore_index=True)
+    rates = ds.pick_rates(scored).set_index("picked")["share"].to_dict()
+    assert rates["gold"] == 0.25 and rates["rank 1"] == 0.5 and sum(rates.values()) == 1.0
+    assert ds.pick_matrix(ds.pick_rates(scored)).columns.tolist() == ["gold", "rank 1", "rank 2", "rank 3"]
+    conf = ds.position_confusion(scored)
+    assert conf.loc["A"].tolist() == [0.25, 0.5, 0.0, 0.25] and conf.loc["B"].sum() == 0.0
+
+
+def test_corpus_stats_profile_and_register(corpus_json):
+    corpus = tp.read_corpus(corpus_json)
+    stats = tc.corpus_stats(corpus).set_index("source")
+    assert stats.loc["Original", ["tutorials", "steps", "methods"]].tolist() == [2, 5, 2]
+    assert stats.loc["H&G", "ordered_share"] == 1.0 and stats.loc["C&E", "ordered_share"] == 0.0
+    long = tc.long_stats(stats.reset_index())
+    assert set(long["stat"]) == set(tc.STATS)
+    profile = tc.category_profile(corpus)
+    assert profile.groupby("feature")["scaled"].max().eq(1.0).all()
+    assert tc.is_formal_imperative("Kapağı açın.") and not tc.is_formal_imperative("Kapağı aç.")
+    frames = {"si test": pd.DataFrame({"task": ["si"], "options": [["Aç.", "Kapatın."]], "label": [1],
+                                       "goal": ["Nasıl?"], "context": ["Nasıl?"], "origin": ["original"]})}
+    reg = tc.register_table(frames).iloc[0]
+    assert (reg["formal_step_share"], reg["question_goal_share"], reg["original_share"]) == (1.0, 1.0, 1.0)
+
+
+def test_table8_implies_one_confusion_matrix_and_its_exact_precision():
+    import culturelab as cl
+
+    reported = cl.reported.load("turkish_plu", "table8").set_index("metric")["value"].to_dict()
+    solutions = tc.confusion_from_metrics(reported, n=135)
+    assert solutions.values.tolist() == [[64, 11, 7, 53]]
+    exact = tc.metrics_of_confusion(*solutions.iloc[0])
+    assert round(float(exact["precision"]), 2) == 85.33 != reported["precision"]  # the paper prints 85.34
+    assert tc.confusion_from_metrics({**reported, "recall": 95.0}, n=135).empty
+    assert tc.confusion_from_metrics(reported, n=135, tol=0.001).empty  # only with the 0.01 slack

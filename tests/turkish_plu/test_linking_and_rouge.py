@@ -1,0 +1,116 @@
+"""Linking actions (R@n on a hand-made pool, BM25+ equal to rank_bm25) and the ROUGE tokenizer
+difference on Turkish text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from culturelab.metrics.generation import rouge
+from culturelab.turkish_plu import linking as lk
+from culturelab.turkish_plu import summarization as sm
+
+POOL = ["Yazıcı Kurmak", "Kek Pişirmek", "Köpek Eğitmek", "Yazıcı Kartuşu Değiştirmek", "Bahçe Sulamak"]
+
+
+def test_recall_at_n_on_a_hand_made_pool():
+    # query 0: gold 0 ranked 1st; query 1: gold 1 ranked 3rd; query 2: gold 2 ranked 5th (last)
+    scores = np.array([[0.9, 0.1, 0.2, 0.3, 0.0],
+                       [0.5, 0.4, 0.1, 0.6, 0.0],
+                       [0.5, 0.4, 0.0, 0.6, 0.3]])
+    gold = np.array([0, 1, 2])
+    assert lk.gold_ranks(scores, gold).tolist() == [1, 3, 5]
+    table = lk.recall_table(scores, gold, ns=(1, 3, 5), groups=["original", "translated", "translated"])
+    got = table.set_index(["group", "metric"])["value"].round(4).to_dict()
+    assert got[("all", "R@1")] == pytest.approx(100 / 3, abs=1e-3)
+    assert got[("all", "R@3")] == pytest.approx(200 / 3, abs=1e-3)
+    assert got[("all", "R@5")] == 100.0
+    assert got[("all", "MRR")] == pytest.approx((1 + 1 / 3 + 1 / 5) / 3, abs=1e-4)
+    assert got[("translated", "R@1")] == 0.0 and got[("original", "R@1")] == 100.0
+
+
+def test_ties_rank_in_candidate_order_like_recall_at_n():
+    scores = np.zeros((1, 4))
+    assert lk.gold_ranks(scores, np.array([2])).tolist() == [3]
+    assert lk.recall_table(scores, np.array([2]), ns=(2, 3)).set_index("metric")["value"].to_dict()["R@3"] == 100.0
+
+
+def test_bm25s_scores_equal_rank_bm25_bm25plus():
+    from rank_bm25 import BM25Plus
+
+    queries = ["Yazıcı kartuşunu değiştir.", "Kek için un ele.", "Köpek eğitimi zor."]
+    ours = lk.bm25_scores(queries, POOL)
+    reference = BM25Plus(lk.tokenize(POOL))
+    for q, row in zip(lk.tokenize(queries), ours):
+        np.testing.assert_allclose(row, reference.get_scores(q), rtol=1e-5)
+
+
+def test_bm25_finds_a_shared_word_and_tokenisation_matters():
+    s = lk.bm25_scores(["yazıcı kartuşu değiştirmek"], POOL)
+    assert int(np.argmax(s[0])) == 3
+    # whitespace tokens keep case and punctuation: "Yazıcı" matches, "yazıcı" and "Yazıcı." do not
+    hit = lk.bm25_scores(["Yazıcı"], POOL, scheme="whitespace")[0]
+    assert hit[0] > hit[1] and hit[3] > hit[1]
+    for miss in ("yazıcı", "Yazıcı."):
+        white = lk.bm25_scores([miss], POOL, scheme="whitespace")[0]
+        assert np.allclose(white, white[0])
+    assert lk.bm25_scores(["yazıcını"], POOL, prefix=5)[0][[0, 3]].min() > lk.bm25_scores(["yazıcını"], POOL)[0].max()
+
+
+def test_pool_building_adds_missing_golds_and_small_pool_keeps_them():
+    pool, added = lk.build_pool(["Kek Nasıl Pişirilir?", "Köpek Eğitmek"], golds=["Kek Nasıl Pişirilir", "Yeni Hedef"])
+    assert pool == ["Kek Nasıl Pişirilir", "Köpek Eğitmek", "Yeni Hedef"] and added == 1
+    small = lk.small_pool(POOL, ["Bahçe Sulamak", "Kek Pişirmek"], 4, seed=1)
+    assert small[:2] == ["Bahçe Sulamak", "Kek Pişirmek"] and len(small) == 4 and len(set(small)) == 4
+    assert small == lk.small_pool(POOL, ["Bahçe Sulamak", "Kek Pişirmek"], 4, seed=1)
+    with pytest.raises(KeyError, match="not in the pool"):
+        lk.gold_index(["Yok Böyle Bir Hedef"], POOL)
+
+
+def test_rouge_default_tokenizer_mangles_a_turkish_pair():
+    pred, ref = "Güç düğmesine bas.", "Göç dağına bak."
+    assert sm.default_tokens(pred) == ["g", "d", "mesine", "bas"]  # ü, ç, ğ dropped
+    assert sm.unicode_tokens(pred) == ["güç", "düğmesine", "bas"]
+    paper = rouge([pred], [ref], ("rouge1",), tokenizer="default", use_stemmer=True)["rouge1"][0]
+    uni = rouge([pred], [ref], ("rouge1",), tokenizer="unicode")["rouge1"][0]
+    assert uni == 0.0 and paper == pytest.approx(0.25)  # "g" matches "g": a spurious overlap
+    # dotted capital İ: the default tokenizer splits "İSTANBUL" into "i stanbul", Unicode lower-casing does not
+    same = rouge(["İSTANBUL'A GİT"], ["istanbul'a git"], ("rouge1",), tokenizer="unicode")["rouge1"][0]
+    assert same == 1.0
+    assert rouge(["İSTANBUL'A GİT"], ["istanbul'a git"], ("rouge1",), tokenizer="default")["rouge1"][0] < 1.0
+
+
+def test_rouge_long_has_both_variants_and_lsum_uses_sentences():
+    table = sm.rouge_long(["Aç. Kapat."], ["Aç. Kapat."], ["d0"], "copy")
+    assert set(table["tokenizer"]) == set(sm.VARIANTS) and set(table["metric"]) == set(sm.TYPES)
+    assert (table["value"] == 100.0).all()
+    assert sm.lead(["İlk cümle. İkinci cümle. Üçüncü."], k=2) == ["İlk cümle. İkinci cümle."]
+
+
+def test_summary_predictions_file_by_id_by_order_and_bad_rows(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from culturelab.data import DataError
+
+    ids = ["summ-test-0", "summ-test-1"]
+    by_id = tmp_path / "preds.jsonl"
+    by_id.write_text("\n".join(json.dumps({"id": i, "prediction": p, "model": "mT5-base"}, ensure_ascii=False)
+                               for i, p in zip(ids[::-1], ["Kapağı kapat.", "Yazıcını aç."])), encoding="utf-8")
+    got = sm.read_summary_predictions(by_id, ids)
+    assert dict(zip(got["id"], got["prediction"])) == {"summ-test-1": "Kapağı kapat.", "summ-test-0": "Yazıcını aç."}
+    in_order = tmp_path / "bart.csv"
+    pd.DataFrame({"generated": ["A.", "B."]}).to_csv(in_order, index=False)
+    got = sm.read_summary_predictions(in_order, ids)
+    assert got["id"].tolist() == ids and set(got["model"]) == {"bart"}
+    with pytest.raises(DataError, match="2 rows for 1 documents"):
+        sm.read_summary_predictions(in_order, ids[:1])
+    bad = tmp_path / "bad.jsonl"  # an empty summary is a (poor) output; a non-text value is a bad row
+    bad.write_text('{"id": "summ-test-0", "prediction": "ok"}\n{"id": "summ-test-1", "prediction": 3}\n')
+    with pytest.raises(DataError, match=r"bad.jsonl, row 2, column 'prediction'"):
+        sm.read_summary_predictions(bad, ids)
+    no_col = tmp_path / "nocol.csv"
+    pd.DataFrame({"id": ids, "text": ["a", "b"]}).to_csv(no_col, index=False)
+    with pytest.raises(DataError, match="needs a column 'prediction'"):
+        sm.read_summary_predictions(no_col, ids)

@@ -1,0 +1,135 @@
+"""Multiple-choice baselines, zero-shot LLM scoring (one batched call), predictions files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from culturelab.data import DataError
+from culturelab.metrics.choice import accuracy_table
+from culturelab.models import load_model
+from culturelab.params import ParameterError
+from culturelab.turkish_plu import mc
+from culturelab.turkish_plu.checks import check_choices
+
+
+def frame() -> pd.DataFrame:
+    rows = [
+        ("si", "Makas Nasıl Bileylenir?", None, ["Cami temizle.", "Makası sil.", "Tuvaleti sil.", "Kartonu kes."], 1),
+        ("gi", "Kek hamurunu fırına koy.", None, ["Köpek Eğitmek", "Bahçe Sulamak", "Kek Pişirmek", "Araba Yıkamak"], 2),
+        ("nep", "Kek Pişirmek", "Unu ele.", ["Yumurtayı kır.", "Arabayı yıka.", "Köpeği gezdir.", "Çimi biç."], 0),
+        ("so", "Kek Pişirmek", None, ["Keki fırından çıkar.", "Hamuru fırına koy."], 1),
+    ]
+    out = pd.DataFrame([{"id": f"{t}-test-{i}", "task": t, "split": "test", "row": i,
+                         "goal": g if t != "gi" else o[lab], "context": g if t != "nep" else p,
+                         "prev_step": p, "options": o, "label": lab, "n_options": len(o),
+                         "origin": "original", "category": "HE"} for i, (t, g, p, o, lab) in enumerate(rows)])
+    out.loc[out["task"] == "nep", "context"] = "Unu ele."
+    return out
+
+
+def test_surface_baselines_read_what_the_model_reads():
+    t = frame()
+    over = mc.overlap_predictions(t)
+    assert over.set_index("task").loc[["si", "gi"], "correct"].all()
+    tfidf = mc.tfidf_predictions(t)
+    assert tfidf["scores"].map(len).tolist() == [4, 4, 4, 2] and tfidf.set_index("task").loc["si", "correct"]
+    assert mc.reader_text(t)[2] == "Kek Pişirmek Unu ele."
+
+
+def test_options_only_audit_never_reads_the_prompt_and_ties_on_two_options():
+    t = pd.DataFrame({"task": ["nep", "nep", "so"], "goal": ["G"] * 3, "context": ["x", "Yazıcıyı kur.", "y"],
+                      "label": [2, 2, 0], "n_options": [4, 4, 2],
+                      "options": [["Pastayı kes.", "Yazıcını kapat.", "Yazıcını aç.", "Yazıcı kablosunu aç."]] * 2
+                      + [["Bir.", "İki."]]})
+    out = mc.options_only_predictions(t)
+    assert out["pred"].tolist()[:2] == [2, 2]  # the hub option wins whatever the prompt says
+    assert out["scores"].iloc[0][0] < min(out["scores"].iloc[0][1:]) and out["scores"].iloc[2][0] == out["scores"].iloc[2][1]
+    picks = {int(mc.options_only_predictions(t.iloc[[2]], seed=s)["pred"].item()) for s in range(20)}
+    assert picks == {0, 1}  # a two-way tie is broken at random, by seed
+
+
+def test_majority_uses_the_validation_labels_and_random_averages_seeds():
+    t = frame()
+    val = t.assign(label=[3, 3, 3, 0])
+    maj = mc.majority_predictions(t, val)
+    assert maj["pred"].tolist() == [3, 3, 3, 0]
+    big = pd.concat([t] * 200, ignore_index=True)
+    rnd = mc.random_predictions(big, seeds=range(3))
+    assert len(rnd) == 3 * len(big) and set(rnd["seed"]) == {0, 1, 2}
+    acc = accuracy_table(rnd, ["task"]).set_index("task")["accuracy"]
+    assert abs(acc["so"] - 0.5) < 0.07 and abs(acc["si"] - 0.25) < 0.07
+    assert rnd["pred"].tolist() == mc.random_predictions(big, seeds=range(3))["pred"].tolist()
+
+
+def test_prompts_and_step_ordering_options():
+    p = mc.add_prompts(frame())
+    assert p["prompt"].tolist() == ["Hedef: Makas Nasıl Bileylenir? Örnek Adım:",
+                                    "Örnek Adım: Kek hamurunu fırına koy. Hedef:",
+                                    "Hedef: Kek Pişirmek Adım: Unu ele. Bir sonraki adım:", "Hedef: Kek Pişirmek"]
+    assert p["llm_options"].iloc[3] == ["Önce: Keki fırından çıkar. Sonra: Hamuru fırına koy.",
+                                        "Önce: Hamuru fırına koy. Sonra: Keki fırından çıkar."]
+
+
+def test_llm_scoring_is_one_batched_call_and_matches_naive_scores(tiny_causal_dir, tmp_cache):
+    lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
+    out = mc.llm_predictions(lm, frame(), ("sum", "mean"))
+    assert out["method"].value_counts().to_dict() == {"llm (sum)": 4, "llm (mean)": 4}
+    assert lm.stats.computed == 14 and lm.stats.cached == 14  # the second normalisation is all cache
+    prompted = mc.add_prompts(frame())
+    naive = lm.naive_loglikelihood([(p, " " + o) for p, opts in zip(prompted["prompt"], prompted["llm_options"])
+                                    for o in opts])
+    sums = out[out["method"] == "llm (sum)"]["scores"].explode().astype(float).to_numpy()
+    np.testing.assert_allclose(sums, [r.logprob for r in naive], rtol=1e-4, atol=1e-4)
+
+
+def test_predictions_file_scored_with_missing_and_bad_rows(tmp_path):
+    t = frame()
+    path = tmp_path / "berturk.csv"
+    pd.DataFrame({"task": ["si", "gi", "so"], "row": [0, 1, 3], "pred": [1, 0, 1],
+                  "model": "BERTurk FT"}).to_csv(path, index=False)
+    scored = mc.score_predictions(t, mc.read_predictions(path))
+    assert scored["correct"].tolist() == [True, False, False, True] and scored["valid"].tolist() == [True, True, False, True]
+    beside = mc.table6_beside(accuracy_table(scored, ["task", "method"]))
+    row = beside.set_index("task").loc["si"]
+    assert row["paper_model"] == "BERTurk FT" and row["reported"] == 91.34 and row["delta"] == pytest.approx(100 - 91.34)
+    pd.DataFrame({"id": ["si-test-0", "gi-test-1"], "prediction": [1, "B"]}).to_csv(path, index=False)
+    with pytest.raises(DataError, match=r"berturk\.csv, row 3, column 'prediction'"):
+        mc.read_predictions(path)
+    pd.DataFrame({"id": ["si-test-0", "si-test-0"], "pred": [1, 2]}).to_csv(path, index=False)
+    with pytest.raises(DataError, match="duplicate"):
+        mc.read_predictions(path)
+
+
+def test_table6_beside_pairs_random_with_the_paper_random_row():
+    acc = pd.DataFrame({"task": ["so", "gi"], "method": ["random", "random"], "accuracy": [0.5, 0.3],
+                        "ci_low": [0.4, 0.2], "ci_high": [0.6, 0.4], "n": [10, 10]})
+    b = mc.table6_beside(acc).set_index("task")
+    assert b.loc["so", "delta"] == 0.0 and b.loc["gi", "delta"] == pytest.approx(5.0) and b.loc["gi", "ci_low"] == 20.0
+
+
+def test_composition_and_subset():
+    t = frame()
+    comp = mc.composition({"si test": t[t["task"] == "si"]})
+    assert comp[["n", "labels", "chance"]].iloc[0].tolist() == [1, "0/1/0/0", 0.25]
+    big = pd.concat([t] * 5, ignore_index=True)
+    assert mc.subset(big, 2, seed=1).equals(mc.subset(big, 2, seed=1)) and len(mc.subset(big, 2)) == 8
+    assert len(mc.subset(big, 0)) == len(big)
+
+
+def test_notebook_parameter_checks_name_the_key():
+    with pytest.raises(ParameterError, match="tasks: unknown value"):
+        check_choices("tasks", ["gi", "summarization"], ["gi", "si", "so", "nep"])
+    with pytest.raises(ParameterError, match="must not be empty"):
+        check_choices("tasks", [], ["gi"])
+
+
+def test_score_all_runs_every_scorer_on_the_same_items(tiny_causal_dir, tmp_cache):
+    t = frame()
+    lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
+    out = mc.score_all(t, model=lm, reference=t, random_seeds=[0, 1], max_llm_instances=1, normalisations=["mean"])
+    counts = out["method"].value_counts().to_dict()
+    assert counts == {"majority (val)": 4, "random": 8, "lexical overlap": 4, "tf-idf char": 4,
+                      "options only (tf-idf)": 4, "llm (mean)": 4}
+    assert set(out.loc[out["method"] != "llm (mean)", "model"]) == {"baseline"}

@@ -1,0 +1,66 @@
+"""Full step reordering from ordered methods: 5–10 steps only, deterministic per seed, scored with
+the shared CAPTEx code."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from culturelab.models import load_model
+from culturelab.tasks.reorder import shuffle_permutation
+from culturelab.turkish_plu import reordering as ro
+
+
+def test_builder_never_emits_an_instance_outside_5_to_10_steps(toy_corpus):
+    inst = ro.build_reorder_instances(toy_corpus, seed=3)
+    assert inst["n_steps"].between(5, 10).all() and sorted(inst["n_steps"].unique()) == list(range(5, 11))
+    assert len(inst) == 6  # one ordered method per length; the unordered twins and the repeated-step method are out
+    assert all(sorted(p) == list(range(n)) for p, n in zip(inst["perm"], inst["n_steps"]))
+    assert all(len(s) == n for s, n in zip(inst["shown_steps"], inst["n_steps"]))
+    for per_length in (None, 1):
+        sample = ro.build_reorder_instances(toy_corpus, seed=0, per_length=per_length, ordered_only=False)
+        assert sample["n_steps"].between(5, 10).all()
+    with pytest.raises(ValueError, match="min_steps"):
+        ro.build_reorder_instances(toy_corpus, min_steps=1)
+    with pytest.raises(ValueError, match="max_steps"):
+        ro.build_reorder_instances(toy_corpus, max_steps=27)
+
+
+def test_builder_is_deterministic_per_seed(toy_corpus):
+    a = ro.build_reorder_instances(toy_corpus, seed=7, ordered_only=False, per_length=1)
+    b = ro.build_reorder_instances(toy_corpus.sample(frac=1, random_state=1), seed=7, ordered_only=False, per_length=1)
+    pd.testing.assert_frame_equal(a, b)  # input order does not matter
+    c = ro.build_reorder_instances(toy_corpus, seed=8, ordered_only=False, per_length=1)
+    assert a["perm"].tolist() != c["perm"].tolist()
+    # a method's shuffle depends only on (seed, id): the same in the full set and in any sample
+    full = ro.build_reorder_instances(toy_corpus, seed=7, ordered_only=False).set_index("id")["perm"]
+    assert all(full[i] == p for i, p in zip(a["id"], a["perm"]))
+    assert a["perm"].iloc[0] == shuffle_permutation(int(a["n_steps"].iloc[0]), 7, a["id"].iloc[0])
+
+
+def test_real_corpus_instances(real_root):
+    from culturelab.data.turkish_plu import load_corpus
+
+    inst = ro.build_reorder_instances(load_corpus(real_root.parent))
+    assert len(inst) == 2631 and inst["n_steps"].between(5, 10).all() and inst["id"].is_unique
+
+
+def test_scoring_uses_the_shared_metrics(toy_corpus, tiny_causal_dir, tmp_cache):
+    inst = ro.build_reorder_instances(toy_corpus, seed=0).head(2)
+    shown = ro.as_shown_baseline(inst)
+    assert shown["valid"].all() and shown["rho"].between(-1, 1).all()
+    gold = ro.add_pair_accuracy(inst.assign(pred_order=[list(range(n)) for n in inst["n_steps"]]))
+    assert (gold["pair_acc"] == 1.0).all()
+    assert ro.adjacent_pair_accuracy([2, 1, 0], 3) == 0.0
+    lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
+    out = ro.run_reordering(lm, inst, max_new_tokens=6)
+    assert len(out) == 2 and {"raw_output", "valid", "rho", "tau", "ld", "pair_acc", "parse_method"} <= set(out)
+    assert out["prompt"].iloc[0].startswith('Aşağıdaki adımlar "') and "A. " in out["prompt"].iloc[0]
+    assert (~out["valid"]).sum() == 0 or (out.loc[~out["valid"], "rho"] == 0).all()  # policy "zero"
+    table = ro.by_length(pd.concat([shown, out]), ["method"])
+    assert set(table["metric"]) == set(ro.METRICS) and table["valid_share"].between(0, 1).all()
+
+
+def test_random_expectation_per_length():
+    t = ro.random_expectation([5, 10, 5], n_samples=3000).set_index(["n_steps", "metric"])["value"]
+    assert t[(5, "pair_acc")] == 0.5 and abs(t[(10, "rho")]) < 0.05 and t[(10, "ld")] > t[(5, "ld")]
