@@ -35,7 +35,8 @@ import yaml
 from culturelab import config
 from culturelab.params import ParameterError, notebook_defaults, validate
 
-_SECRET = re.compile(r"(key|token|secret|password)", re.I)
+# secret-like parameter names: api_key, hf_token, token, secret, password — not sizes such as max_new_tokens
+_SECRET = re.compile(r"(key|secret|password|passwd|credential|(^|_)token)$", re.I)
 _PACKAGES = ("culturelab", "torch", "transformers", "tokenizers", "datasets", "numpy", "pandas", "scipy",
              "gensim", "sentence-transformers", "sacrebleu", "rouge-score", "papermill", "matplotlib", "seaborn")
 

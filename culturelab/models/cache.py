@@ -21,6 +21,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,25 @@ def _decode(blob: bytes) -> Any:
     return json.loads(body.decode("utf-8"))
 
 
+def _enable_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
+    """Switch a new database to WAL mode, waiting out other processes doing the same.
+
+    Changing the journal mode needs an exclusive lock and SQLite does not call the busy handler
+    for it, so several processes opening a fresh cache at once would see "database is locked".
+    """
+    deadline = time.monotonic() + timeout_s
+    delay = 0.01
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
 class ResponseCache:
     """A process- and thread-safe key → response store in one SQLite file."""
 
@@ -58,7 +78,7 @@ class ResponseCache:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(conn, self._timeout)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(_SCHEMA)
             self._local.conn = conn

@@ -114,9 +114,11 @@ def test_api_key_never_appears_in_the_executed_notebook(tmp_path, monkeypatch):
         assert secret.encode() not in path.read_bytes(), path
 
 
-def test_redact_params_hides_secret_like_names():
-    assert redact_params({"api_key": "sk-1", "hf_token": "x", "model": "m"}) == {
-        "api_key": "***", "hf_token": "***", "model": "m"}
+def test_redact_params_hides_secret_like_names_but_keeps_sizes():
+    params = {"api_key": "sk-1", "hf_token": "x", "token": "t", "OPENAI_API_KEY": "k", "model": "m",
+              "max_new_tokens": 40, "token_budget": 16384, "keys": ["a"]}
+    assert redact_params(params) == {"api_key": "***", "hf_token": "***", "token": "***", "OPENAI_API_KEY": "***",
+                                     "model": "m", "max_new_tokens": 40, "token_budget": 16384, "keys": ["a"]}
 
 
 def test_cli_check_lists_jobs(capsys):
