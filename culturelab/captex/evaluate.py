@@ -70,19 +70,32 @@ def check_params(**values: Any) -> None:
 
 
 def select_procedures(procedures: pd.DataFrame, max_procedures: int, seed: int = 0) -> list[str]:
-    """Up to ``max_procedures`` procedure ids (0 = all), spread over countries round-robin and
-    within a country in a seeded order, so that small runs still cover every country.
+    """Up to ``max_procedures`` procedure ids (0 = all), spread over countries round-robin and,
+    within a country, over categories round-robin (each country starting at a different
+    category, procedures in a seeded order), so that small runs still cover every country and
+    every category.
 
     >>> from culturelab.data.captex import load
-    >>> ids = select_procedures(load(source="sample").procedures, 7)
+    >>> procs = load(source="sample").procedures
+    >>> ids = select_procedures(procs, 7)
     >>> sorted(i[:2] for i in ids)
     ['CN', 'ID', 'IN', 'IR', 'JP', 'NG', 'PK']
+    >>> procs[procs["procedure_id"].isin(ids)]["category"].nunique()
+    5
     """
     first = procedures.drop_duplicates("procedure_id")
     if not max_procedures or max_procedures >= len(first):
         return first["procedure_id"].tolist()
-    queues = [sorted(part["procedure_id"], key=lambda p: stable_int(f"{seed}:{p}"))
-              for _, part in first.groupby("country", sort=True)]
+    categories = sorted(first["category"].unique())
+    queues = []
+    for i, (_, part) in enumerate(first.groupby("country", sort=True)):
+        by_category = {c: sorted(g["procedure_id"], key=lambda p: stable_int(f"{seed}:{p}"))
+                       for c, g in part.groupby("category")}
+        rotation = categories[i % len(categories):] + categories[:i % len(categories)]
+        queue: list[str] = []
+        while any(by_category.values()):
+            queue += [by_category[c].pop(0) for c in rotation if by_category.get(c)]
+        queues.append(queue)
     chosen: list[str] = []
     while len(chosen) < max_procedures:
         for queue in queues:

@@ -57,6 +57,6 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     ax.grid(True, alpha=0.4)
     ax.spines["polar"].set_alpha(0.4)
     if title:
-        ax.set_title(title, pad=14)
-    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), frameon=False)
+        ax.set_title(title, pad=30)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False)
     return fig

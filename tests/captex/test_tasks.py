@@ -161,6 +161,12 @@ def test_select_procedures_is_balanced_deterministic_and_prefix_stable(data):
     assert ev.select_procedures(procs, 14, seed=3)[:10] == a  # a smaller run is a prefix: cache re-use
     assert pd.Series([i[:2] for i in a]).value_counts().max() == 2
     assert len(ev.select_procedures(procs, 0)) == 35
+    category = procs.drop_duplicates("procedure_id").set_index("procedure_id")["category"]
+    for seed in range(6):  # small runs cover every category, evenly
+        counts = category[ev.select_procedures(procs, 7, seed=seed)].value_counts()
+        assert len(counts) == 5 and counts.max() - counts.min() <= 1
+        per_country = category[ev.select_procedures(procs, 14, seed=seed)].groupby(lambda i: i[:2])
+        assert (per_country.nunique() == 2).all()  # a country's two picks are different categories
 
 
 def test_check_params_names_every_bad_key():
