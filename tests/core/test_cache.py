@@ -13,7 +13,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from culturelab.models.cache import ResponseCache
+import pytest
+
+from culturelab.models.cache import ResponseCache, _enable_wal
 
 SCRIPT = textwrap.dedent("""
     import json, sys, time
@@ -73,7 +75,7 @@ def test_killed_run_resumes_with_identical_results(tiny_causal_dir, tmp_path):
 
 WRITER = textwrap.dedent("""
     import sys
-    from culturelab.models.cache import ResponseCache
+    from culturelab.models.cache import ResponseCache, _enable_wal
     cache = ResponseCache(sys.argv[1])
     wid = int(sys.argv[2])
     for batch in range(40):
@@ -106,3 +108,30 @@ def test_arrays_round_trip_and_keys_depend_on_every_field(tmp_path):
     cache.put_many({key: np.array([0.5, -1.25], dtype=np.float32)})
     np.testing.assert_array_equal(cache.get_many([key])[key], [0.5, -1.25])
 
+
+
+
+class _FlakyConnection:
+    """Answers a journal-mode change with ``error`` for the first ``failures`` calls."""
+
+    def __init__(self, failures: int, error: str = "database is locked"):
+        self.failures, self.error, self.calls = failures, error, 0
+
+    def execute(self, sql: str) -> None:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise sqlite3.OperationalError(self.error)
+
+
+def test_switching_to_wal_waits_out_a_busy_database_and_gives_up_after_the_timeout():
+    # SQLite answers "locked" to a journal-mode change without calling its busy handler, which is
+    # what broke several processes opening one fresh cache at once
+    conn = _FlakyConnection(failures=3)
+    _enable_wal(conn, timeout_s=5)
+    assert conn.calls == 4
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        _enable_wal(_FlakyConnection(failures=10**6), timeout_s=0.2)
+    broken = _FlakyConnection(failures=1, error="disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):  # other errors are not retried
+        _enable_wal(broken, timeout_s=5)
+    assert broken.calls == 1
