@@ -18,6 +18,13 @@ from culturelab.runner import all_notebooks, execute, plan
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``culturelab`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
+
+    >>> main(["list"])
+    00_quickstart
+    ...
+    0
+    """
     parser = argparse.ArgumentParser(prog="culturelab", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)

@@ -29,7 +29,12 @@ OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_
 
 @lru_cache(maxsize=1)
 def project_root() -> Path | None:
-    """The repository checkout this package lives in, or ``None`` for a site-packages install."""
+    """The repository checkout this package lives in, or ``None`` for a site-packages install.
+
+    >>> root = project_root()
+    >>> root is None or 'name = "culturelab"' in (root / "pyproject.toml").read_text(encoding="utf-8")
+    True
+    """
     here = Path(__file__).resolve().parent
     for parent in (here, *here.parents):
         pyproject = parent / "pyproject.toml"
@@ -44,7 +49,13 @@ def _from_env(var: str, default: Path) -> Path:
 
 
 def cache_dir() -> Path:
-    """Folder for converted models and the on-disk response cache (created on demand)."""
+    """Folder for converted models and the on-disk response cache (created on demand).
+
+    >>> import tempfile, unittest.mock
+    >>> with unittest.mock.patch.dict(os.environ, {"CULTURELAB_CACHE": tempfile.mkdtemp() + "/c"}):
+    ...     (cache_dir().name, cache_dir().is_dir())
+    ('c', True)
+    """
     root = project_root()
     default = root / ".cache" if root else Path.home() / ".cache" / "culturelab"
     path = _from_env("CULTURELAB_CACHE", default)
@@ -64,19 +75,35 @@ def data_dir(override: str | os.PathLike | None = None) -> Path:
 
 
 def figures_dir() -> Path:
-    """Folder the notebooks render their figures into."""
+    """Folder the notebooks render their figures into.
+
+    >>> import unittest.mock
+    >>> with unittest.mock.patch.dict(os.environ, {"CULTURELAB_FIGURES": "/tmp/figs"}):
+    ...     figures_dir().as_posix()
+    '/tmp/figs'
+    """
     root = project_root() or Path.cwd()
     return _from_env("CULTURELAB_FIGURES", root / "figures")
 
 
 def runs_dir() -> Path:
-    """Folder for executed notebooks and tidy results tables."""
+    """Folder for executed notebooks and tidy results tables.
+
+    >>> import unittest.mock
+    >>> with unittest.mock.patch.dict(os.environ, {"CULTURELAB_RUNS": "/tmp/runs"}):
+    ...     runs_dir().as_posix()
+    '/tmp/runs'
+    """
     root = project_root() or Path.cwd()
     return _from_env("CULTURELAB_RUNS", root / "runs")
 
 
 def notebooks_dir() -> Path:
-    """The ``notebooks/`` folder of the checkout."""
+    """The ``notebooks/`` folder of the checkout.
+
+    >>> notebooks_dir().name, notebooks_dir().parent == project_root()
+    ('notebooks', True)
+    """
     root = project_root()
     if root is None:
         raise FileNotFoundError("culturelab's notebooks live in its git checkout; clone the repository to run them")
@@ -84,6 +111,15 @@ def notebooks_dir() -> Path:
 
 
 def set_offline_env() -> None:
-    """Make every Hugging Face library fail at once instead of retrying the hub for ~50 s."""
+    """Make every Hugging Face library fail at once instead of retrying the hub for ~50 s.
+
+    Values already set are kept:
+
+    >>> import unittest.mock
+    >>> with unittest.mock.patch.dict(os.environ, {"HF_HUB_OFFLINE": "0"}):
+    ...     set_offline_env()
+    ...     os.environ["HF_HUB_OFFLINE"], os.environ["HF_DATASETS_OFFLINE"]
+    ('0', '1')
+    """
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)

@@ -26,7 +26,11 @@ from culturelab.models.encoders import parse_encoder_spec
 
 
 class ParameterError(ValueError):
-    """One or more notebook parameters are invalid; the message has one line per problem."""
+    """One or more notebook parameters are invalid; the message has one line per problem.
+
+    >>> str(ParameterError("nb.seed: must be ≥ 0, got -1")), issubclass(ParameterError, ValueError)
+    ('nb.seed: must be ≥ 0, got -1', True)
+    """
 
 
 def _type_name(value: Any) -> str:
@@ -58,7 +62,13 @@ def _is_encoder_key(key: str) -> bool:
 
 
 def check_value(key: str, value: Any, default: Any) -> str | None:
-    """The problem with one parameter value, or ``None`` when it is fine."""
+    """The problem with one parameter value, or ``None`` when it is fine.
+
+    >>> check_value("seed", "1", 0)
+    "expected int (like the default 0), got str '1'"
+    >>> check_value("n_questions", -2, 12)
+    'must be ≥ 0, got -2'
+    """
     problem = _type_error(value, default)
     if problem:
         return problem
@@ -93,6 +103,12 @@ def notebook_defaults(path: str | Path) -> dict[str, Any]:
     """The parameters a notebook declares (its cell tagged ``parameters``) and their defaults.
 
     Each line of that cell must be a plain assignment of a Python literal.
+
+    >>> import tempfile
+    >>> cell = nbformat.v4.new_code_cell("seed = 0\\nmodel = 'x'", metadata={"tags": ["parameters"]})
+    >>> path = Path(tempfile.mkdtemp()) / "nb.ipynb"
+    >>> nbformat.write(nbformat.v4.new_notebook(cells=[cell]), str(path)); notebook_defaults(path)
+    {'seed': 0, 'model': 'x'}
     """
     nb = nbformat.read(str(path), as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
@@ -111,7 +127,11 @@ def notebook_defaults(path: str | Path) -> dict[str, Any]:
 
 
 def validate(values: dict[str, Any], defaults: dict[str, Any], *, where: str = "") -> list[str]:
-    """All problems with ``values`` against a notebook's ``defaults`` (unknown keys included)."""
+    """All problems with ``values`` against a notebook's ``defaults`` (unknown keys included).
+
+    >>> validate({"seed": -1, "colour": "red"}, {"seed": 0}, where="nb")
+    ['nb.seed: must be ≥ 0, got -1', 'nb.colour: unknown parameter (declared: seed)']
+    """
     prefix = f"{where}." if where else ""
     problems = []
     for key, value in values.items():

@@ -32,7 +32,11 @@ def strip_think(text: str) -> str:
 
 @dataclass(frozen=True)
 class Choice:
-    """A parsed multiple-choice answer: ``index`` is 0-based, ``None`` when invalid."""
+    """A parsed multiple-choice answer: ``index`` is 0-based, ``None`` when invalid.
+
+    >>> Choice(2, "letter").valid, Choice(None, "invalid").valid
+    (True, False)
+    """
 
     index: int | None
     method: str  # letter | option_text | invalid
@@ -88,7 +92,11 @@ class OrderParse:
     (first occurrence of each, in range); ``valid`` iff it is a permutation of all ``n``.
     ``method`` says how the order was found: ``letters`` (a run of letters), ``lines``
     (one label per line, e.g. ``"C. Wash …"``), ``word`` (``"CAB"``), ``step_text`` (the
-    answer wrote the steps out and they were matched to the shown steps) or ``none``."""
+    answer wrote the steps out and they were matched to the shown steps) or ``none``.
+
+    >>> p = OrderParse([2, 0], n=3, issues=["missing"]); p.missing, p.valid
+    ([1], False)
+    """
 
     order: list[int]
     n: int

@@ -42,7 +42,12 @@ _PACKAGES = ("culturelab", "torch", "transformers", "tokenizers", "datasets", "n
 
 
 def package_versions() -> dict[str, str]:
-    """Versions of the packages that determine results, plus Python's."""
+    """Versions of the packages that determine results, plus Python's.
+
+    >>> versions = package_versions()
+    >>> versions["python"] == platform.python_version(), isinstance(versions["numpy"], str)
+    (True, True)
+    """
     out = {"python": platform.python_version()}
     for name in _PACKAGES:
         try:
@@ -53,6 +58,12 @@ def package_versions() -> dict[str, str]:
 
 
 def git_commit() -> str | None:
+    """The checkout's ``HEAD`` commit (``-dirty`` appended when tracked files changed), or ``None``.
+
+    >>> sha = git_commit()
+    >>> sha is None or len(sha.removesuffix("-dirty")) == 40
+    True
+    """
     root = config.project_root()
     if root is None:
         return None
@@ -66,11 +77,20 @@ def git_commit() -> str | None:
 
 
 def redact_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Parameters safe to write down: values of key/token/secret/password-like names hidden."""
+    """Parameters safe to write down: values of key/token/secret/password-like names hidden.
+
+    >>> redact_params({"api_key": "sk-1", "hf_token": "", "max_new_tokens": 8})
+    {'api_key': '***', 'hf_token': '', 'max_new_tokens': 8}
+    """
     return {k: ("***" if _SECRET.search(k) and v else v) for k, v in params.items()}
 
 
 def notebook_file(name: str) -> Path:
+    """The ``.ipynb`` file of a notebook named ``paper/NN_topic``.
+
+    >>> notebook_file("00_quickstart").relative_to(config.notebooks_dir()).as_posix()
+    '00_quickstart.ipynb'
+    """
     path = config.notebooks_dir() / f"{name}.ipynb"
     if not path.is_file():
         raise FileNotFoundError(f"no notebook {name!r} (looked for {path})")
@@ -78,7 +98,12 @@ def notebook_file(name: str) -> Path:
 
 
 def all_notebooks() -> list[str]:
-    """Every notebook of the checkout, as ``paper/NN_topic`` names, in execution order."""
+    """Every notebook of the checkout, as ``paper/NN_topic`` names, in execution order.
+
+    >>> names = all_notebooks()
+    >>> names[0], "captex/01_dataset" in names
+    ('00_quickstart', True)
+    """
     root = config.notebooks_dir()
     return sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.ipynb")
                   if ".ipynb_checkpoints" not in p.parts)
@@ -86,7 +111,12 @@ def all_notebooks() -> list[str]:
 
 @dataclass
 class Run:
-    """Everything one notebook execution writes, and the parameters it was given."""
+    """Everything one notebook execution writes, and the parameters it was given.
+
+    >>> import dataclasses
+    >>> [f.name for f in dataclasses.fields(Run)]
+    ['notebook', 'params', 'name', 'data_source', 'info']
+    """
 
     notebook: str
     params: dict[str, Any]
@@ -199,6 +229,11 @@ def start_run(notebook: str, namespace: dict[str, Any]) -> Run:
 
     Raises :class:`~culturelab.params.ParameterError` (one line per bad key) before anything
     is loaded.
+
+    >>> namespace = {**notebook_defaults(notebook_file("00_quickstart")), "device": "gpu"}
+    >>> start_run("00_quickstart", namespace)
+    Traceback (most recent call last):
+    culturelab.params.ParameterError: 00_quickstart.device: 'gpu' is not a device: use auto, ...
     """
     defaults = notebook_defaults(notebook_file(notebook))
     missing = [k for k in defaults if k not in namespace]
@@ -214,7 +249,12 @@ def start_run(notebook: str, namespace: dict[str, Any]) -> Run:
 # --------------------------------------------------------------------- batch runs
 @dataclass
 class RunPlan:
-    """A validated batch: which notebooks, with which parameters, written where."""
+    """A validated batch: which notebooks, with which parameters, written where.
+
+    >>> p = RunPlan(Path("smoke.yaml"), "smoke", None, [("00_quickstart", {"seed": 1})])
+    >>> p.run_name, [name for name, _ in p.jobs]
+    ('smoke', ['00_quickstart'])
+    """
 
     params_file: Path
     run_name: str
@@ -228,6 +268,12 @@ def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
     The file has ``common`` values (given to every notebook that declares the key),
     ``notebooks`` (per-notebook values, keyed ``paper/NN_topic``), and optionally ``run_name``
     and ``figures_dir``. Every problem is reported at once, one line each.
+
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "demo.yaml"
+    >>> _ = f.write_text("common: {seed: 3}\\nnotebooks: {00_quickstart: {n_questions: 2}}\\n")
+    >>> p = plan(f, ["00_quickstart"]); p.run_name, p.jobs
+    ('demo', [('00_quickstart', {'seed': 3, 'n_questions': 2})])
     """
     path = Path(params_file)
     if not path.is_file():

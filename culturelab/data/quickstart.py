@@ -20,7 +20,11 @@ SAMPLE = "quickstart_mcq.jsonl"
 
 
 def load_mcqs() -> pd.DataFrame:
-    """The quickstart questions as a tidy table (validated)."""
+    """The quickstart questions as a tidy table (validated).
+
+    >>> load_mcqs().columns.tolist()
+    ['id', 'language', 'question', 'options', 'answer']
+    """
     path = resources.files("culturelab.data") / "samples" / SAMPLE
     with path.open("r", encoding="utf-8") as fh:
         table = pd.read_json(fh, lines=True, dtype=False)

@@ -20,7 +20,11 @@ from culturelab import config
 
 @dataclass(frozen=True)
 class Remote:
-    """A downloadable file: URL and SHA-256 (``None`` when upstream has no pinned release)."""
+    """A downloadable file: URL and SHA-256 (``None`` when upstream has no pinned release).
+
+    >>> Remote("https://example.org/v1/data.tsv?raw", name="data.tsv").filename
+    'data.tsv'
+    """
 
     url: str
     sha256: str | None = None
@@ -48,7 +52,15 @@ def download(remote: Remote, subdir: str) -> Path:
 
 
 def locate(relpath: str, *, data_dir: str | os.PathLike | None = None, remote: Remote | None = None) -> Path:
-    """Find ``relpath`` under the data directory, else download it, else explain what to do."""
+    """Find ``relpath`` under the data directory, else download it, else explain what to do.
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "blend").mkdir()
+    >>> _ = (root / "blend" / "q.csv").write_text("id,answer")
+    >>> locate("blend/q.csv", data_dir=root).read_text()
+    'id,answer'
+    """
     root = config.data_dir(data_dir)
     local = root / relpath
     if local.exists():
@@ -63,7 +75,13 @@ def locate(relpath: str, *, data_dir: str | os.PathLike | None = None, remote: R
 def hf_snapshot(repo_id: str, *, local_dir: str | os.PathLike | None = None, revision: str | None = None,
                 allow_patterns: list[str] | None = None) -> Path:
     """A local copy of a Hugging Face dataset repository: ``local_dir`` if given and present,
-    else a (cached) ``snapshot_download`` with the token from ``$HF_TOKEN`` (gated datasets)."""
+    else a (cached) ``snapshot_download`` with the token from ``$HF_TOKEN`` (gated datasets).
+
+    >>> import tempfile
+    >>> local = tempfile.mkdtemp()
+    >>> hf_snapshot("org/some-dataset", local_dir=local) == Path(local)
+    True
+    """
     if local_dir is not None:
         path = Path(local_dir).expanduser()
         if not path.is_dir():

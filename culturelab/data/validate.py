@@ -18,11 +18,21 @@ import pandas as pd
 
 
 class DataError(ValueError):
-    """A data file does not have the expected shape; the message names file, row and column."""
+    """A data file does not have the expected shape; the message names file, row and column.
+
+    >>> isinstance(DataError("a.csv, row 2, column 'x': empty"), ValueError)
+    True
+    """
 
 
 def require_columns(frame: pd.DataFrame, required: Iterable[str], source: str | Path) -> None:
-    """Raise :class:`DataError` listing the missing columns."""
+    """Raise :class:`DataError` listing the missing columns.
+
+    >>> require_columns(pd.DataFrame({"id": [1]}), ["id", "answer"], "items.csv")
+    Traceback (most recent call last):
+    ...
+    culturelab.data.validate.DataError: items.csv: missing column(s) ['answer']; found ['id']
+    """
     missing = [c for c in required if c not in frame.columns]
     if missing:
         raise DataError(f"{source}: missing column(s) {missing}; found {list(frame.columns)}")
@@ -35,6 +45,11 @@ def validate_rows(frame: pd.DataFrame, source: str | Path, checks: dict[str, Cal
     A check returns ``True`` when the value is fine, or ``False``/a message when it is not.
     Rows are reported 1-based as in a spreadsheet, counting ``header_rows`` lines of header
     (so "row 2" is the first data row of a CSV).
+
+    >>> validate_rows(pd.DataFrame({"lang": ["en", ""]}), "items.csv", {"lang": lambda v: bool(v)})
+    Traceback (most recent call last):
+    ...
+    culturelab.data.validate.DataError: items.csv, row 3, column 'lang': invalid value (got '')
     """
     require_columns(frame, checks, source)
     for column, check in checks.items():

@@ -20,7 +20,13 @@ from culturelab.stats import summarise
 
 
 def accuracy_table(df: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
-    """Accuracy, 95 % CI, invalid-answer rate and n for each group of ``by``."""
+    """Accuracy, 95 % CI, invalid-answer rate and n for each group of ``by``.
+
+    >>> t = pd.DataFrame({"model": ["a", "a", "b", "b"], "correct": [1, 1, 1, 0], "valid": [1, 1, 1, 0]})
+    >>> accuracy_table(t, ["model"])[["model", "accuracy", "invalid_rate", "n"]].to_dict("records")
+    [{'model': 'a', 'accuracy': 1.0, 'invalid_rate': 0.0, 'n': 2},
+     {'model': 'b', 'accuracy': 0.5, 'invalid_rate': 0.5, 'n': 2}]
+    """
     table = summarise(df.assign(correct=df["correct"].astype(float)), "correct", by, seed=seed)
     table = table.rename(columns={"mean": "accuracy"})
     if "valid" in df.columns:

@@ -30,6 +30,11 @@ def average_precision(scores: np.ndarray, gold: np.ndarray, *, rankable: np.ndar
     Gold items that cannot be ranked (``rankable`` False, e.g. dropped by a sub-token cap) are
     left out of the denominator, as in the paper's code; a query with no rankable gold gets NaN
     (callers skip it).
+
+    >>> average_precision([[0.9, 0.5, 0.1]], [[0, 1, 1]]).round(3).tolist()  # (1/2 + 2/3) / 2
+    [0.583]
+    >>> average_precision([[0.9, 0.5, 0.1]], [[0, 1, 1]], rankable=[[1, 1, 0]]).tolist()
+    [0.5]
     """
     gold = np.asarray(gold, bool) & (np.ones_like(gold, bool) if rankable is None else np.asarray(rankable, bool))
     flags = _ranked_gold(scores, gold)
@@ -42,17 +47,30 @@ def average_precision(scores: np.ndarray, gold: np.ndarray, *, rankable: np.ndar
 
 
 def precision_at_k(scores: np.ndarray, gold: np.ndarray, k: int) -> np.ndarray:
-    """Share of the top ``k`` candidates that are gold."""
+    """Share of the top ``k`` candidates that are gold.
+
+    >>> precision_at_k([[0.9, 0.5, 0.1]], [[0, 1, 1]], 2).tolist()
+    [0.5]
+    """
     return _ranked_gold(scores, gold)[:, :k].sum(axis=1) / k
 
 
 def recall_at_n(scores: np.ndarray, gold: np.ndarray, n: int) -> np.ndarray:
-    """1 if any gold item is in the top ``n`` (the linking-actions R@n of Turkish PLU), else 0."""
+    """1 if any gold item is in the top ``n`` (the linking-actions R@n of Turkish PLU), else 0.
+
+    >>> s, g = [[0.9, 0.5, 0.1]], [[0, 1, 1]]
+    >>> recall_at_n(s, g, 1).tolist(), recall_at_n(s, g, 2).tolist()
+    ([0.0], [1.0])
+    """
     return _ranked_gold(scores, gold)[:, :n].any(axis=1).astype(float)
 
 
 def reciprocal_rank(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
-    """1 / rank of the first gold item (0 when there is none)."""
+    """1 / rank of the first gold item (0 when there is none).
+
+    >>> reciprocal_rank([[0.9, 0.5, 0.1], [0.3, 0.2, 0.1]], [[0, 1, 1], [0, 0, 0]]).tolist()
+    [0.5, 0.0]
+    """
     flags = _ranked_gold(scores, gold)
     first = flags.argmax(axis=1)
     return np.where(flags.any(axis=1), 1.0 / (first + 1), 0.0)

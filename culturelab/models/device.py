@@ -12,7 +12,13 @@ VALID_DEVICES = ("auto", "cpu", "cuda", "mps")
 
 
 def resolve_device(device: str = "auto") -> str:
-    """``auto`` → ``cuda`` when a GPU is visible, else ``mps`` on Apple silicon, else ``cpu``."""
+    """``auto`` → ``cuda`` when a GPU is visible, else ``mps`` on Apple silicon, else ``cpu``.
+
+    >>> resolve_device("cpu")
+    'cpu'
+    >>> resolve_device("auto") in {"cuda", "mps", "cpu"}
+    True
+    """
     if device == "auto":
         if torch.cuda.is_available():
             return "cuda"
@@ -27,5 +33,9 @@ def resolve_device(device: str = "auto") -> str:
 
 
 def default_dtype(device: str) -> torch.dtype:
-    """bf16 on CUDA (fast and safe for inference), float32 elsewhere."""
+    """bf16 on CUDA (fast and safe for inference), float32 elsewhere.
+
+    >>> default_dtype("cuda:0"), default_dtype("cpu")
+    (torch.bfloat16, torch.float32)
+    """
     return torch.bfloat16 if device.startswith("cuda") else torch.float32

@@ -30,7 +30,11 @@ BUNDLED_ENCODERS = ("minilm", "e5-small")
 
 
 def parse_encoder_spec(spec: str) -> tuple[str, str]:
-    """Split and check an encoder spec without loading anything."""
+    """Split and check an encoder spec without loading anything.
+
+    >>> parse_encoder_spec("st:sentence-transformers/LaBSE")
+    ('st', 'sentence-transformers/LaBSE')
+    """
     backend, sep, arg = str(spec).partition(":")
     if not sep or backend not in ENCODER_BACKENDS or not arg:
         raise ValueError(f"encoder spec {spec!r} must be one of 'bundled:minilm', 'bundled:e5-small', "

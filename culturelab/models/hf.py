@@ -23,7 +23,11 @@ from culturelab.models.device import default_dtype, resolve_device
 
 
 def move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
-    """Move the context's trailing white space onto the continuation (lm-eval's convention)."""
+    """Move the context's trailing white space onto the continuation (lm-eval's convention).
+
+    >>> move_trailing_space("The capital is  ", "Paris")
+    ('The capital is', '  Paris')
+    """
     stripped = context.rstrip()
     return stripped, context[len(stripped):] + continuation
 

@@ -27,7 +27,11 @@ from culturelab.models.hf import local_fingerprint
 
 
 def mask_span(mask_token: str, d: int, *, concatenated: bool) -> str:
-    """``d`` mask tokens: space separated for BERT, concatenated for RoBERTa/XLM-R."""
+    """``d`` mask tokens: space separated for BERT, concatenated for RoBERTa/XLM-R.
+
+    >>> mask_span("[MASK]", 2, concatenated=False), mask_span("<mask>", 2, concatenated=True)
+    ('[MASK] [MASK]', '<mask><mask>')
+    """
     return ("" if concatenated else " ").join([mask_token] * d)
 
 

@@ -23,7 +23,11 @@ from culturelab.models.base import LanguageModel, LogLikelihood
 
 
 def redact(text: str, secret: str | None) -> str:
-    """Replace every occurrence of ``secret`` in ``text``."""
+    """Replace every occurrence of ``secret`` in ``text``.
+
+    >>> redact("sk-1 then sk-1 again", "sk-1"), redact("nothing to hide", None)
+    ('*** then *** again', 'nothing to hide')
+    """
     return text.replace(secret, "***") if secret else text
 
 

@@ -25,7 +25,14 @@ RESPONSE_COLUMNS = ("response", "output", "prediction", "generation", "raw_outpu
 
 
 def read_table(path: Path) -> pd.DataFrame:
-    """Read JSONL, JSON, CSV or parquet by file extension."""
+    """Read JSONL, JSON, CSV or parquet by file extension.
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "r.csv"
+    >>> _ = p.write_text("prompt,response\\n2+2=,4\\n")
+    >>> read_table(p).to_dict("records")
+    [{'prompt': '2+2=', 'response': 4}]
+    """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         return pd.read_json(path, lines=True, dtype=False)

@@ -18,7 +18,13 @@ from pathlib import Path
 
 def build_tiny_bert(texts: Sequence[str], out: Path, *, vocab_size: int = 300, hidden_size: int = 32,
                     lowercase: bool = False, seed: int = 0) -> Path:
-    """Train a WordPiece tokenizer on ``texts`` and save a random 2-layer ``BertForMaskedLM`` in ``out``."""
+    """Train a WordPiece tokenizer on ``texts`` and save a random 2-layer ``BertForMaskedLM`` in ``out``.
+
+    >>> import json, tempfile
+    >>> d = build_tiny_bert(["rice with saffron", "tea with sugar"] * 4, Path(tempfile.mkdtemp()))
+    >>> json.loads((d / "config.json").read_text())["model_type"]
+    'bert'
+    """
     import torch
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
     from transformers import BertConfig, BertForMaskedLM, PreTrainedTokenizerFast
@@ -47,7 +53,13 @@ def build_tiny_bert(texts: Sequence[str], out: Path, *, vocab_size: int = 300, h
 
 
 def build_tiny_gpt2(texts: Sequence[str], out: Path, *, vocab_size: int = 400, seed: int = 0) -> Path:
-    """Train a byte-level BPE tokenizer on ``texts`` and save a random 2-layer ``GPT2LMHeadModel`` in ``out``."""
+    """Train a byte-level BPE tokenizer on ``texts`` and save a random 2-layer ``GPT2LMHeadModel`` in ``out``.
+
+    >>> import json, tempfile
+    >>> d = build_tiny_gpt2(["rice with saffron", "tea with sugar"] * 4, Path(tempfile.mkdtemp()))
+    >>> json.loads((d / "config.json").read_text())["model_type"]
+    'gpt2'
+    """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast

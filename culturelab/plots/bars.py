@@ -20,7 +20,15 @@ _HATCHES = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
 def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | None = None,
                  err_high: str | None = None, ax: plt.Axes | None = None, title: str | None = None,
                  ylabel: str | None = None, rotate: int = 0) -> plt.Figure:
-    """Bars of ``y`` per ``x``, one bar per ``hue`` level (hatched for greyscale), optional CI whiskers."""
+    """Bars of ``y`` per ``x``, one bar per ``hue`` level (hatched for greyscale), optional CI whiskers.
+
+    >>> t = pd.DataFrame({"country": ["TR", "TR", "IR", "IR"], "lang": ["en", "native"] * 2,
+    ...                   "acc": [0.6, 0.5, 0.7, 0.4]})
+    >>> ax = grouped_bars(t, "country", "acc", "lang", title="MCQ").axes[0]
+    >>> len(ax.patches), [tick.get_text() for tick in ax.get_xticklabels()], ax.get_title()
+    (4, ['TR', 'IR'], 'MCQ')
+    >>> plt.close("all")
+    """
     apply_style()
     xs = list(dict.fromkeys(df[x].astype(str)))
     hues = list(dict.fromkeys(df[hue].astype(str)))
@@ -53,7 +61,15 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
 def size_vs_score(df: pd.DataFrame, size: str, score: str, family: str, *, label: str | None = None,
                   ax: plt.Axes | None = None, title: str | None = None, ylabel: str | None = None,
                   xlabel: str = "parameters (billions, log scale)") -> plt.Figure:
-    """Score vs model size on a log x axis, one line per family (points sorted by size)."""
+    """Score vs model size on a log x axis, one line per family (points sorted by size).
+
+    >>> t = pd.DataFrame({"family": ["Qwen", "Qwen", "Gemma", "Gemma"], "params_b": [7, 0.5, 2, 9],
+    ...                   "acc": [0.6, 0.3, 0.4, 0.7]})
+    >>> ax = size_vs_score(t, "params_b", "acc", "family").axes[0]
+    >>> ax.get_xscale(), len(ax.lines), ax.lines[0].get_xdata().tolist()
+    ('log', 2, [0.5, 7.0])
+    >>> plt.close("all")
+    """
     apply_style()
     if ax is None:
         fig, ax = plt.subplots(figsize=(4.6, 3.2))

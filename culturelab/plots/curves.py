@@ -23,6 +23,13 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
 
     ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
     random-permutation expectation at each step count.
+
+    >>> t = pd.DataFrame({"steps": [3, 3, 4, 4], "rho": [0.25, 0.75, 0.5, 1.0]})
+    >>> base = pd.DataFrame({"steps": [3, 4], "rho": [0.0, 0.0]})
+    >>> ax = metric_curve(t, "steps", "rho", baseline=base).axes[0]
+    >>> [line.get_label() for line in ax.lines], ax.lines[0].get_ydata().tolist()
+    (['rho', 'random'], [0.5, 0.75])
+    >>> plt.close("all")
     """
     apply_style()
     if ax is None:

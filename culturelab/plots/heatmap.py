@@ -19,7 +19,14 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
             vmin: float | None = None, vmax: float | None = None, cbar_label: str | None = None,
             annot: bool = True, ax: plt.Axes | None = None, figsize: tuple[float, float] | None = None) -> plt.Figure:
     """A heatmap of a wide table (rows × columns). ``cividis`` is perceptually uniform and
-    monotone in lightness, so it reads the same in greyscale."""
+    monotone in lightness, so it reads the same in greyscale.
+
+    >>> m = pd.DataFrame([[0.25, 0.75], [0.5, 1.0]], index=["TR", "IR"], columns=["gemma", "qwen"])
+    >>> ax = heatmap(m, title="accuracy").axes[0]
+    >>> ax.get_title(), [t.get_text() for t in ax.texts]
+    ('accuracy', ['0.25', '0.75', '0.50', '1.00'])
+    >>> plt.close("all")
+    """
     apply_style()
     if ax is None:
         w = figsize or (max(3.2, 0.55 * matrix.shape[1] + 1.8), max(2.4, 0.38 * matrix.shape[0] + 1.0))

@@ -26,6 +26,13 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
 
     ``categories`` fixes the order of the spokes; categories missing for a series are drawn at 0
     (``missing="zero"``) or left as gaps in the outline, unfilled (``missing="gap"``).
+
+    >>> t = pd.DataFrame({"category": ["food", "music", "sport"] * 2, "model": ["a"] * 3 + ["b"] * 3,
+    ...                   "accuracy": [0.5, 0.25, 0.75, 1.0, 0.5, 0.5]})
+    >>> ax = radar(t, "category", "accuracy", "model", rmax=1).axes[0]
+    >>> len(ax.lines), [tick.get_text() for tick in ax.get_xticklabels()]
+    (2, ['food', 'music', 'sport'])
+    >>> plt.close("all")
     """
     if missing not in {"zero", "gap"}:
         raise ValueError(f"missing must be 'zero' or 'gap', not {missing!r}")

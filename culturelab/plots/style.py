@@ -29,7 +29,13 @@ LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 1)),
 
 
 def palette(n: int) -> list[str]:
-    """``n`` colours (cycled beyond nine)."""
+    """``n`` colours (cycled beyond nine).
+
+    >>> palette(3)
+    ['#000000', '#0072B2', '#D55E00']
+    >>> palette(10)[9] == palette(1)[0]
+    True
+    """
     return [_PALETTE[i % len(_PALETTE)] for i in range(n)]
 
 
@@ -46,7 +52,12 @@ def _cjk_family() -> str | None:
 
 
 def apply_style() -> dict[str, Any]:
-    """Set the project's matplotlib style (idempotent) and return the rcParams it set."""
+    """Set the project's matplotlib style (idempotent) and return the rcParams it set.
+
+    >>> params = apply_style()
+    >>> plt.rcParams["font.size"] == params["font.size"] == 9, params["savefig.bbox"]
+    (True, 'tight')
+    """
     families = ["DejaVu Sans"]
     cjk = _cjk_family()
     if cjk:
@@ -75,7 +86,14 @@ def apply_style() -> dict[str, Any]:
 
 def save(fig: Any, path: str | Path, *, dpi: int = 200) -> list[Path]:
     """Write ``fig`` next to ``path`` (suffix ignored): ``.pdf`` + ``.png`` for matplotlib,
-    ``.html`` (self-contained, opens offline) for plotly. Returns the written files."""
+    ``.html`` (self-contained, opens offline) for plotly. Returns the written files.
+
+    >>> import tempfile
+    >>> fig, ax = plt.subplots(figsize=(1, 1))
+    >>> [p.suffix for p in save(fig, Path(tempfile.mkdtemp()) / "demo.svg", dpi=50)]
+    ['.pdf', '.png']
+    >>> plt.close(fig)
+    """
     base = Path(path).with_suffix("")
     base.parent.mkdir(parents=True, exist_ok=True)
     if hasattr(fig, "write_html"):  # plotly

@@ -30,7 +30,11 @@ def _load(paper: str) -> dict[str, Any]:
 
 
 def versions(paper: str, name: str) -> list[str]:
-    """The versions available for a template."""
+    """The versions available for a template.
+
+    >>> versions("captex", "reorder")
+    ['v1', 'v2', 'v3', 'v4']
+    """
     table = _load(paper)
     if name not in table:
         raise KeyError(f"{paper}.yaml has no template {name!r}; it has {sorted(table)}")
@@ -38,7 +42,11 @@ def versions(paper: str, name: str) -> list[str]:
 
 
 def get(paper: str, name: str, version: str = "v1") -> str:
-    """The text of one template version."""
+    """The text of one template version.
+
+    >>> get("turkish_plu", "si_context").format(goal="Çay demlemek")
+    'Hedef: Çay demlemek Örnek Adım:'
+    """
     available = versions(paper, name)
     if version not in available:
         raise KeyError(f"template {paper}/{name} has no version {version!r}; choose one of {available}")

@@ -20,13 +20,22 @@ import pandas as pd
 
 
 def available(paper: str) -> list[str]:
-    """Names of the transcribed tables of a paper."""
+    """Names of the transcribed tables of a paper.
+
+    >>> available("captex")
+    ['models', 'table3', 'table4', 'table5', 'table6']
+    """
     folder = resources.files("culturelab.reported") / paper
     return sorted(p.name[:-4] for p in folder.iterdir() if p.name.endswith(".csv"))
 
 
 def load(paper: str, table: str) -> pd.DataFrame:
-    """A transcribed table of a paper, e.g. ``load("captex", "table4")``."""
+    """A transcribed table of a paper, e.g. ``load("captex", "table4")``.
+
+    >>> t = load("captex", "table4")
+    >>> t.columns.tolist(), "rho" in set(t["metric"])
+    (['model', 'metric', 'value'], True)
+    """
     path = resources.files("culturelab.reported") / paper / f"{table}.csv"
     if not path.is_file():
         raise FileNotFoundError(f"no transcribed table {table!r} for {paper!r}; available: {available(paper)}")
@@ -36,7 +45,13 @@ def load(paper: str, table: str) -> pd.DataFrame:
 
 def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value: str = "value",
             ours_value: str | None = None) -> pd.DataFrame:
-    """Reported, ours and Δ = ours − reported, one row per reported cell (outer join on ``on``)."""
+    """Reported, ours and Δ = ours − reported, one row per reported cell (outer join on ``on``).
+
+    >>> rep = pd.DataFrame({"model": ["a"], "value": [0.5]})
+    >>> ours = pd.DataFrame({"model": ["a"], "acc": [0.75]})
+    >>> compare(rep, ours, on=["model"], ours_value="acc").to_dict("records")
+    [{'model': 'a', 'reported': 0.5, 'ours': 0.75, 'delta': 0.25}]
+    """
     left = reported[[*on, value]].rename(columns={value: "reported"})
     right = ours[[*on, ours_value or value]].rename(columns={ours_value or value: "ours"})
     table = left.merge(right, on=list(on), how="outer", sort=False)

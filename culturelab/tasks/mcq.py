@@ -22,12 +22,20 @@ from culturelab.parsing import LETTERS, Choice, parse_choice
 
 
 def format_options(options: Sequence[str], style: str = "{letter}. {text}") -> str:
-    """One line per option, lettered A, B, C, …"""
+    """One line per option, lettered A, B, C, …
+
+    >>> format_options(["rice", "bread"], style="({letter}) {text}")
+    '(A) rice\\n(B) bread'
+    """
     return "\n".join(style.format(letter=LETTERS[i], text=o) for i, o in enumerate(options))
 
 
 def render(template: str, question: str, options: Sequence[str], **fields: Any) -> str:
-    """Fill a prompt template's ``{question}`` and ``{options}`` (and any other fields)."""
+    """Fill a prompt template's ``{question}`` and ``{options}`` (and any other fields).
+
+    >>> render("{lang}: {question} {options}", "Staple?", ["rice", "tea"], lang="en")
+    'en: Staple? A. rice\\nB. tea'
+    """
     return template.format(question=question, options=format_options(options), **fields)
 
 
@@ -51,6 +59,12 @@ def score_loglikelihood(model: LanguageModel, frame: pd.DataFrame, *, target: st
     token count, removing the bias towards short options). Adds ``pred``, ``correct``,
     ``valid`` (always true), ``scores`` and ``method``. ``labels`` replaces the letters of
     ``target="letter"`` (e.g. Persian numerals ``["۱", "۲", "۳", "۴"]``).
+
+    >>> from culturelab.models.base import LogLikelihood as LL  # a stand-in model that prefers " B":
+    >>> class Fake: loglikelihood = lambda _, rs: [LL(-1.0 if c == " B" else -3.0, 1, False) for _, c in rs]
+    >>> f = pd.DataFrame({"prompt": ["Q? Answer:"], "options": [["x", "y"]], "answer": [1]})
+    >>> score_loglikelihood(Fake(), f)[["scores", "pred", "correct"]].to_dict("records")
+    [{'scores': [-3.0, -1.0], 'pred': 1, 'correct': True}]
     """
     if target not in {"letter", "text"} or normalise not in {"sum", "mean"}:
         raise ValueError("target must be 'letter' or 'text' and normalise 'sum' or 'mean'")
@@ -78,7 +92,13 @@ def score_generation(model: LanguageModel, frame: pd.DataFrame, *,
                      max_new_tokens: int = 8, prompt_col: str = "prompt", options_col: str = "options",
                      answer_col: str = "answer", **generate_kwargs: Any) -> pd.DataFrame:
     """Let the model answer, parse the choice (invalid → wrong, counted). Adds ``raw_output``,
-    ``pred`` (−1 when invalid), ``valid``, ``correct``, ``parse_method`` and ``method``."""
+    ``pred`` (−1 when invalid), ``valid``, ``correct``, ``parse_method`` and ``method``.
+
+    >>> class Fake: generate = lambda self, prompts, **kw: ["Answer: B", "no idea"]  # a stand-in model
+    >>> f = pd.DataFrame({"prompt": ["p1", "p2"], "options": [["x", "y"]] * 2, "answer": [1, 0]})
+    >>> score_generation(Fake(), f)[["pred", "valid", "correct"]].to_dict("records")
+    [{'pred': 1, 'valid': True, 'correct': True}, {'pred': -1, 'valid': False, 'correct': False}]
+    """
     parser = parser or (lambda text, n, options: parse_choice(text, n, options))
     texts = model.generate(list(frame[prompt_col]), max_new_tokens=max_new_tokens, **generate_kwargs)
     parsed = [parser(t, len(o), list(o)) for t, o in zip(texts, frame[options_col])]

@@ -36,12 +36,20 @@ POLICIES = ("zero", "repair", "drop", "ties")
 
 
 def stable_int(key: str) -> int:
-    """A process-independent integer hash of a string (Python's ``hash`` is salted)."""
+    """A process-independent integer hash of a string (Python's ``hash`` is salted).
+
+    >>> stable_int("proc-1")
+    6317917647723386582
+    """
     return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "little")
 
 
 def shuffle_permutation(n: int, seed: int, key: str) -> list[int]:
-    """A deterministic non-identity permutation of ``n`` steps for ``(seed, key)``."""
+    """A deterministic non-identity permutation of ``n`` steps for ``(seed, key)``.
+
+    >>> shuffle_permutation(2, seed=0, key="any"), shuffle_permutation(1, seed=0, key="any")
+    ([1, 0], [0])
+    """
     rng = np.random.default_rng([seed, stable_int(key)])
     while True:
         perm = [int(i) for i in rng.permutation(n)]
@@ -59,7 +67,11 @@ def render_shuffled(steps: Sequence[str], perm: Sequence[int]) -> str:
 
 
 def gold_answer(perm: Sequence[int]) -> str:
-    """The letters in gold order, e.g. ``"B, A"`` for ``perm = [1, 0]``."""
+    """The letters in gold order, e.g. ``"B, A"`` for ``perm = [1, 0]``.
+
+    >>> gold_answer([2, 0, 1])
+    'B, C, A'
+    """
     return ", ".join(LETTERS[list(perm).index(g)] for g in range(len(perm)))
 
 
@@ -101,7 +113,12 @@ def score_orders(frame: pd.DataFrame, texts: Sequence[str], policy: str = "zero"
                  steps_col: str | None = None) -> pd.DataFrame:
     """Score a column of answers; adds ``raw_output``, ``valid``, ``issues``, ``rho``, ``tau``, ``ld``,
     ``exact``, ``pred_order`` and ``parse_method``. ``steps_col`` names a column with the shown
-    step texts (letter order) for matching answers that write the steps out."""
+    step texts (letter order) for matching answers that write the steps out.
+
+    >>> f = pd.DataFrame({"perm": [[1, 0, 2], [0, 1]]})
+    >>> score_orders(f, ["B, A, C", "A"])[["valid", "rho", "ld"]].to_dict("records")
+    [{'valid': True, 'rho': 1.0, 'ld': 0}, {'valid': False, 'rho': 0.0, 'ld': 1}]
+    """
     shown = frame[steps_col] if steps_col else [None] * len(frame)
     scored = pd.DataFrame([score_order(t, p, policy, st) for t, p, st in zip(texts, frame[perm_col], shown)],
                           index=frame.index)
