@@ -342,5 +342,6 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
         rows.append({"notebook": name, "status": status, "seconds": round(seconds, 1), "output": str(target)})
     summary = pd.DataFrame(rows)
     out = config.runs_dir() / run_plan.run_name / "summary.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
     summary.to_csv(out, index=False)
     return summary

@@ -129,3 +129,11 @@ def test_cli_check_lists_jobs(capsys):
 def test_unknown_notebook_is_reported():
     with pytest.raises(ParameterError, match="matches no notebook"):
         plan(config.project_root() / "papermill_params" / "smoke.yaml", ["nope/*"])
+
+
+def test_an_empty_plan_still_writes_its_summary(tmp_path, monkeypatch):
+    from culturelab.runner import RunPlan, execute
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    summary = execute(RunPlan(tmp_path / "none.yaml", "empty", None, []))
+    assert summary.empty and (tmp_path / "runs" / "empty" / "summary.csv").is_file()
