@@ -3,7 +3,8 @@
 The paper-era release (GitHub ``lizhou21/FmLAMA-master`` at commit ``66d4e11``) is read from
 ``<data_dir>/fmlama/`` (``CULTURELAB_DATA``); missing files are downloaded from that commit
 (SHA-256 pinned where known), and ``source="sample"`` reads **our** small sample in
-``culturelab/data/samples/fmlama/`` (same layout, written by us, labelled as a sample).
+``culturelab/data/samples/fmlama_sample.json`` (written by us, labelled as a sample; see
+:func:`sample_dir`).
 
 Tables returned here (one row per dish, lists as Python lists):
 
@@ -27,8 +28,11 @@ Tables returned here (one row per dish, lists as Python lists):
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
+import shutil
+import tempfile
 import warnings
 from collections.abc import Sequence
 from importlib import resources
@@ -138,12 +142,30 @@ _SOURCES = ("auto", "local", "download", "sample")
 
 # --------------------------------------------------------------------------- files
 def sample_dir() -> Path:
-    """Folder of our sample (same layout as the release's ``data/`` and ``results/`` folders).
+    """Folder of our sample, in the release's ``data/`` and ``results/`` layout.
+
+    The sample is kept in the package as one file (``samples/fmlama_sample.json``, text of each
+    file by release path) and written out once per content version under the cache folder, so the
+    release loaders read it unchanged and the repository holds no file that mirrors the release.
 
     >>> (sample_dir() / "data" / "Dishes.csv").is_file()
     True
     """
-    return Path(str(resources.files("culturelab.data") / "samples" / "fmlama"))
+    packed = resources.files("culturelab.data") / "samples" / "fmlama_sample.json"
+    blob = packed.read_bytes()
+    target = config.cache_dir() / "samples" / f"fmlama-{hashlib.sha256(blob).hexdigest()[:12]}"
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=".fmlama-"))
+    for relpath, text in json.loads(blob)["files"].items():
+        (staging / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (staging / relpath).write_text(text, encoding="utf-8", newline="")
+    try:
+        staging.rename(target)
+    except OSError:  # another process wrote the same content first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
 
 
 def _local_root(data_dir: str | os.PathLike | None) -> Path:
@@ -600,7 +622,7 @@ def sample_notice() -> str:
     >>> "sample" in sample_notice()
     True
     """
-    return ("Using OUR FMLAMA sample (culturelab/data/samples/fmlama, written by us, same layout as the "
+    return ("Using OUR FMLAMA sample (culturelab/data/samples/fmlama_sample.json, written by us, same layout as the "
             "release). Numbers are not the paper's; set CULTURELAB_DATA to the release for real results.")
 
 
