@@ -76,6 +76,7 @@ def dataset_baseline(references: list[str], *, backbone: str = "bundled:minilm",
     >>> dataset_baseline(["one"])
     0.0
     """
+    references = list(dict.fromkeys(references))  # a repeated reference must not be paired with itself
     if len(references) < 2:
         return 0.0
     rng = np.random.default_rng(seed)

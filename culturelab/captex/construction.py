@@ -26,6 +26,8 @@ import pandas as pd
 import yaml
 
 from culturelab.data.captex import QUESTION_TYPES
+from culturelab.parsing import LETTERS
+from culturelab.tasks.mcq import format_options, shuffle_options
 from culturelab.tasks.reorder import stable_int
 
 SUBSEQUENT = ("SA", "SN")
@@ -63,9 +65,8 @@ def _plan(n: int, rng: np.random.Generator) -> dict[str, Any]:
         else:
             correct, pool = ref - 1, list(range(ref + 1, n))
         distractors = [int(i) for i in rng.choice(pool, size=3, replace=False)]
-        steps = [correct, *distractors]
-        order = [int(i) for i in rng.permutation(4)]
-        plan[direction] = {"ref": ref, "option_steps": [steps[i] for i in order], "answer": order.index(0)}
+        option_steps, answer, _ = shuffle_options([correct, *distractors], 0, rng)
+        plan[direction] = {"ref": ref, "option_steps": option_steps, "answer": answer}
     return plan
 
 
@@ -107,8 +108,8 @@ def mcqs_to_csv_schema(mcqs: pd.DataFrame, language_names: dict[str, str]) -> pd
     return pd.DataFrame({
         "ID": mcqs["procedure_id"], "Country": mcqs["country"], "Category": mcqs["category"],
         "Language": mcqs["language"].map(language_names), "Type": mcqs["qtype"], "Question": mcqs["question"],
-        "Choices": ["\n".join(f"{'ABCD'[i]}. {o}" for i, o in enumerate(opts)) for opts in mcqs["options"]],
-        "Answer": ["ABCD"[a] for a in mcqs["answer"]],
+        "Choices": [format_options(opts) for opts in mcqs["options"]],
+        "Answer": [LETTERS[a] for a in mcqs["answer"]],
     })
 
 
@@ -260,10 +261,9 @@ def cb_mcq_options(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: 
         correct = int(conv.next_step) - 1
         pool = [i for i in range(len(steps)) if i != correct]
         chosen = [correct, *(int(i) for i in rng.choice(pool, size=3, replace=False))]
-        order = [int(i) for i in rng.permutation(4)]
-        picked = [chosen[i] for i in order]
+        picked, answer, _ = shuffle_options(chosen, 0, rng)
         options.append([steps[i] for i in picked])
-        answers.append(order.index(0))
+        answers.append(answer)
         option_steps.append([i + 1 for i in picked])
         sources.append("generated")
     out["options"], out["answer"], out["option_steps"], out["options_source"] = options, answers, option_steps, sources

@@ -68,7 +68,7 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     data = scored.dropna(subset=["rho"])
     for ax, metric, label in zip(axes, ("rho", "tau", "ld"), ("Spearman ρ", "Kendall τ", "Levenshtein distance")):
         metric_curve(data, "n_steps", metric, hue=hue, ax=ax, ylabel=label, seed=seed,
-                     baseline=baseline.rename(columns={"n_steps": "n_steps"}) if baseline is not None else None)
+                     baseline=baseline)
         ax.set_xlabel("steps in the procedure")
         if metric != "ld":
             ax.set_ylim(-1.05, 1.05)

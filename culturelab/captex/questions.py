@@ -28,7 +28,7 @@ from culturelab.metrics.choice import accuracy_table
 from culturelab.models.base import LanguageModel
 from culturelab.stats import mcnemar, permutation_test
 from culturelab.tasks import mcq
-from culturelab.tasks.reorder import stable_int
+from culturelab.tasks.reorder import shuffle_permutation
 
 METHODS = ("generate", "loglikelihood")
 
@@ -89,10 +89,7 @@ def shuffle_option_order(frame: pd.DataFrame, template: str, seed: int, *, kind:
     options, answers, orig = [], [], []
     for row in out.itertuples(index=False):
         key = f"order:{row.procedure_id}:{getattr(row, 'qtype', '')}:{getattr(row, 'language', '')}"
-        rng = np.random.default_rng([seed, stable_int(key)])
-        perm = list(range(len(row.options)))
-        while perm == list(range(len(row.options))):
-            perm = [int(i) for i in rng.permutation(len(row.options))]
+        perm = shuffle_permutation(len(row.options), seed, key)
         options.append([row.options[i] for i in perm])
         answers.append(perm.index(row.answer))
         orig.append(perm)
