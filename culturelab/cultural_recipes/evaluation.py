@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from culturelab.data.cultural_recipes import LANGS, jieba, strip_headings
+from culturelab.data.cultural_recipes import LANGS, strip_headings, tokenize
 from culturelab.metrics import generation as gen
 
 COMPAT = ("coastalcph-2023",)
@@ -39,10 +39,7 @@ METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "#Tok")
 
 def segment(text: str, lang: str) -> list[str]:
     """Evaluation tokens: jieba segments (zh) or whitespace tokens (en), headings stripped."""
-    text = strip_headings(text)
-    if lang == "zh":
-        return [t for t in jieba().lcut(text) if t.strip()]
-    return text.split()
+    return tokenize(strip_headings(text), lang)
 
 
 def _joined(text: str, lang: str) -> str:
@@ -102,9 +99,6 @@ def bertscore_best(predictions: Sequence[str], references: Sequence[Sequence[str
     """Per-recipe BERTScore F1 against the best reference; NaN without a backbone."""
     if not model:
         return np.full(len(predictions), np.nan)
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
     flat_p = [p for p, refs in zip(predictions, references) for _ in refs]
     flat_r = [r for refs in references for r in refs]
     owner = np.repeat(np.arange(len(predictions)), [len(r) for r in references])
@@ -182,17 +176,19 @@ def per_output_bertscore(outputs: pd.DataFrame, bertscore: dict[str, str | None]
 
 def score_outputs(outputs: pd.DataFrame, *, compat: str | Sequence[str | None] | None = None,
                   bertscore: dict[str, str | None] | None = None, zh_tokenizer: str = "char",
-                  by: Sequence[str] = ("direction", "split", "system")) -> pd.DataFrame:
+                  by: Sequence[str] = ("direction", "split", "system"),
+                  bertscore_values: np.ndarray | None = None) -> pd.DataFrame:
     """Score every system of an adaptation table (see :mod:`.adaptation`): one row per group
     (and per ``compat`` setting when a list is given) with ``n``, ``invalid`` (outputs not in the
     target language — still scored) and the metrics.
 
     ``bertscore`` maps the target language to a backbone spec (default: MiniLM for English
-    only); BERTScore is computed once and shared by all ``compat`` settings (it has no defect).
+    only); BERTScore is computed once and shared by all ``compat`` settings (it has no defect);
+    pass ``bertscore_values`` (:func:`per_output_bertscore`) to reuse it across calls.
     """
     settings = list(compat) if isinstance(compat, (list, tuple)) else [compat]
     outputs = outputs.reset_index(drop=True)
-    bs_all = per_output_bertscore(outputs, bertscore)
+    bs_all = per_output_bertscore(outputs, bertscore) if bertscore_values is None else bertscore_values
     rows = []
     for setting in settings:
         for key, part in outputs.groupby(list(by), sort=False, dropna=False):
@@ -207,11 +203,11 @@ def score_outputs(outputs: pd.DataFrame, *, compat: str | Sequence[str | None] |
 
 
 def score_segments(outputs: pd.DataFrame, *, bertscore: dict[str, str | None] | None = None,
-                   zh_tokenizer: str = "char") -> pd.DataFrame:
+                   zh_tokenizer: str = "char", bertscore_values: np.ndarray | None = None) -> pd.DataFrame:
     """Per-output scores (:func:`segment_scores`) for every row of an adaptation table, aligned
-    with its rows."""
+    with its rows (``bertscore_values`` as in :func:`score_outputs`)."""
     outputs = outputs.reset_index(drop=True)
-    bs_all = per_output_bertscore(outputs, bertscore)
+    bs_all = per_output_bertscore(outputs, bertscore) if bertscore_values is None else bertscore_values
     parts = []
     for direction, part in outputs.groupby("direction", sort=False):
         seg = segment_scores(part["prediction"].tolist(), part["references"].tolist(), LANGS[direction][1],

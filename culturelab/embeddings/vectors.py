@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib.metadata as md
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,8 +170,3 @@ def save_text(emb: Embeddings, path: str | os.PathLike) -> Path:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     kv.save_word2vec_format(str(path), binary=False)
     return Path(path)
-
-
-def common_words(a: Embeddings, b: Embeddings) -> Sequence[str]:
-    """Words present in both vocabularies (in ``a``'s order)."""
-    return [w for w in a.words if w in b]

