@@ -30,6 +30,7 @@ import pandas as pd
 from culturelab.data.turkish_plu import normalise_title, title_categories
 from culturelab.tasks.mcq import shuffle_options
 from culturelab.tasks.reorder import stable_int
+from culturelab.turkish_plu.mc import char_tfidf
 
 
 def original_gi_instances(negatives: pd.DataFrame, corpus: pd.DataFrame, *, seed: int = 0,
@@ -74,11 +75,9 @@ def original_gi_instances(negatives: pd.DataFrame, corpus: pd.DataFrame, *, seed
 def add_similarity_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     """Rank each item's distractors by character 2–4-gram TF-IDF cosine to its gold option
     (``option_rank``: 0 = gold, 1 = most similar distractor; ``option_cosine``)."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     options = [list(o) for o in frame["options"]]
     flat = [o for opts in options for o in opts]
-    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True).fit(flat)
+    vec = char_tfidf().fit(flat)
     matrix = vec.transform(flat)
     bounds = np.cumsum([0] + [len(o) for o in options])
     ranks, cosines = [], []

@@ -30,12 +30,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from culturelab import prompts
-from culturelab.data.validate import DataError, require_columns
+from culturelab.data.validate import DataError, require_columns, validate_rows
 from culturelab.metrics.generation import UnicodeTokenizer
 from culturelab.models.base import LanguageModel
 from culturelab.tasks.mcq import score_loglikelihood
@@ -168,6 +169,18 @@ def overlap_predictions(frame: pd.DataFrame, seed: int = 0, prefix: int | None =
     return _finish(frame, scores, "lexical overlap", np.random.default_rng(seed))
 
 
+def char_tfidf() -> Any:
+    """The character 2–4-gram TF-IDF (word-bounded, sublinear, lower-cased) used by the
+    lexical baselines and the distractor audit; unfitted.
+
+    >>> char_tfidf().fit(["Kek yap.", "Çay demle."]).transform(["kek"]).shape[0]
+    1
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, lowercase=True)
+
+
 def tfidf_predictions(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """Pick the option with the highest character 2–4-gram TF-IDF cosine to what the model reads
     (vectoriser fitted on the frame's own texts).
@@ -176,13 +189,10 @@ def tfidf_predictions(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     ...                   "label": [1], "n_options": [2], "options": [["Araba Yıkamak", "Kek Pişirmek"]]})
     >>> tfidf_predictions(t)["correct"].tolist()
     [True]"""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     texts = reader_text(frame)
     options = [list(o) for o in frame["options"]]
     flat = [o for opts in options for o in opts]
-    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, lowercase=True)
-    vec.fit(texts + flat)
+    vec = char_tfidf().fit(texts + flat)
     a = vec.transform(texts)
     b = vec.transform(flat)
     owner = np.repeat(np.arange(len(options)), [len(o) for o in options])
@@ -203,14 +213,13 @@ def options_only_predictions(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame
     ...                   "options": [["Kek hamuru yap.", "Kek yap.", "Hamuru yap."]]})
     >>> options_only_predictions(t)["pred"].tolist()
     [0]"""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     options = [list(o) for o in frame["options"]]
-    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, lowercase=True)
-    vec.fit([o for opts in options for o in opts])
+    flat = [o for opts in options for o in opts]
+    matrix = char_tfidf().fit(flat).transform(flat)  # one transform for all items
+    bounds = np.cumsum([0] + [len(o) for o in options])
     scores = []
-    for opts in options:
-        m = vec.transform(opts)
+    for i in range(len(options)):
+        m = matrix[bounds[i]:bounds[i + 1]]
         sims = (m @ m.T).toarray()
         np.fill_diagonal(sims, 0.0)
         scores.append(np.round(sims.sum(axis=1), 12))  # rounding: symmetric pairs tie exactly
@@ -267,6 +276,15 @@ def score_all(items: pd.DataFrame, *, model: LanguageModel | None = None, refere
 _PRED_COLUMNS = ("pred", "prediction", "predicted", "pred_label")
 
 
+def _is_option_index(value: object) -> bool | str:
+    try:
+        as_float = float(value)  # type: ignore[arg-type]
+        ok = as_float == int(as_float) and as_float >= 0
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    return ok or "must be a 0-based option index"
+
+
 def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
     """A predictions file (CSV, JSONL or parquet) → ``id, pred, model``.
 
@@ -291,16 +309,8 @@ def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
         table["id"] = table["task"].astype(str) + "-" + pd.Series(split, index=table.index).astype(str) + "-" \
             + table["row"].astype(int).astype(str)
     header = 1 if path.suffix.lower() == ".csv" else 0
-    preds = []
-    for pos, v in enumerate(table[col].tolist()):
-        try:
-            as_float = float(v)
-            if as_float != int(as_float) or as_float < 0:
-                raise ValueError
-        except (TypeError, ValueError):
-            raise DataError(f"{path}, row {pos + 1 + header}, column {col!r}: must be a 0-based option index "
-                            f"(got {v!r})") from None
-        preds.append(int(as_float))
+    validate_rows(table, path, {col: _is_option_index}, header_rows=header)
+    preds = [int(float(v)) for v in table[col]]
     model = table["model"].astype(str) if "model" in table.columns else path.stem
     out = pd.DataFrame({"id": table["id"].astype(str), "pred": preds, "model": model})
     dup = out.duplicated(["id", "model"])

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from culturelab.data.validate import DataError
+from culturelab.data.validate import DataError, validate_rows
 from culturelab.metrics.generation import UnicodeTokenizer, rouge
 
 TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -183,8 +183,6 @@ def read_summary_predictions(path: str | os.PathLike, ids: Sequence[str]) -> pd.
             raise DataError(f"{path}: no 'id' column and {len(table)} rows for {len(ids)} documents")
         table["id"] = list(ids)
     header = 1 if path.suffix.lower() == ".csv" else 0
-    for pos, v in enumerate(table[col].tolist()):
-        if not isinstance(v, str):
-            raise DataError(f"{path}, row {pos + 1 + header}, column {col!r}: must be a text (got {v!r})")
+    validate_rows(table, path, {col: lambda v: isinstance(v, str) or "must be a text"}, header_rows=header)
     model = table["model"].astype(str) if "model" in table.columns else path.stem
     return pd.DataFrame({"id": table["id"].astype(str), "prediction": table[col], "model": model})

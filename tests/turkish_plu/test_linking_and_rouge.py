@@ -114,3 +114,18 @@ def test_summary_predictions_file_by_id_by_order_and_bad_rows(tmp_path):
     pd.DataFrame({"id": ids, "text": ["a", "b"]}).to_csv(no_col, index=False)
     with pytest.raises(DataError, match="needs a column 'prediction'"):
         sm.read_summary_predictions(no_col, ids)
+
+
+def test_recall_table_agrees_with_the_shared_ranking_metrics_with_ties_and_minus_inf():
+    from culturelab.metrics.retrieval import recall_at_n, reciprocal_rank
+
+    rng = np.random.default_rng(0)
+    scores = rng.integers(0, 4, size=(200, 30)).astype(float)  # many ties
+    scores[rng.random(scores.shape) < 0.1] = -np.inf
+    gold = rng.integers(0, 30, size=200)
+    truth = np.zeros(scores.shape, bool)
+    truth[np.arange(200), gold] = True
+    table = lk.recall_table(scores, gold, ns=(1, 5, 10)).set_index("metric")["value"]
+    for n in (1, 5, 10):
+        assert table[f"R@{n}"] == pytest.approx(100 * recall_at_n(scores, truth, n).mean())
+    assert table["MRR"] == pytest.approx(reciprocal_rank(scores, truth).mean())
