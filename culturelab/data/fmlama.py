@@ -421,7 +421,8 @@ def load_multilingual(lang: str, *, data_dir: str | os.PathLike | None = None, s
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {LANGUAGES}, not {lang!r}")
     if source == "sample":
-        subsets = {la: load_language(la, source="sample") for la in LANGUAGES}
+        dishes = load_dishes(source="sample")  # parsed once for all six languages
+        subsets = {la: load_language(la, source="sample", dishes=dishes) for la in LANGUAGES}
         urls = build_multilingual(subsets)
         return subsets[lang].set_index("url").loc[urls].reset_index()
     continents = load_continents(data_dir=data_dir, source=source)

@@ -38,6 +38,7 @@ from functools import lru_cache
 
 import pandas as pd
 
+from culturelab.parsing import strip_think
 from culturelab.stats import bootstrap_ci
 
 _EN_CUES = (re.compile(r"ingredients?\s+of\s*", re.I),
@@ -61,7 +62,7 @@ def parse_answer(answer: str, lang: str, *, split_parentheses: bool = False) -> 
     """
     if lang not in {"en", "zh"}:
         raise ValueError(f"parsers exist for 'en' and 'zh', not {lang!r}")
-    text = _MARKER.sub("", _NOISE.sub("", str(answer or "")).strip())
+    text = _MARKER.sub("", _NOISE.sub("", strip_think(str(answer or ""))).strip())
     if lang == "en":
         for cue in _EN_CUES:
             m = cue.search(text)

@@ -109,7 +109,8 @@ def candidate_pool(table: pd.DataFrame, sampled: pd.DataFrame, size: int, *, see
     if size <= 0 or size >= len(full):
         return full
     gold = candidate_set(sampled["ingredients"])
-    rest = [c for c in full if c not in set(gold)]
+    gold_set = set(gold)
+    rest = [c for c in full if c not in gold_set]
     n_extra = max(0, size - len(gold))
     extra = np.random.default_rng(seed).choice(len(rest), size=min(n_extra, len(rest)), replace=False)
     return sorted([*gold, *(rest[i] for i in extra)])

@@ -61,6 +61,7 @@ class MaskedLM(LanguageModel):
         self.batch_size = batch_size
         # SentencePiece/BPE masks attach to the previous piece; WordPiece masks are words
         self.concatenated_masks = self.tokenizer.mask_token.startswith("<")
+        self._candidate_ids: tuple[tuple[str, ...], list[list[int]]] | None = None  # last candidate list
 
     def _generate(self, prompts: list[str], **params: Any) -> list[str]:
         raise NotImplementedError("masked LMs do not generate text; use rank_candidates() or loglikelihood()")
@@ -69,8 +70,13 @@ class MaskedLM(LanguageModel):
         """Sub-token ids of each candidate, tokenised as it would appear inside a sentence."""
         if not candidates:
             return []
-        texts = [" " + c if self.concatenated_masks else c for c in candidates]
-        return [list(ids) for ids in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+        key = tuple(candidates)
+        cached = self._candidate_ids
+        if cached is None or cached[0] != key:  # rank_candidates calls once per chunk of queries
+            texts = [" " + c if self.concatenated_masks else c for c in candidates]
+            ids = [list(i) for i in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+            self._candidate_ids = cached = (key, ids)
+        return [list(i) for i in cached[1]]
 
     @torch.inference_mode()
     def _mask_logprobs(self, queries: list[str]) -> list[torch.Tensor]:
@@ -98,6 +104,9 @@ class MaskedLM(LanguageModel):
                            + suffix for d in range(1, depth + 1))
         logprobs = self._mask_logprobs(queries)
         by_length = {d: np.flatnonzero(usable & (lengths == d)) for d in range(1, depth + 1)}
+        device = logprobs[0].device if logprobs else self.device
+        tokens = {d: torch.tensor([ids[i] for i in members], device=device)  # (n, d), built once per call
+                  for d, members in by_length.items() if members.size}
         results = []
         for t in range(len(templates)):
             scores = np.full(len(candidates), -np.inf, dtype=np.float32)
@@ -107,8 +116,7 @@ class MaskedLM(LanguageModel):
                 lp = logprobs[t * depth + d - 1]  # (d, vocab)
                 if lp.shape[0] != d:
                     raise RuntimeError(f"query for {d} masks kept {lp.shape[0]} after truncation: template too long")
-                tok = torch.tensor([ids[i] for i in members], device=lp.device)  # (n, d)
-                picked = lp[torch.arange(d, device=lp.device)[None, :], tok]  # (n, d)
+                picked = lp[torch.arange(d, device=lp.device)[None, :], tokens[d]]  # (n, d)
                 pooled = picked.mean(-1) if reduce == "mean" else picked.sum(-1)
                 scores[members] = pooled.cpu().numpy()
             results.append(scores)

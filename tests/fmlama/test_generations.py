@@ -63,3 +63,9 @@ def test_released_chatgpt_outputs_reproduce_the_paper(release_dir, setting, pape
     ours = acc.set_index("group")
     assert ours.loc["All", "accuracy"] == pytest.approx(paper, abs=1.0)
     assert ours["n"].drop("All").to_dict() == {k: F.CS_GROUP_SIZES[k] for k in F.CS_GROUPS}
+
+
+def test_reasoning_blocks_are_not_parsed_as_the_answer():
+    answer = ("<think>Maybe it has the ingredients of sugar and salt.</think> "
+              "The food poutine has the ingredients of french fries, gravy and cheese curds.")
+    assert parse_answer(answer, "en") == ["french fries", "gravy", "cheese curds"]
