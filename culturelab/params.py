@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -141,4 +144,110 @@ def validate(values: dict[str, Any], defaults: dict[str, Any], *, where: str = "
         problem = check_value(key, value, defaults[key])
         if problem:
             problems.append(f"{prefix}{key}: {problem}")
+    return problems
+
+
+# --------------------------------------------------------------------- allowed values
+@dataclass(frozen=True)
+class OneOf:
+    """The allowed values of a choice parameter: a scalar must be one of ``values``; a list
+    must hold only such values and, unless ``empty_ok``, at least one.
+
+    Booleans and numbers are told apart (``True`` is not ``1``).
+
+    >>> OneOf(("en", "zh")).problem("fr")
+    "'fr' is not one of en, zh"
+    >>> OneOf((1, 2, 3)).problem([1, 9, True])
+    '[9, True] not allowed; choose from 1, 2, 3'
+    >>> OneOf(("en",)).problem([]), OneOf(("en",), empty_ok=True).problem([]) is None
+    ('must not be empty; choose from en', True)
+    """
+
+    values: tuple[Any, ...]
+    empty_ok: bool = False
+
+    def _allowed(self, item: Any) -> bool:
+        return any(item == v and isinstance(item, bool) == isinstance(v, bool) for v in self.values)
+
+    def problem(self, value: Any) -> str | None:
+        shown = ", ".join(map(str, self.values))
+        if isinstance(value, (list, tuple)):
+            if not value and not self.empty_ok:
+                return f"must not be empty; choose from {shown}"
+            bad = [v for v in value if not self._allowed(v)]
+            return f"{bad} not allowed; choose from {shown}" if bad else None
+        return None if self._allowed(value) else f"{value!r} is not one of {shown}"
+
+
+#: a choice: :class:`OneOf`, or any callable giving the problem with a value (``None`` when fine)
+Choice = OneOf | Callable[[Any], str | None]
+
+
+def one_of(values: Collection[Any], *, empty_ok: bool = False) -> OneOf:
+    """Shorthand for :class:`OneOf` from any collection (order kept).
+
+    >>> one_of(["a", "b"]).problem("c")
+    "'c' is not one of a, b"
+    """
+    return OneOf(tuple(values), empty_ok=empty_ok)
+
+
+def in_range(lo: float, hi: float) -> Callable[[Any], str | None]:
+    """A choice for a number between ``lo`` and ``hi`` (inclusive).
+
+    >>> in_range(2, 26)(30)
+    'must be between 2 and 26, got 30'
+    """
+    def problem(value: Any) -> str | None:
+        return None if lo <= value <= hi else f"must be between {lo} and {hi}, got {value}"
+
+    return problem
+
+
+def check_choices(values: Mapping[str, Any], choices: Mapping[str, Choice], *, where: str = "") -> list[str]:
+    """Problems of the ``values`` that have a declared choice, one line each (keys without a
+    choice, and choices for keys not in ``values``, are ignored).
+
+    >>> check_choices({"split": "fa", "seed": 1}, {"split": one_of(["original_persian"])}, where="percul/01")
+    ["percul/01.split: 'fa' is not one of original_persian"]
+    """
+    prefix = f"{where}." if where else ""
+    problems = []
+    for key, choice in choices.items():
+        if key not in values:
+            continue
+        problem = choice.problem(values[key]) if isinstance(choice, OneOf) else choice(values[key])
+        if problem:
+            problems.append(f"{prefix}{key}: {problem}")
+    return problems
+
+
+def paper_of(notebook: str) -> str:
+    """The package that owns a notebook: its folder (``captex/02_reordering`` → ``captex``);
+    top-level notebooks belong to ``quickstart``.
+
+    >>> paper_of("fmlama/02_probing"), paper_of("00_quickstart")
+    ('fmlama', 'quickstart')
+    """
+    return notebook.split("/", 1)[0] if "/" in notebook else "quickstart"
+
+
+def notebook_choice_problems(notebook: str, params: Mapping[str, Any]) -> list[str]:
+    """Check a notebook's parameters against its paper's allowed values.
+
+    The paper's ``culturelab.<paper>.setup`` module declares ``CHOICES`` (key → :data:`Choice`,
+    for every notebook of the paper), optionally ``NOTEBOOK_CHOICES`` (``NN_topic`` → overrides)
+    and ``check(notebook, params)`` for rules that tie several keys together. ``params`` should
+    hold the notebook's full parameter set (defaults filled in) so those rules see every key.
+
+    >>> notebook_choice_problems("fmlama/02_probing", {"templates": [1, 9], "languages": ["en"]})
+    ['fmlama/02_probing.templates: [9] not allowed; choose from 1, 2, 3, 4, 5']
+    """
+    setup = import_module(f"culturelab.{paper_of(notebook)}.setup")
+    topic = notebook.rsplit("/", 1)[-1]
+    choices = {**getattr(setup, "CHOICES", {}), **getattr(setup, "NOTEBOOK_CHOICES", {}).get(topic, {})}
+    problems = check_choices(params, choices, where=notebook)
+    check = getattr(setup, "check", None)
+    if check is not None:
+        problems += [f"{notebook}.{p}" for p in check(topic, params)]
     return problems

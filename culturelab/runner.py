@@ -33,7 +33,7 @@ import pandas as pd
 import yaml
 
 from culturelab import config
-from culturelab.params import ParameterError, notebook_defaults, validate
+from culturelab.params import ParameterError, notebook_choice_problems, notebook_defaults, validate
 
 # secret-like parameter names: api_key, hf_token, token, secret, password — not sizes such as max_new_tokens
 _SECRET = re.compile(r"(key|secret|password|passwd|credential|(^|_)token)$", re.I)
@@ -240,7 +240,7 @@ def start_run(notebook: str, namespace: dict[str, Any]) -> Run:
     if missing:
         raise ParameterError(f"{notebook}: parameters {missing} are not defined; run the parameters cell first")
     params = {k: namespace[k] for k in defaults}
-    problems = validate(params, defaults, where=notebook)
+    problems = validate(params, defaults, where=notebook) or notebook_choice_problems(notebook, params)
     if problems:
         raise ParameterError("\n".join(problems))
     return Run(notebook, params)
@@ -267,7 +267,9 @@ def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
 
     The file has ``common`` values (given to every notebook that declares the key),
     ``notebooks`` (per-notebook values, keyed ``paper/NN_topic``), and optionally ``run_name``
-    and ``figures_dir``. Every problem is reported at once, one line each.
+    and ``figures_dir``. Types, paths and model specs are checked, then the allowed values each
+    paper declares (:func:`~culturelab.params.notebook_choice_problems`). Every problem is
+    reported at once, one line each, naming the file, the notebook and the key.
 
     >>> import tempfile
     >>> f = Path(tempfile.mkdtemp()) / "demo.yaml"
@@ -306,9 +308,11 @@ def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
     jobs = []
     for n in chosen:
         values = {k: v for k, v in common.items() if k in defaults[n]}
-        problems += [f"{path}: common.{p}" for p in validate(values, defaults[n])]
         extra = per_nb.get(n) or {}
-        problems += [f"{path}: notebooks.{n}.{p}" for p in validate(extra, defaults[n])]
+        typed = ([f"{path}: common.{p}" for p in validate(values, defaults[n])]
+                 + [f"{path}: notebooks.{n}.{p}" for p in validate(extra, defaults[n])])
+        # allowed values (the paper's CHOICES) once every type is right, on the full parameter set
+        problems += typed or [f"{path}: {p}" for p in notebook_choice_problems(n, {**defaults[n], **values, **extra})]
         jobs.append((n, {**values, **extra}))
     if problems:
         raise ParameterError("\n".join(dict.fromkeys(problems)))

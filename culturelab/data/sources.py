@@ -1,5 +1,10 @@
 """Where a benchmark file comes from: the data directory, a verified download, or a sample.
 
+Every notebook and loader speaks one vocabulary: ``data_source`` is one of :data:`DATA_SOURCES`
+(``auto``, ``local``, ``download``, ``sample``) and ``data_dir = ""`` means ``$CULTURELAB_DATA``.
+:func:`resolve_source` turns ``auto`` into the concrete source and explains a missing local copy;
+:func:`sample_dir` is where a paper's sample written by us lives.
+
 ``locate(relpath, remote=...)`` looks for ``<data_dir>/<relpath>``; if it is absent and a
 :class:`Remote` is given it downloads the file once into ``<cache>/downloads`` with
 :mod:`pooch` (SHA-256 checked, re-used afterwards). Hugging Face datasets are fetched with
@@ -11,11 +16,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from culturelab import config
+
+#: the data-source vocabulary shared by every notebook and loader
+DATA_SOURCES = ("auto", "local", "download", "sample")
 
 
 @dataclass(frozen=True)
@@ -97,3 +110,65 @@ def hf_snapshot(repo_id: str, *, local_dir: str | os.PathLike | None = None, rev
         raise ConnectionError(f"could not fetch the dataset {repo_id} from the Hugging Face hub "
                               f"({type(err).__name__}: {err}). Offline? Pass a local copy as data_dir. "
                               "Gated? Accept its terms on the hub and export HF_TOKEN.") from None
+
+
+def sample_dir(paper: str) -> Path:
+    """The folder of ``paper``'s sample data, written by us in the release's layout.
+
+    A sample is either a folder ``culturelab/data/samples/<paper>/`` or one packed file
+    ``culturelab/data/samples/<paper>_sample.json`` (``{"files": {relpath: text}}``), written out
+    once per content version under the cache, so the release loaders read it unchanged and no
+    tracked file mirrors a release.
+
+    >>> (sample_dir("captex") / "Procedures.csv").is_file(), (sample_dir("fmlama") / "data" / "Dishes.csv").is_file()
+    (True, True)
+    """
+    samples = resources.files("culturelab.data") / "samples"
+    folder = samples / paper
+    if folder.is_dir():
+        return Path(str(folder))
+    packed = samples / f"{paper}_sample.json"
+    if not packed.is_file():
+        raise FileNotFoundError(f"culturelab has no sample data for {paper!r}")
+    blob = packed.read_bytes()
+    target = config.cache_dir() / "samples" / f"{paper}-{hashlib.sha256(blob).hexdigest()[:12]}"
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{paper}-"))
+    for relpath, text in json.loads(blob)["files"].items():
+        (staging / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (staging / relpath).write_text(text, encoding="utf-8", newline="")
+    try:
+        staging.rename(target)
+    except OSError:  # another process wrote the same content first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def resolve_source(data_source: str, local: Path | None, *, auto: str = "download", what: str = "the data",
+                   data_dir: str | os.PathLike | None = "") -> str:
+    """The concrete source (``local``, ``download`` or ``sample``) for ``data_source``.
+
+    ``local`` is the local copy found under the data directory (``None`` when there is none);
+    ``auto`` picks it, else falls back to ``auto`` (``download`` for public releases, ``sample``
+    where the release is gated or absent). Asking for ``local`` without a local copy raises a
+    :class:`FileNotFoundError` that says where it looked and what to do.
+
+    >>> resolve_source("auto", None, auto="sample"), resolve_source("auto", Path("."))
+    ('sample', 'local')
+    >>> resolve_source("local", None, what="CAPTEx's Procedures.csv")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no local copy of CAPTEx's Procedures.csv under ... set CULTURELAB_DATA or data_dir, or use data_source 'download' or 'sample'
+    """
+    if data_source not in DATA_SOURCES:
+        raise ValueError(f"data_source must be one of {', '.join(DATA_SOURCES)}, not {data_source!r}")
+    if auto not in {"download", "sample"}:
+        raise ValueError(f"auto must fall back to 'download' or 'sample', not {auto!r}")
+    if data_source == "auto":
+        return "local" if local is not None else auto
+    if data_source == "local" and local is None:
+        raise FileNotFoundError(f"no local copy of {what} under {config.data_dir(data_dir)}: set CULTURELAB_DATA or "
+                                "data_dir, or use data_source 'download' or 'sample'")
+    return data_source
