@@ -168,6 +168,31 @@ class Run:
             self._write_info()
         return self._models[spec]
 
+    def supports(self, kind: str, section: str, spec: str | None = None) -> bool:
+        """Whether the model (``spec`` or the ``model`` parameter) can answer ``kind`` requests
+        (``generate``, ``loglikelihood``, ``rank_candidates``); decided without loading weights.
+
+        When it cannot, the notebook says so in one markdown line, the run records the skipped
+        section (``run_info.json``: ``skipped``), and the caller goes on without that section.
+        """
+        from culturelab.models import capabilities
+
+        spec = spec or self.params["model"]
+        reason = capabilities(spec)[kind]
+        if reason is None:
+            return True
+        line = f"**{section}: skipped** for `{spec}`: {reason}."
+        self.info.setdefault("skipped", []).append({"section": section, "model": spec, "kind": kind,
+                                                    "reason": reason})
+        self._write_info()
+        try:
+            from IPython.display import Markdown, display
+
+            display(Markdown(line))
+        except ImportError:  # pragma: no cover - IPython comes with the notebook stack
+            print(line)
+        return False
+
     def set_data_source(self, source: str) -> None:
         """Record where the data came from (``sample`` is stamped on every table and figure)."""
         self.data_source = source

@@ -24,11 +24,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from culturelab.models.base import SLOT, LanguageModel, LogLikelihood
+from culturelab.models.base import KINDS, SLOT, LanguageModel, LogLikelihood
 
 BACKENDS = ("bundled", "hf", "masked", "openai", "openai-compatible", "replay")
 
-__all__ = ["BACKENDS", "SLOT", "LanguageModel", "LogLikelihood", "load_model", "parse_spec"]
+__all__ = ["BACKENDS", "KINDS", "SLOT", "LanguageModel", "LogLikelihood", "capabilities", "load_model", "parse_spec"]
+
+#: what each backend cannot do, and why (a notebook section that needs it says so and goes on)
+_LIMITS = {
+    "masked": {"generate": "a masked LM does not generate text"},
+    "openai": {"loglikelihood": "the OpenAI API returns no log-probabilities of given text",
+               "rank_candidates": "the OpenAI API returns no log-probabilities of given text"},
+}
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -50,6 +57,24 @@ def parse_spec(spec: str) -> tuple[str, str]:
         raise ValueError(f"model spec {spec!r} must name the served model after '#', "
                          "e.g. 'openai-compatible:http://localhost:8000/v1#Qwen/Qwen2.5-7B-Instruct'")
     return backend, arg
+
+
+def capabilities(spec: str) -> dict[str, str | None]:
+    """For each request kind (:data:`KINDS`), ``None`` when the model a spec names can answer it,
+    else the reason it cannot; decided without loading any weights.
+
+    >>> capabilities("masked:bert-base-multilingual-cased")["generate"]
+    'a masked LM does not generate text'
+    >>> capabilities("bundled:gemma3-270m")
+    {'generate': None, 'loglikelihood': None, 'rank_candidates': None}
+    """
+    backend, arg = parse_spec(spec)
+    limits = dict(_LIMITS.get(backend, {}))
+    if backend == "replay":
+        from culturelab.models.replay import replay_capabilities
+
+        limits = replay_capabilities(arg)
+    return {kind: limits.get(kind) for kind in KINDS}
 
 
 def load_model(spec: str, *, device: str = "auto", **kwargs: Any) -> LanguageModel:

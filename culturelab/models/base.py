@@ -29,6 +29,9 @@ from culturelab.models.cache import ResponseCache
 #: The placeholder of the answer slot in cloze templates (FMLAMA's notation).
 SLOT = "[Y]"
 
+#: The kinds of request a backend may answer (``culturelab.models.capabilities`` says which it can).
+KINDS = ("generate", "loglikelihood", "rank_candidates")
+
 
 @dataclass(frozen=True)
 class LogLikelihood:

@@ -45,6 +45,26 @@ def read_table(path: Path) -> pd.DataFrame:
     raise ValueError(f"{path}: replay files must be .jsonl, .json, .csv or .parquet")
 
 
+def replay_capabilities(path: str) -> dict[str, str]:
+    """What a replay file cannot answer (kind → reason): log-likelihoods need ``context``,
+    ``continuation`` and ``logprob`` columns. Reads only the file's columns.
+
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "gen.jsonl"
+    >>> _ = f.write_text('{"prompt": "p", "response": "r"}\\n')
+    >>> sorted(replay_capabilities(str(f)))
+    ['loglikelihood', 'rank_candidates']
+    """
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise FileNotFoundError(f"replay file not found: {path}")
+    columns = set(read_table(file).columns)
+    if {"context", "continuation", "logprob"} <= columns:
+        return {}
+    reason = f"the replay file {file.name} holds generations only (no context/continuation/logprob columns)"
+    return {"loglikelihood": reason, "rank_candidates": reason}
+
+
 class ReplayModel(LanguageModel):
     """Answers from a file of ``(prompt, response)`` rows; a prompt not in the file is an error
     (or an empty answer, counted, with ``missing="empty"``)."""
