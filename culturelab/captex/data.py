@@ -278,29 +278,28 @@ def _canonical_columns(frame: pd.DataFrame) -> pd.DataFrame:
 def _parse(frame: pd.DataFrame, name: str, column: str, parse: Callable[..., Any],
            check: Callable[[Any], bool | str] | None = None, *, also: str | None = None) -> list[Any]:
     """Every cell of ``column`` parsed once (``parse(cell)``, or ``parse(cell, other)`` with the
-    same row's ``also`` column); a ``ValueError`` or a failed ``check`` (``True`` or a message)
-    raises :class:`DataError` naming the file, the row and the column.
+    same row's ``also`` column) and checked by :func:`~culturelab.data.validate.validate_rows`:
+    a ``ValueError`` or a failed ``check`` (``True`` or a message) raises :class:`DataError`
+    naming the file, the row and the column.
 
     >>> _parse(pd.DataFrame({"n": ["1", "x"]}), "f.csv", "n", int)
     Traceback (most recent call last):
     ...
     culturelab.data.validate.DataError: f.csv, row 3, column 'n': invalid literal for int() with base 10: 'x' (got 'x')
     """
-    others = frame[also].tolist() if also else [None] * len(frame)
-    values = []
-    for pos, (cell, other) in enumerate(zip(frame[column].tolist(), others)):
+    parsed: list[Any] = []
+    others = iter(frame[also].tolist()) if also else None
+
+    def verdict(cell: Any) -> bool | str:
         try:
-            value = parse(cell, other) if also else parse(cell)
-            verdict = True if check is None else check(value)
+            value = parse(cell, next(others)) if others else parse(cell)
         except ValueError as err:
-            verdict = str(err)
-        except Exception as err:  # a cell that crashes its parser is malformed too
-            verdict = f"{type(err).__name__}: {err}"
-        if verdict is not True:
-            reason = verdict if isinstance(verdict, str) else "invalid value"
-            raise DataError(f"{name}, row {pos + 2}, column {column!r}: {reason} (got {cell!r})")
-        values.append(value)
-    return values
+            return str(err)
+        parsed.append(value)
+        return True if check is None else check(value)
+
+    validate_rows(frame, name, {column: verdict})
+    return parsed
 
 
 def _released(what: str) -> int:

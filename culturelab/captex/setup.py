@@ -71,9 +71,9 @@ CHOICES: dict[str, Choice] = {
 }
 
 
-def check(topic: str, params: Mapping[str, Any]) -> list[str]:
-    """Rules that tie keys together: the MCQ scoring that enters the aggregates must be one of
-    the scorings that run.
+def check(_topic: str, params: Mapping[str, Any]) -> list[str]:
+    """Rules that tie keys together (the same for every notebook, whatever its topic): the MCQ
+    scoring that enters the aggregates must be one of the scorings that run.
 
     >>> check("05_aggregate", {"methods": ["loglikelihood"], "mcq_method": "generate"})
     ["mcq_method: 'generate' is not among methods ['loglikelihood']"]
