@@ -1,5 +1,8 @@
-"""CAPTEx-specific analysis (Yari & Koto, ACL 2025), one small module per job.
+"""Everything of CAPTEx (Yari & Koto, ACL 2025), one small module per job.
 
+* ``setup`` — the notebooks' allowed parameter values (``CHOICES``) and their entry point
+  ``open(run)``: resolve ``data_source``, load and restrict the data, stamp it on the run;
+* ``data`` — the loader: the three released CSVs (or our sample), validated and tidy;
 * ``construction`` — the paper's MCQ rules: build PB-MCQs, check released MCQs against them,
   CB-MCQ options for conversations;
 * ``wordcount`` — word counts per language (jieba for Chinese, fugashi + UniDic-lite for
@@ -12,7 +15,7 @@
 * ``aggregate`` — the footnote-4 and footnote-6 aggregate scores, Table 4 comparisons,
   model sizes, task-ranking correlations;
 * ``figures`` — Figures 2–8 in the project style;
-* ``evaluate`` — all four tasks on one model with shared parameters (cache-friendly).
+* ``evaluate`` — all four tasks on one model with shared settings (cache-friendly).
 
 >>> from culturelab.captex import construction
 >>> construction.reference_bounds(5, "SA")

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from culturelab.captex import cbqa
+
 WEIGHTS = {
     "fig3": {"rho": 0.2, "tau": 0.2, "ld": 0.2, "pb_mcq": 0.4},
     "fig8": {"rho": 0.1, "tau": 0.1, "ld": 0.1, "pb_mcq": 0.2, "cb_mcq": 0.2, "rouge_l": 0.1, "bertscore": 0.1,
@@ -30,6 +32,32 @@ WEIGHTS = {
 }
 NORM_SCHEMES = ("raw", "shift")
 LMAX_MODES = ("per_instance", "max_cells")
+#: the task scores that the aggregates combine (reordering and CB-QA average their metrics)
+COMPONENTS = ("reordering", "pb_mcq", "cb_mcq", "cb_qa")
+
+
+def _terms(cells: pd.DataFrame, keys: Sequence[str], *, norm_scheme: str, lmax_mode: str,
+           lmax: float | None = None) -> dict[str, np.ndarray]:
+    """Each metric of ``keys`` as it enters a score: ρ and τ raw or shifted to (x+1)/2, LD as
+    1 − LD/L_max clipped to [0, 1] (LD counts extra letters too, so it can exceed L_max)."""
+    terms = {}
+    for key in keys:
+        if key == "ld":
+            if lmax is not None:
+                value = 1 - cells["ld"].to_numpy(float) / lmax
+            elif lmax_mode == "per_instance":
+                if "ld_norm" not in cells.columns:
+                    raise ValueError("lmax_mode='per_instance' needs the column ld_norm (mean LD/n)")
+                value = 1 - cells["ld_norm"].to_numpy(float)
+            else:
+                value = 1 - cells["ld"].to_numpy(float) / np.nanmax(cells["ld"].to_numpy(float))
+            value = np.clip(value, 0.0, 1.0)
+        else:
+            value = cells[key].to_numpy(float)
+            if key in {"rho", "tau"} and norm_scheme == "shift":
+                value = (value + 1) / 2
+        terms[key] = value
+    return terms
 
 
 def aggregate(cells: pd.DataFrame, weights: str = "fig8", *, norm_scheme: str = "raw",
@@ -42,24 +70,27 @@ def aggregate(cells: pd.DataFrame, weights: str = "fig8", *, norm_scheme: str = 
     missing = [k for k in w if k not in cells.columns and not (k == "ld" and "ld_norm" in cells.columns)]
     if missing:
         raise ValueError(f"cells lack the columns {missing} needed for the {weights} aggregate")
+    terms = _terms(cells, list(w), norm_scheme=norm_scheme, lmax_mode=lmax_mode, lmax=lmax)
     total = np.zeros(len(cells))
     for key, weight in w.items():
-        if key == "ld":
-            if lmax is not None:
-                value = 1 - cells["ld"].to_numpy(float) / lmax
-            elif lmax_mode == "per_instance":
-                if "ld_norm" not in cells.columns:
-                    raise ValueError("lmax_mode='per_instance' needs the column ld_norm (mean LD/n)")
-                value = 1 - cells["ld_norm"].to_numpy(float)
-            else:
-                value = 1 - cells["ld"].to_numpy(float) / np.nanmax(cells["ld"].to_numpy(float))
-            value = np.clip(value, 0.0, 1.0)  # LD counts extra letters too, so it can exceed L_max
-        else:
-            value = cells[key].to_numpy(float)
-            if key in {"rho", "tau"} and norm_scheme == "shift":
-                value = (value + 1) / 2
-        total += weight * value
+        total += weight * terms[key]
     return total
+
+
+def task_components(cells: pd.DataFrame, *, norm_scheme: str = "raw", lmax_mode: str = "max_cells") -> pd.DataFrame:
+    """The four task scores per row of ``cells`` (:data:`COMPONENTS`): reordering = mean of ρ,
+    τ and 1 − LD/L_max (the terms of :func:`aggregate`), PB-MCQ, CB-MCQ, CB-QA = mean of
+    R-L, BS and SS.
+
+    >>> cells = pd.DataFrame({"rho": [1.0, 0.0], "tau": [0.5, 0.0], "ld": [0.0, 4.0], "pb_mcq": [0.5, 0.25],
+    ...                       "cb_mcq": [1.0, 0.0], "rouge_l": [0.3, 0.0], "bertscore": [0.6, 0.0], "ss": [0.6, 0.0]})
+    >>> task_components(cells).round(2).to_dict("list")
+    {'reordering': [0.83, 0.0], 'pb_mcq': [0.5, 0.25], 'cb_mcq': [1.0, 0.0], 'cb_qa': [0.5, 0.0]}
+    """
+    t = _terms(cells, ("rho", "tau", "ld"), norm_scheme=norm_scheme, lmax_mode=lmax_mode)
+    return pd.DataFrame({"reordering": (t["rho"] + t["tau"] + t["ld"]) / 3, "pb_mcq": cells["pb_mcq"],
+                         "cb_mcq": cells["cb_mcq"], "cb_qa": cells[list(cbqa.METRICS)].mean(axis=1)},
+                        index=cells.index)
 
 
 def table4_wide(models: Sequence[str] | None = None, include_random: bool = False) -> pd.DataFrame:
@@ -95,18 +126,10 @@ def reported_fig8(norm_scheme: str = "raw") -> pd.DataFrame:
     return t4
 
 
-def task_scores(table: pd.DataFrame) -> pd.DataFrame:
-    """Per-model task scores used for the ranking correlations: reordering = mean(ρ, τ,
-    1 − LD/max LD), PB, CB, CB-QA = mean(R-L, BS, SS)."""
-    ld = 1 - table["ld"] / table["ld"].max()
-    return pd.DataFrame({"model": table["model"], "reordering": (table["rho"] + table["tau"] + ld) / 3,
-                         "pb_mcq": table["pb_mcq"], "cb_mcq": table["cb_mcq"],
-                         "cb_qa": table[["rouge_l", "bertscore", "ss"]].mean(axis=1)})
-
-
 def task_rank_correlations(table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Kendall τ and Spearman ρ between the model rankings of every pair of tasks (Table 4's
-    31 models by default; the paper reports "0.8–0.9" and "0.4–0.5", spec §3).
+    31 models by default, scored by :func:`task_components` with L_max = the largest LD;
+    the paper reports "0.8–0.9" and "0.4–0.5", spec §3).
 
     >>> t = task_rank_correlations().set_index("pair")
     >>> round(float(t.loc["reordering–pb_mcq", "kendall"]), 2), round(float(t.loc["reordering–pb_mcq", "spearman"]), 2)
@@ -114,11 +137,10 @@ def task_rank_correlations(table: pd.DataFrame | None = None) -> pd.DataFrame:
     """
     from scipy import stats
 
-    scores = task_scores(table if table is not None else table4_wide())
-    tasks = ["reordering", "pb_mcq", "cb_mcq", "cb_qa"]
+    scores = task_components(table if table is not None else table4_wide())
     rows = []
-    for i, a in enumerate(tasks):
-        for b in tasks[i + 1:]:
+    for i, a in enumerate(COMPONENTS):
+        for b in COMPONENTS[i + 1:]:
             rows.append({"pair": f"{a}–{b}", "kendall": float(stats.kendalltau(scores[a], scores[b]).statistic),
                          "spearman": float(stats.spearmanr(scores[a], scores[b]).statistic), "n_models": len(scores)})
     return pd.DataFrame(rows)
@@ -222,14 +244,8 @@ def category_components(proc_scores: pd.DataFrame, *, norm_scheme: str = "raw",
     >>> category_components(p).set_index("component")["score"].round(2).to_dict()["reordering"]
     1.0
     """
-    t = proc_scores.copy()
-    rho, tau = t["rho"], t["tau"]
-    if norm_scheme == "shift":
-        rho, tau = (rho + 1) / 2, (tau + 1) / 2
-    ld = (1 - (t["ld_norm"] if lmax_mode == "per_instance" else t["ld"] / t["ld"].max())).clip(0, 1)
-    t["reordering"] = (rho + tau + ld) / 3
-    t["cb_qa"] = t[["rouge_l", "bertscore", "ss"]].mean(axis=1)
-    t["aggregate"] = aggregate(proc_scores, "fig8", norm_scheme=norm_scheme, lmax_mode=lmax_mode)
-    parts = ["reordering", "pb_mcq", "cb_mcq", "cb_qa", "aggregate"]
-    means = t.groupby("category", observed=True)[parts].mean().reset_index()
+    parts = task_components(proc_scores, norm_scheme=norm_scheme, lmax_mode=lmax_mode).assign(
+        category=proc_scores["category"],
+        aggregate=aggregate(proc_scores, "fig8", norm_scheme=norm_scheme, lmax_mode=lmax_mode))
+    means = parts.groupby("category", observed=True)[[*COMPONENTS, "aggregate"]].mean().reset_index()
     return means.melt(id_vars="category", var_name="component", value_name="score")

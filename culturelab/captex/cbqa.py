@@ -45,8 +45,8 @@ def clean_reply(text: str) -> str:
 def cbqa_frame(conversations: pd.DataFrame, template: str) -> pd.DataFrame:
     """CB-QA instances with their prompt (utterances 1–3) and ``reference`` (utterance 4).
 
-    >>> from culturelab.data.captex import load
-    >>> f = cbqa_frame(load(source="sample").conversations, "{country}: {context}")
+    >>> from culturelab.captex.data import load
+    >>> f = cbqa_frame(load(data_source="sample").conversations, "{country}: {context}")
     >>> "Next step" in " ".join(f["reference"]), f["task"][0]
     (False, 'CB-QA')
     """

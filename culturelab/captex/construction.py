@@ -10,7 +10,8 @@
 Our reading (spec §1.5, to check against the released data): SN/AN share options with
 SA/AA (the negation only changes the wording), X is not among the options, and the English
 and native versions show the options in the same order. :func:`check_mcq_rules` measures
-how far a set of MCQs follows each rule.
+how far a set of MCQs follows each rule. Conversations come without CB-MCQ options:
+:func:`with_cb_options` builds them by our rule (:func:`cb_mcq_options`).
 
 >>> reference_bounds(10, "AA")
 (2, 7)
@@ -18,16 +19,16 @@ how far a set of MCQs follows each rule.
 
 from __future__ import annotations
 
-from importlib import resources
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import yaml
 
-from culturelab.data.captex import QUESTION_TYPES
-from culturelab.parsing import LETTERS
-from culturelab.tasks.mcq import format_options, shuffle_options
+from culturelab.captex.data import FILES, QUESTION_TYPES, SUBDIR, CaptexData
+from culturelab.data.sources import sample_dir
+from culturelab.tasks.mcq import shuffle_options
 from culturelab.tasks.reorder import stable_int
 
 SUBSEQUENT = ("SA", "SN")
@@ -49,8 +50,7 @@ def question_templates() -> dict[str, dict[str, str]]:
     >>> sorted(question_templates())
     ['en', 'fa', 'ha', 'hi', 'id', 'ja', 'ur', 'zh']
     """
-    path = resources.files("culturelab.data") / "samples" / "captex" / "question_templates.yaml"
-    with path.open("r", encoding="utf-8") as fh:
+    with (sample_dir(SUBDIR) / "question_templates.yaml").open("r", encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 
@@ -78,8 +78,8 @@ def build_mcqs(procedures: pd.DataFrame, seed: int = 0,
     procedure id, so both languages get the same question with the same option order.
     Returns the tidy MCQ table plus ``ref_step`` and ``option_steps`` (1-based).
 
-    >>> from culturelab.data.captex import load
-    >>> mcqs = build_mcqs(load(source="sample").procedures.head(2))
+    >>> from culturelab.captex.data import load
+    >>> mcqs = build_mcqs(load(data_source="sample").procedures.head(2))
     >>> len(mcqs), sorted(mcqs["qtype"].unique())
     (8, ['AA', 'AN', 'SA', 'SN'])
     """
@@ -100,17 +100,6 @@ def build_mcqs(procedures: pd.DataFrame, seed: int = 0,
                     "ref_step": p["ref"] + 1, "option_steps": [i + 1 for i in p["option_steps"]],
                 })
     return pd.DataFrame(rows)
-
-
-def mcqs_to_csv_schema(mcqs: pd.DataFrame, language_names: dict[str, str]) -> pd.DataFrame:
-    """The tidy MCQ table in the released CSV layout (``ID, Country, Category, Language, Type,
-    Question, Choices, Answer``; choices as ``A. …`` lines, answer as a letter)."""
-    return pd.DataFrame({
-        "ID": mcqs["procedure_id"], "Country": mcqs["country"], "Category": mcqs["category"],
-        "Language": mcqs["language"].map(language_names), "Type": mcqs["qtype"], "Question": mcqs["question"],
-        "Choices": [format_options(opts) for opts in mcqs["options"]],
-        "Answer": [LETTERS[a] for a in mcqs["answer"]],
-    })
 
 
 def _norm(text: str) -> str:
@@ -147,8 +136,8 @@ def check_mcq_rules(mcqs: pd.DataFrame, procedures: pd.DataFrame) -> pd.DataFram
     ``ref_not_option``, ``ref_in_bounds``, ``correct_rule`` (answer = next/previous step),
     ``distractor_rule`` (all distractors before/after the reference), ``all_rules``.
 
-    >>> from culturelab.data.captex import load
-    >>> d = load(source="sample")
+    >>> from culturelab.captex.data import load
+    >>> d = load(data_source="sample")
     >>> bool(check_mcq_rules(d.mcqs, d.procedures)["all_rules"].all())
     True
     """
@@ -207,8 +196,8 @@ def pairing_checks(checks: pd.DataFrame, mcqs: pd.DataFrame) -> pd.DataFrame:
     options in the same step order (``same_order_across_languages``), and do SA/SN (AA/AN)
     share their reference and options (``negation_shares_options``)?
 
-    >>> from culturelab.data.captex import load
-    >>> d = load(source="sample")
+    >>> from culturelab.captex.data import load
+    >>> d = load(data_source="sample")
     >>> pairing_checks(check_mcq_rules(d.mcqs, d.procedures), d.mcqs)[["same_order_across_languages",
     ...     "negation_shares_options"]].mean().round(2).tolist()
     [1.0, 1.0]
@@ -239,9 +228,9 @@ def cb_mcq_options(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: 
     (The paper says "the same answer choices as PB-MCQ", which cannot hold literally: N is
     usually 2–3, so fewer than 3 earlier steps exist — spec §2, Task 3.)
 
-    >>> from culturelab.data.captex import load
-    >>> d = load(source="sample")
-    >>> c = d.conversations.iloc[0]
+    >>> from culturelab.captex.data import load
+    >>> d = load(data_source="sample")
+    >>> c = cb_mcq_options(d.conversations, d.procedures).iloc[0]
     >>> c["options"][c["answer"]] == d.procedures.query("lang_group == 'English'").set_index("procedure_id").loc[
     ...     c["procedure_id"], "steps"][c["next_step"] - 1]
     True
@@ -268,3 +257,20 @@ def cb_mcq_options(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: 
         sources.append("generated")
     out["options"], out["answer"], out["option_steps"], out["options_source"] = options, answers, option_steps, sources
     return out
+
+
+def with_cb_options(data: CaptexData, seed: int = 0) -> CaptexData:
+    """``data`` with CB-MCQ options for the conversations whose file has none
+    (:func:`cb_mcq_options`, seeded), and a note saying so; unchanged when the file has them.
+
+    >>> from culturelab.captex.data import load
+    >>> d = with_cb_options(load(data_source="sample"), seed=0)
+    >>> set(d.conversations["options_source"]), d.notes[0][:43]
+    ({'generated'}, 'CB-MCQ options are not in Conversations.csv')
+    """
+    if not (data.conversations["options_source"] == "none").any():
+        return data
+    note = (f"CB-MCQ options are not in {FILES['conversations']}: built by us with seed {seed} "
+            "(correct = the conversation's next step, distractors = 3 other steps of the procedure)")
+    return replace(data, conversations=cb_mcq_options(data.conversations, data.procedures, seed=seed),
+                   notes=[note, *data.notes])

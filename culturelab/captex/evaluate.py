@@ -1,21 +1,18 @@
 """All four CAPTEx tasks on one model, with one set of settings shared by every notebook.
 
 Notebooks ``02``–``04`` run one task each and ``05`` runs them all with the same settings,
-so the same prompts reach the model and ``05`` is served from the response cache.
-:func:`check_params` validates the notebook parameters that the generic checks cannot
-(allowed values), naming the key, before any data or model is loaded.
+so the same prompts reach the model and ``05`` is served from the response cache. The
+allowed values of those settings are declared once, in :mod:`culturelab.captex.setup`.
 
->>> check_params(languages="both", tasks=["reorder"], invalid_policy="zero")
->>> check_params(languages="german")
-Traceback (most recent call last):
-...
-culturelab.params.ParameterError: languages: 'german' is not one of both, en, native
+>>> s = settings_from({"languages": "native", "max_reorder_tokens": 20})
+>>> LANGUAGES[s.languages], s.reorder_tokens
+(('native',), 20)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,93 +20,13 @@ import pandas as pd
 
 from culturelab import prompts
 from culturelab.captex import cbqa, questions, reordering
-from culturelab.captex.aggregate import LMAX_MODES, NORM_SCHEMES, WEIGHTS
-from culturelab.data.captex import CaptexData, load, normalise_category, normalise_country
+from culturelab.captex.data import CaptexData
 from culturelab.models.base import LanguageModel
-from culturelab.params import ParameterError
-from culturelab.tasks.reorder import POLICIES, stable_int
 
+#: the four tasks; each is also the name of its prompt in ``culturelab/prompts/captex.yaml``
 TASKS = ("reorder", "pb_mcq", "cb_mcq", "cb_qa")
 LANGUAGES = {"both": ("English", "native"), "en": ("English",), "native": ("native",)}
-DATA_SOURCES = ("auto", "local", "hf", "sample")
-PROMPT_NAMES = {"reorder": "reorder", "pb_mcq": "pb_mcq", "cb_mcq": "cb_mcq", "cb_qa": "cb_qa"}
-
-
-def check_params(**values: Any) -> None:
-    """Raise :class:`ParameterError` (one line per bad key) for values outside the allowed sets."""
-    allowed: dict[str, Sequence[str]] = {
-        "languages": list(LANGUAGES), "invalid_policy": POLICIES, "data_source": DATA_SOURCES,
-        "norm_scheme": NORM_SCHEMES, "lmax_mode": LMAX_MODES, "mcq_method": questions.METHODS,
-    }
-    problems = []
-    for key, value in values.items():
-        if key in allowed and value not in allowed[key]:
-            problems.append(f"{key}: {value!r} is not one of {', '.join(allowed[key])}")
-        elif key in {"tasks", "methods"}:
-            pool = TASKS if key == "tasks" else questions.METHODS
-            bad = [v for v in value if v not in pool]
-            if bad or not value:
-                problems.append(f"{key}: {bad or 'empty list'} not allowed; choose from {', '.join(pool)}")
-        elif key in {"countries", "categories"}:
-            fn = normalise_country if key == "countries" else normalise_category
-            for v in value:
-                try:
-                    fn(v)
-                except ValueError as err:
-                    problems.append(f"{key}: {v!r}: {err}")
-        elif key == "prompt_version":
-            for name in PROMPT_NAMES.values():
-                if value not in prompts.versions("captex", name):
-                    problems.append(f"prompt_version: {value!r} is not a version of captex/{name} "
-                                    f"({', '.join(prompts.versions('captex', name))})")
-                    break
-        elif key == "weights" and value not in WEIGHTS:
-            problems.append(f"weights: {value!r} is not one of {', '.join(WEIGHTS)}")
-    if problems:
-        raise ParameterError("\n".join(problems))
-
-
-def select_procedures(procedures: pd.DataFrame, max_procedures: int, seed: int = 0) -> list[str]:
-    """Up to ``max_procedures`` procedure ids (0 = all), spread over countries round-robin and,
-    within a country, over categories round-robin (each country starting at a different
-    category, procedures in a seeded order), so that small runs still cover every country and
-    every category.
-
-    >>> from culturelab.data.captex import load
-    >>> procs = load(source="sample").procedures
-    >>> ids = select_procedures(procs, 7)
-    >>> sorted(i[:2] for i in ids)
-    ['CN', 'ID', 'IN', 'IR', 'JP', 'NG', 'PK']
-    >>> procs[procs["procedure_id"].isin(ids)]["category"].nunique()
-    5
-    """
-    first = procedures.drop_duplicates("procedure_id")
-    if not max_procedures or max_procedures >= len(first):
-        return first["procedure_id"].tolist()
-    categories = sorted(first["category"].unique())
-    queues = []
-    for i, (_, part) in enumerate(first.groupby("country", sort=True)):
-        by_category = {c: sorted(g["procedure_id"], key=lambda p: stable_int(f"{seed}:{p}"))
-                       for c, g in part.groupby("category")}
-        rotation = categories[i % len(categories):] + categories[:i % len(categories)]
-        queue: list[str] = []
-        while any(by_category.values()):
-            queue += [by_category[c].pop(0) for c in rotation if by_category.get(c)]
-        queues.append(queue)
-    chosen: list[str] = []
-    while len(chosen) < max_procedures:
-        for queue in queues:
-            if queue and len(chosen) < max_procedures:
-                chosen.append(queue.pop(0))
-    return chosen
-
-
-def load_data(*, data_dir: str = "", data_source: str = "auto", countries: Sequence[str] = (),
-              categories: Sequence[str] = (), max_procedures: int = 0, seed: int = 0) -> CaptexData:
-    """Load CAPTEx (or our sample) and restrict it as the notebook parameters say."""
-    data = load(data_dir or None, source=data_source, cb_seed=seed)
-    data = data.subset(countries=list(countries) or None, categories=list(categories) or None)
-    return data.subset(procedure_ids=select_procedures(data.procedures, max_procedures, seed))
+MCQ_TASK_NAMES = {"pb_mcq": "PB-MCQ", "cb_mcq": "CB-MCQ"}
 
 
 @dataclass
@@ -129,13 +46,9 @@ class Settings:
     ss_encoder: str = "bundled:minilm"
     rouge_stemmer: bool = True
 
-    def record(self) -> dict[str, Any]:
-        """The settings as plain values (for results tables)."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
-
 
 def _template(task: str, s: Settings) -> str:
-    return prompts.get("captex", PROMPT_NAMES[task], s.prompt_version)
+    return prompts.get("captex", task, s.prompt_version)
 
 
 def run_reorder(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataFrame:
@@ -146,19 +59,20 @@ def run_reorder(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataF
     return out.assign(task="reorder", prompt_version=s.prompt_version, invalid_policy=s.invalid_policy)
 
 
+def _score_mcqs(model: LanguageModel, frame: pd.DataFrame, s: Settings) -> pd.DataFrame:
+    return questions.score_mcqs(model, frame, s.methods, max_new_tokens=s.answer_tokens).assign(
+        prompt_version=s.prompt_version)
+
+
 def run_pb_mcq(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataFrame:
     """Task 2 (PB-MCQ) by each method."""
     mcqs = data.mcqs[data.mcqs["lang_group"].isin(LANGUAGES[s.languages])]
-    frame = questions.pb_mcq_frame(mcqs, _template("pb_mcq", s))
-    return questions.score_mcqs(model, frame, s.methods, max_new_tokens=s.answer_tokens).assign(
-        prompt_version=s.prompt_version)
+    return _score_mcqs(model, questions.pb_mcq_frame(mcqs, _template("pb_mcq", s)), s)
 
 
 def run_cb_mcq(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataFrame:
     """Task 3 (CB-MCQ, English only) by each method."""
-    frame = questions.cb_mcq_frame(data.conversations, _template("cb_mcq", s))
-    return questions.score_mcqs(model, frame, s.methods, max_new_tokens=s.answer_tokens).assign(
-        prompt_version=s.prompt_version)
+    return _score_mcqs(model, questions.cb_mcq_frame(data.conversations, _template("cb_mcq", s)), s)
 
 
 def run_cb_qa(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataFrame:
@@ -176,6 +90,35 @@ RUNNERS = {"reorder": run_reorder, "pb_mcq": run_pb_mcq, "cb_mcq": run_cb_mcq, "
 def run_tasks(model: LanguageModel, data: CaptexData, s: Settings, tasks: Sequence[str] = TASKS) -> dict[str, pd.DataFrame]:
     """Run the chosen tasks; one tidy table per task."""
     return {t: RUNNERS[t](model, data, s) for t in tasks}
+
+
+def position_bias_table(model: LanguageModel, results: dict[str, pd.DataFrame], s: Settings, *,
+                        n_orders: int = 1, max_questions: int = 0) -> pd.DataFrame:
+    """Position bias of the MCQ answers (:func:`culturelab.captex.questions.position_bias`): the
+    questions of each MCQ task in ``results`` (``pb_mcq``, ``cb_mcq``) asked again with their
+    options in ``n_orders`` other seeded orders and scored by log-likelihood, against the
+    answers by log-likelihood (else by the first method). ``max_questions`` (0 = all) re-asks
+    a seeded subset per task. One row per (task, order).
+
+    >>> position_bias_table(None, {}, Settings(), n_orders=0).empty
+    True
+    """
+    rows = []
+    for k in range(n_orders):
+        for task in ("pb_mcq", "cb_mcq"):
+            if task not in results:
+                continue
+            frame = results[task]
+            method = "loglikelihood" if "loglikelihood" in s.methods else s.methods[0]
+            base = frame[frame["method"] == method]
+            if max_questions and len(base) > max_questions:
+                base = base.sample(n=max_questions, random_state=s.seed).sort_index()
+            permuted = questions.shuffle_option_order(base.drop(columns=["scores", "pred", "correct"], errors="ignore"),
+                                                      _template(task, s), s.seed + k + 1, kind=task[:2])
+            rescored = questions.score_mcqs(model, permuted, ["loglikelihood"])
+            rows.append({"task": MCQ_TASK_NAMES[task], "order": k + 1,
+                         **questions.position_bias(base.reset_index(drop=True), rescored, seed=s.seed)})
+    return pd.DataFrame(rows)
 
 
 def table4_row(results: dict[str, pd.DataFrame], method: str = "generate") -> dict[str, float]:
@@ -237,19 +180,3 @@ def settings_from(params: dict[str, Any]) -> Settings:
     if "methods" in values:
         values["methods"] = tuple(values["methods"])
     return Settings(**values)
-
-
-def prepare(run: Any) -> CaptexData:
-    """Notebook glue right after ``start_run``: check the CAPTEx-specific parameters (before
-    anything is loaded), load and restrict the data, stamp the data source on the run."""
-    p = run.params
-    check_params(**{k: v for k, v in p.items() if k in {
-        "languages", "invalid_policy", "data_source", "norm_scheme", "lmax_mode", "mcq_method", "tasks", "methods",
-        "countries", "categories", "prompt_version", "weights"}})
-    data = load_data(data_dir=p.get("data_dir", ""), data_source=p.get("data_source", "auto"),
-                     countries=p.get("countries", []), categories=p.get("categories", []),
-                     max_procedures=p.get("max_procedures", 0), seed=p.get("seed", 0))
-    run.set_data_source(data.source)
-    for note in data.notes:
-        print("note:", note)
-    return data

@@ -1,7 +1,7 @@
 """Figures 2–8 of the paper, drawn with the project's plot functions and style.
 
->>> from culturelab.data.captex import load
->>> fig = fig2_step_counts(load(source="sample").procedures)
+>>> from culturelab.captex.data import load
+>>> fig = fig2_step_counts(load(data_source="sample").procedures)
 >>> len(fig.axes[0].texts)  # one mean label per country
 7
 """
@@ -9,15 +9,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from culturelab.data.captex import CATEGORIES, COUNTRIES
+from culturelab.captex.data import CATEGORIES, COUNTRIES
 from culturelab.plots import grouped_bars, metric_curve, radar, size_vs_score
 from culturelab.plots.style import apply_style, palette
 
+#: chance accuracy of a four-option MCQ
+CHANCE = 0.25
 _HATCH = ["", "//", "..", "xx", "\\\\", "oo"]
 _SHORT = {"Food and Cuisine": "Food", "Celebrations and Festivals": "Celebrations",
           "Social Etiquette and Hospitality": "Etiquette", "Craftsmanship and Artisan Skills": "Craftsmanship",
@@ -93,6 +96,24 @@ def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None) -> pl
     fig = grouped_bars(cells.assign(country=cells["country"].astype(str)), "country", "score", "lang_group",
                        err_low="ci_low" if has_ci else None, err_high="ci_high" if has_ci else None,
                        ylabel="aggregate score (footnote 4)", title=title)
+    return fig
+
+
+def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float = 1.05, ax: plt.Axes | None = None,
+                  **bars: Any) -> plt.Figure:
+    """MCQ accuracy as grouped bars (:func:`culturelab.plots.grouped_bars`, ``bars`` passed on)
+    with the four-option chance level (0.25) dotted and the y axis from 0 to ``top``.
+
+    >>> t = pd.DataFrame({"qtype": ["SA", "SN"], "method": ["generate"] * 2, "accuracy": [0.3, 0.2]})
+    >>> ax = accuracy_bars(t, "qtype", "accuracy", "method").axes[0]
+    >>> [float(y) for y in ax.get_ylim()], list(ax.lines[-1].get_ydata())
+    ([0.0, 1.05], [0.25, 0.25])
+    >>> plt.close("all")
+    """
+    fig = grouped_bars(table, x, y, hue, ax=ax, **bars)
+    axes = ax or fig.axes[0]
+    axes.axhline(CHANCE, color="#777777", linestyle=":", linewidth=1)
+    axes.set_ylim(0, top)
     return fig
 
 

@@ -44,8 +44,10 @@ def pb_mcq_frame(mcqs: pd.DataFrame, template: str) -> pd.DataFrame:
 def cb_mcq_frame(conversations: pd.DataFrame, template: str) -> pd.DataFrame:
     """CB-MCQ instances: utterances 1–3 as context, the next-step options (English only).
 
-    >>> from culturelab.data.captex import load
-    >>> f = cb_mcq_frame(load(source="sample").conversations, "{country}|{context}|{options}")
+    >>> from culturelab.captex.construction import with_cb_options
+    >>> from culturelab.captex.data import load
+    >>> conversations = with_cb_options(load(data_source="sample")).conversations
+    >>> f = cb_mcq_frame(conversations, "{country}|{context}|{options}")
     >>> f["prompt"][0].count("Person A:"), f["qtype"][0], f["lang_group"][0]
     (2, 'CB', 'English')
     """

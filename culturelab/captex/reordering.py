@@ -6,8 +6,8 @@ same shuffled order (a paired comparison). Answers are parsed by
 :func:`culturelab.parsing.parse_order` and scored by :func:`culturelab.tasks.reorder.score_orders`
 (ρ, τ, LD; invalid answers by the chosen policy).
 
->>> from culturelab.data.captex import load
->>> inst = reorder_instances(load(source="sample").procedures, seed=0)
+>>> from culturelab.captex.data import load
+>>> inst = reorder_instances(load(data_source="sample").procedures, seed=0)
 >>> a = inst[inst["procedure_id"] == "IR-01"]
 >>> a["perm"].iloc[0] == a["perm"].iloc[1], a["lang_group"].tolist()
 (True, ['English', 'native'])
@@ -159,8 +159,8 @@ def step_number_leaks(procedures: pd.DataFrame) -> pd.DataFrame:
     order into native-language reordering (spec §1.4). One row per native procedure:
     ``n_leaky_steps``, ``leaks`` (list of (step, numbers)).
 
-    >>> from culturelab.data.captex import load
-    >>> t = step_number_leaks(load(source="sample").procedures)
+    >>> from culturelab.captex.data import load
+    >>> t = step_number_leaks(load(data_source="sample").procedures)
     >>> t.loc[t["n_leaky_steps"] > 0, "procedure_id"].tolist()
     ['JP-01', 'JP-04']
     """

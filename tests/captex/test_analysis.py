@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from culturelab.captex import aggregate, cbqa, figures, wordcount
-from culturelab.data import captex as cx
+from culturelab.captex import data as cx
 from culturelab.reported import load as load_reported
 
 matplotlib.use("Agg")
@@ -97,7 +97,7 @@ def test_word_segmentation_per_language():
 
 
 def test_word_count_tables_compare_with_the_paper():
-    data = cx.load(source="sample").subset(countries=["Iran"])
+    data = cx.load(data_source="sample").subset(countries=["Iran"])
     counts = wordcount.word_counts(data.procedures, data.mcqs, data.conversations)
     table = wordcount.word_count_table(counts, "country")
     assert set(table["measure"]) == set(wordcount.MEASURES)
@@ -142,7 +142,7 @@ def test_cbqa_metrics_rank_replies_sensibly():
 
 
 def test_reference_baselines_cover_three_systems():
-    data = cx.load(source="sample")
+    data = cx.load(data_source="sample")
     frame = cbqa.cbqa_frame(data.conversations, "{country} {context}")
     base = cbqa.reference_baselines(frame, seed=0)
     assert base.groupby("system").size().to_dict() == {"echo_question": 35, "other_reference": 35, "reference": 35}
@@ -151,7 +151,7 @@ def test_reference_baselines_cover_three_systems():
 
 
 def test_figures_draw_from_tidy_tables():
-    data = cx.load(source="sample")
+    data = cx.load(data_source="sample")
     fig = figures.fig2_step_counts(data.procedures)
     assert len(fig.axes[0].patches) == 7 * 6  # countries × step counts (stacked)
     rng = np.random.default_rng(0)

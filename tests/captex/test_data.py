@@ -10,27 +10,28 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from culturelab.captex.construction import build_mcqs, check_mcq_rules, pairing_checks
+from culturelab.captex import data as cx
+from culturelab.captex.construction import build_mcqs, check_mcq_rules, pairing_checks, with_cb_options
 from culturelab.data import DataError
-from culturelab.data import captex as cx
+from culturelab.data.sources import sample_dir
 
 
 @pytest.fixture(scope="module")
 def sample() -> cx.CaptexData:
-    return cx.load(source="sample")
+    return cx.load(data_source="sample")
 
 
 @pytest.fixture()
 def copy_dir(tmp_path) -> Path:
     """A writable copy of the sample laid out as <data_dir>/captex/*.csv."""
     target = tmp_path / "data" / "captex"
-    shutil.copytree(cx.sample_dir(), target)
+    shutil.copytree(sample_dir("captex"), target)
     return target
 
 
 def test_sample_covers_the_schema(sample):
     p = sample.procedures
-    assert sample.source == "sample"
+    assert sample.data_source == "sample"
     assert set(p["country"]) == set(cx.COUNTRIES)
     assert set(p["language"]) == {"en", "zh", "ja", "fa", "hi", "id", "ur", "ha"}
     assert p["category"].nunique() >= 5 and set(p["category"]) <= set(cx.CATEGORIES)
@@ -67,15 +68,21 @@ def test_released_counts_are_enforced_unless_told_otherwise(copy_dir):
     with pytest.raises(DataError, match=r"Procedures.csv: expected 700 procedures .* expect='sample'"):
         cx.load(copy_dir.parent)
     data = cx.load(copy_dir.parent, expect="sample")
-    assert data.source == "released" and data.location == str(copy_dir)
+    assert data.data_source == "released" and data.location == str(copy_dir)
 
 
-def test_local_source_requires_files(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no CAPTEx files"):
-        cx.load(tmp_path, source="local")
+@pytest.mark.parametrize("data_source", ["local", "auto"])
+def test_a_data_dir_without_the_files_is_an_error_not_the_sample(tmp_path, data_source):
+    with pytest.raises(FileNotFoundError, match=r"no local copy of CAPTEx \(Procedures.csv, MCQs.csv"):
+        cx.load(tmp_path, data_source=data_source)
 
 
-def test_hf_source_goes_through_hf_snapshot(monkeypatch, copy_dir):
+def test_unknown_data_source_is_refused():
+    with pytest.raises(ValueError, match="data_source must be one of auto, local, download, sample, not 'hf'"):
+        cx.load(data_source="hf")
+
+
+def test_download_goes_through_hf_snapshot(monkeypatch, copy_dir):
     calls = []
 
     def fake_snapshot(repo_id, **kwargs):
@@ -83,8 +90,8 @@ def test_hf_source_goes_through_hf_snapshot(monkeypatch, copy_dir):
         return copy_dir
 
     monkeypatch.setattr("culturelab.data.sources.hf_snapshot", fake_snapshot)
-    data = cx.load(source="hf", expect="sample")
-    assert calls == ["AmirHossein2002/CAPTex"] and len(data.procedures) == 70
+    data = cx.load(data_source="download", expect="sample")
+    assert calls == ["AmirHossein2002/CAPTex"] and len(data.procedures) == 70 and data.data_source == "released"
 
 
 def _rewrite(path: Path, fn) -> None:
@@ -144,7 +151,7 @@ def test_other_spellings_of_the_schema_load(copy_dir):
     conv.to_csv(copy_dir / "Conversations.csv", index=False)
 
     data = cx.load(copy_dir.parent, expect="sample")
-    reference = cx.load(source="sample")
+    reference = cx.load(data_source="sample")
     assert len(data.procedures) == 70 and data.procedures["country"].isin(cx.COUNTRIES).all()
     # pairing by order within (country, category) recovers the same English/native pairs
     pairs = data.procedures.groupby("procedure_id")["title"].apply(tuple).sort_values().tolist()
@@ -191,30 +198,24 @@ def test_subset_and_summary(sample):
 
 
 def test_cb_options_are_built_from_the_next_step(sample):
-    conv = sample.conversations
+    assert (sample.conversations["options_source"] == "none").all() and not sample.notes  # the loader adds none
+    built = with_cb_options(sample, seed=0)
     english = sample.procedures.query("lang_group == 'English'").set_index("procedure_id")["steps"]
-    for c in conv.itertuples():
+    for c in built.conversations.itertuples():
         steps = english[c.procedure_id]
         assert c.options[c.answer] == steps[c.next_step - 1]
         assert len(set(c.options)) == 4 and set(c.options) <= set(steps)
-    assert any("CB-MCQ options" in n for n in sample.notes)
+    assert built.notes[0].startswith("CB-MCQ options are not in Conversations.csv: built by us with seed 0")
+    assert with_cb_options(built) is built  # options present: nothing to build
+    other = with_cb_options(sample, seed=1).conversations
+    assert [o for o in other["options"]] != [o for o in built.conversations["options"]]
 
 
-def test_a_released_size_copy_loads_with_the_released_expectations(tmp_path):
-    """20 renamed copies of the sample = 700 procedures × 2 languages, 5,600 MCQs, 700 conversations:
-    the counts the real release must have; it loads with no ``expect`` and the notebooks' glue
-    (``load_data``) selects from it exactly as from the sample."""
-    from culturelab.captex.evaluate import load_data
-
-    target = tmp_path / "release"
-    target.mkdir()
-    for name in ("Procedures.csv", "MCQs.csv", "Conversations.csv"):
-        frame = pd.read_csv(cx.sample_dir() / name, dtype=str, keep_default_na=False)
-        copies = [frame.assign(ID=frame["ID"] + f"-{k:02d}") for k in range(20)]
-        pd.concat(copies, ignore_index=True).to_csv(target / name, index=False)
-    data = cx.load(target)
-    assert data.source == "released"
-    assert data.procedures["procedure_id"].nunique() == 700 and len(data.mcqs) == 5600
-    assert len(data.conversations) == 700
-    picked = load_data(data_dir=str(target), data_source="local", max_procedures=7)
-    assert picked.procedures["country"].nunique() == 7 and picked.source == "released"
+def test_options_given_in_the_file_are_kept(copy_dir):
+    conv = pd.read_csv(copy_dir / "Conversations.csv", dtype=str, keep_default_na=False)
+    conv["Choices"] = "A. one\nB. two\nC. three\nD. four"
+    conv["Answer"] = "C"
+    conv.to_csv(copy_dir / "Conversations.csv", index=False)
+    data = with_cb_options(cx.load(copy_dir.parent, expect="sample"))
+    assert set(data.conversations["options_source"]) == {"file"} and set(data.conversations["answer"]) == {2}
+    assert not data.notes

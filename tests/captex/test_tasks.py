@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from culturelab.captex import evaluate as ev
-from culturelab.captex import questions, reordering
+from culturelab.captex import questions, reordering, setup
 from culturelab.models.base import LanguageModel, LogLikelihood
 from culturelab.models.hf import HFCausalLM
 from culturelab.parsing import LETTERS
@@ -37,7 +37,7 @@ class Oracle(LanguageModel):
 
 @pytest.fixture(scope="module")
 def data():
-    return ev.load_data(max_procedures=7, seed=0)
+    return setup.load_data(max_procedures=7, seed=0)
 
 
 def test_oracle_reordering_scores_perfectly_and_echo_scores_like_the_shuffle(data):
@@ -106,6 +106,22 @@ def test_position_bias_detects_a_letter_driven_model(data):
     assert b2["content_agreement"] == 1.0 and b2["accuracy_original"] == b2["accuracy_permuted"] == 1.0
 
 
+def test_position_bias_table_reasks_both_tasks_in_other_orders(data):
+    s = ev.Settings(methods=("generate", "loglikelihood"), seed=2)
+    results = {"pb_mcq": ev.run_pb_mcq(Oracle({}), data, s), "cb_mcq": ev.run_cb_mcq(Oracle({}), data, s)}
+    first_letter = Oracle({})
+    first_letter._loglikelihood = lambda requests: [LogLikelihood(0.0 if x.strip() == "A" else -5.0, 1, True)
+                                                    for _, x in requests]
+    table = ev.position_bias_table(first_letter, results, s, n_orders=2, max_questions=5)
+    assert table[["task", "order"]].to_dict("list") == {"task": ["PB-MCQ", "CB-MCQ"] * 2, "order": [1, 1, 2, 2]}
+    assert table["n"].tolist() == [5, 5, 5, 5]  # a seeded subset of each task
+    # the unknowing oracle always scores A highest, in any order: same letter, rarely the same option
+    assert (table["letter_agreement"] == 1.0).all() and (table["content_agreement"] < 1.0).all()
+    again = ev.position_bias_table(first_letter, results, s, n_orders=2, max_questions=5)
+    pd.testing.assert_frame_equal(table, again)
+    assert ev.position_bias_table(first_letter, {"cb_mcq": results["cb_mcq"]}, s)["task"].tolist() == ["CB-MCQ"]
+
+
 def test_negation_consistency_and_paired_test(data):
     s = ev.Settings(methods=("generate",))
     frame = questions.pb_mcq_frame(data.mcqs, ev._template("pb_mcq", s))
@@ -155,36 +171,24 @@ def test_procedure_scores_and_table4_row(data):
 
 
 def test_select_procedures_is_balanced_deterministic_and_prefix_stable(data):
-    procs = ev.load_data().procedures
-    a = ev.select_procedures(procs, 10, seed=3)
-    assert a == ev.select_procedures(procs, 10, seed=3)
-    assert ev.select_procedures(procs, 14, seed=3)[:10] == a  # a smaller run is a prefix: cache re-use
+    procs = setup.load_data().procedures
+    a = setup.select_procedures(procs, 10, seed=3)
+    assert a == setup.select_procedures(procs, 10, seed=3)
+    assert setup.select_procedures(procs, 14, seed=3)[:10] == a  # a smaller run is a prefix: cache re-use
     assert pd.Series([i[:2] for i in a]).value_counts().max() == 2
-    assert len(ev.select_procedures(procs, 0)) == 35
+    assert len(setup.select_procedures(procs, 0)) == 35
     category = procs.drop_duplicates("procedure_id").set_index("procedure_id")["category"]
     for seed in range(6):  # small runs cover every category, evenly
-        counts = category[ev.select_procedures(procs, 7, seed=seed)].value_counts()
+        counts = category[setup.select_procedures(procs, 7, seed=seed)].value_counts()
         assert len(counts) == 5 and counts.max() - counts.min() <= 1
-        per_country = category[ev.select_procedures(procs, 14, seed=seed)].groupby(lambda i: i[:2])
+        per_country = category[setup.select_procedures(procs, 14, seed=seed)].groupby(lambda i: i[:2])
         assert (per_country.nunique() == 2).all()  # a country's two picks are different categories
 
 
-def test_check_params_names_every_bad_key():
-    from culturelab.params import ParameterError
-
-    with pytest.raises(ParameterError) as err:
-        ev.check_params(languages="fr", tasks=["reorder", "essay"], invalid_policy="lenient", countries=["Mars"],
-                        categories=["Cooking stuff"], prompt_version="v9", methods=[])
-    text = str(err.value)
-    for key in ("languages:", "tasks:", "invalid_policy:", "countries:", "categories:", "prompt_version:", "methods:"):
-        assert key in text
-    ev.check_params(languages="native", countries=["iran"], categories=["Agricultural and Seasonal Procedures"])
-
-
-def test_settings_from_params_and_record():
+def test_settings_from_params():
     s = ev.settings_from({"max_reorder_tokens": 20, "bertscore_rescale": True, "unrelated": 1})
-    assert s.reorder_tokens == 20 and s.bertscore_rescale is True
-    assert s.record()["methods"] == ["generate", "loglikelihood"]
+    assert s.reorder_tokens == 20 and s.bertscore_rescale is True and s.methods == ("generate", "loglikelihood")
+    assert ev.settings_from({"methods": ["loglikelihood"]}).methods == ("loglikelihood",)
 
 
 def test_step_number_leaks_ignore_quantities_shared_with_english():

@@ -3,8 +3,8 @@
 The public dataset ``AmirHossein2002/CAPTex`` (CC BY-NC 4.0) has three CSV configs:
 ``Procedures.csv``, ``MCQs.csv`` and ``Conversations.csv``. :func:`load` reads them from a
 local folder (``<data_dir>/captex/`` or ``data_dir`` itself), downloads them from the
-Hugging Face hub (``source="hf"``), or falls back to **our sample** in
-``culturelab/data/samples/captex/`` (same schema, written by us; see its README).
+Hugging Face hub (``data_source="download"``), or falls back to **our sample**
+(:func:`culturelab.data.sources.sample_dir`, same schema, written by us; see its README).
 
 Expected schema (column names are matched case-insensitively; common aliases accepted):
 
@@ -18,15 +18,17 @@ Expected schema (column names are matched case-insensitively; common aliases acc
   ``A`` … ``D``), ``Answer`` (letter, 1–4, or the option text).
 * ``Conversations.csv`` — ``ID`` (optional), ``Country``, ``Category``, ``Title``
   (optional), ``Conversation`` (four utterances ``Person A: …`` / ``Person B: …``, the last
-  one ending in ``Next step: N``), optionally ``Choices`` and ``Answer`` for CB-MCQ.
+  one ending in ``Next step: N``), optionally ``Choices`` and ``Answer`` for CB-MCQ (without
+  them the conversations carry no options: :func:`culturelab.captex.construction.with_cb_options`
+  builds them).
 
 Every file is validated on the way in; a malformed value raises :class:`DataError` naming
 the file, the row (1-based, header = row 1) and the column. Counts are checked against the
-released sizes (700 procedures × 2 languages, 5,600 MCQs, 700 conversations) unless
-``expect="sample"``.
+released sizes (``reported/captex/dataset.csv``: 700 procedures × 2 languages, 5,600 MCQs,
+700 conversations) unless ``expect="sample"``.
 
->>> data = load(source="sample")
->>> data.source, data.procedures["country"].nunique(), sorted(data.procedures["lang_group"].unique())
+>>> data = load(data_source="sample")
+>>> data.data_source, data.procedures["country"].nunique(), sorted(data.procedures["lang_group"].unique())
 ('sample', 7, ['English', 'native'])
 >>> normalise_category("Agricultural and Seasonal Procedures")
 'Agricultural and Seasonal Practices'
@@ -38,26 +40,25 @@ import ast
 import json
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from importlib import resources
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from culturelab import config
+from culturelab import config, reported
+from culturelab.data import sources
 from culturelab.data.validate import DataError, require_columns, validate_rows
 
 REPO_ID = "AmirHossein2002/CAPTex"
 FILES = {"procedures": "Procedures.csv", "mcqs": "MCQs.csv", "conversations": "Conversations.csv"}
 SUBDIR = "captex"
 
-#: country → (ISO code, native language, Joshi et al. 2020 class)  [paper, Table 2]
-COUNTRIES: dict[str, tuple[str, str, int]] = {
-    "China": ("zh", "Chinese", 5), "Japan": ("ja", "Japanese", 5), "Iran": ("fa", "Persian", 4),
-    "India": ("hi", "Hindi", 4), "Indonesia": ("id", "Indonesian", 3), "Pakistan": ("ur", "Urdu", 3),
-    "Nigeria": ("ha", "Hausa", 2),
+#: country → (ISO code, native language), in the paper's order (Table 2)
+COUNTRIES: dict[str, tuple[str, str]] = {
+    "China": ("zh", "Chinese"), "Japan": ("ja", "Japanese"), "Iran": ("fa", "Persian"), "India": ("hi", "Hindi"),
+    "Indonesia": ("id", "Indonesian"), "Pakistan": ("ur", "Urdu"), "Nigeria": ("ha", "Hausa"),
 }
 #: the ten categories, in the paper's order (§3.1)
 CATEGORIES = [
@@ -67,9 +68,6 @@ CATEGORIES = [
     "Environmental and Nature-Based Practices",
 ]
 QUESTION_TYPES = ("SA", "SN", "AA", "AN")
-QUESTION_TYPE_NAMES = {"SA": "Subsequent Affirmative", "SN": "Subsequent Negative",
-                       "AA": "Antecedent Affirmative", "AN": "Antecedent Negative"}
-RELEASED = {"procedures": 700, "per_country": 100, "per_cell": 10, "mcqs": 5600, "conversations": 700}
 MIN_STEPS, MAX_STEPS = 5, 10
 
 _COUNTRY_ALIASES = {**{c.lower(): c for c in COUNTRIES}, **{v[0]: c for c, v in COUNTRIES.items()},
@@ -256,7 +254,7 @@ def _read_table(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
 
 
-def _canonical_columns(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+def _canonical_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """Rename aliased columns to the canonical names; collect ``Step N`` / ``A``–``D`` columns."""
     keys = {c: _key(c) for c in frame.columns}
     rename = {}
@@ -277,22 +275,52 @@ def _canonical_columns(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     return out
 
 
-def _check(value: Any, fn) -> bool | str:
-    try:
-        fn(value)
-    except ValueError as err:
-        return str(err)
-    return True
+def _parse(frame: pd.DataFrame, name: str, column: str, parse: Callable[..., Any],
+           check: Callable[[Any], bool | str] | None = None, *, also: str | None = None) -> list[Any]:
+    """Every cell of ``column`` parsed once (``parse(cell)``, or ``parse(cell, other)`` with the
+    same row's ``also`` column) and checked by :func:`~culturelab.data.validate.validate_rows`:
+    a ``ValueError`` or a failed ``check`` (``True`` or a message) raises :class:`DataError`
+    naming the file, the row and the column.
+
+    >>> _parse(pd.DataFrame({"n": ["1", "x"]}), "f.csv", "n", int)
+    Traceback (most recent call last):
+    ...
+    culturelab.data.validate.DataError: f.csv, row 3, column 'n': invalid literal for int() with base 10: 'x' (got 'x')
+    """
+    parsed: list[Any] = []
+    others = iter(frame[also].tolist()) if also else None
+
+    def verdict(cell: Any) -> bool | str:
+        try:
+            value = parse(cell, next(others)) if others else parse(cell)
+        except ValueError as err:
+            return str(err)
+        parsed.append(value)
+        return True if check is None else check(value)
+
+    validate_rows(frame, name, {column: verdict})
+    return parsed
+
+
+def _released(what: str) -> int:
+    """A size of the released CAPTEx, as the paper states it (``reported/captex/dataset.csv``).
+
+    >>> _released("mcqs")
+    5600
+    """
+    sizes = reported.load("captex", "dataset").set_index("measure")["value"]
+    return int(sizes[what])
 
 
 @dataclass
 class CaptexData:
-    """The three CAPTEx tables, tidy, plus where they came from (``sample`` or ``released``)."""
+    """The three CAPTEx tables, tidy, plus where they came from: ``data_source`` is ``sample``
+    or ``released`` (what :meth:`culturelab.runner.Run.set_data_source` stamps)."""
 
     procedures: pd.DataFrame
     mcqs: pd.DataFrame
     conversations: pd.DataFrame
-    source: str
+    data_source: str
     location: str
     notes: list[str] = field(default_factory=list)
 
@@ -300,7 +328,7 @@ class CaptexData:
                procedure_ids: Sequence[str] | None = None) -> CaptexData:
         """The same data restricted to some countries / categories / procedures.
 
-        >>> d = load(source="sample").subset(countries=["Iran"])
+        >>> d = load(data_source="sample").subset(countries=["Iran"])
         >>> sorted(d.procedures["country"].unique()), sorted(d.conversations["country"].unique())
         (['Iran'], ['Iran'])
         """
@@ -312,15 +340,16 @@ class CaptexData:
         if procedure_ids is not None:
             keep &= self.procedures["procedure_id"].isin(list(procedure_ids))
         ids = set(self.procedures.loc[keep, "procedure_id"])
-        return CaptexData(self.procedures[keep].reset_index(drop=True),
-                          self.mcqs[self.mcqs["procedure_id"].isin(ids)].reset_index(drop=True),
-                          self.conversations[self.conversations["procedure_id"].isin(ids)].reset_index(drop=True),
-                          self.source, self.location, list(self.notes))
+        return replace(self, procedures=self.procedures[keep].reset_index(drop=True),
+                       mcqs=self.mcqs[self.mcqs["procedure_id"].isin(ids)].reset_index(drop=True),
+                       conversations=self.conversations[self.conversations["procedure_id"].isin(ids)].reset_index(
+                           drop=True),
+                       notes=list(self.notes))
 
     def summary(self) -> pd.DataFrame:
         """Counts per country: procedures, texts, MCQs, conversations, mean steps.
 
-        >>> int(load(source="sample").summary()["procedures"].sum())
+        >>> int(load(data_source="sample").summary()["procedures"].sum())
         35
         """
         p = self.procedures
@@ -335,34 +364,30 @@ class CaptexData:
         return pd.DataFrame(rows)
 
 
+def _version_language(value: Any, country: str) -> str:
+    """ISO code of a procedure version's language, which must be English or ``country``'s own."""
+    code = normalise_language(value, country)
+    if code not in {"en", COUNTRIES[country][0]}:
+        raise ValueError(f"{value!r} is neither English nor the native language of {country} "
+                         f"({COUNTRIES[country][1]})")
+    return code
+
+
 def read_procedures(path: str | os.PathLike, *, expect: str = "released") -> pd.DataFrame:
     """``Procedures.csv`` → one row per (procedure, language): ``procedure_id``, ``country``,
     ``category``, ``language`` (ISO), ``lang_group`` (``English``/``native``), ``title``,
     ``steps`` (list), ``n_steps``, ``row`` (line in the file)."""
     path = Path(path)
     name = path.name
-    frame = _canonical_columns(_read_table(path), name)
+    frame = _canonical_columns(_read_table(path))
     require_columns(frame, ["country", "category", "language", "title", "steps"], name)
-    validate_rows(frame, name, {
-        "country": lambda v: _check(v, normalise_country),
-        "category": lambda v: _check(v, normalise_category),
-        "title": lambda v: bool(str(v).strip()) or "empty title",
-        "steps": lambda v: (MIN_STEPS <= len(parse_steps(v)) <= MAX_STEPS)
-        or f"a procedure needs {MIN_STEPS}–{MAX_STEPS} steps, found {len(parse_steps(v))}",
-    })
-    frame["country"] = frame["country"].map(normalise_country)
-    frame["category"] = frame["category"].map(normalise_category)
-    for pos, (lang, country) in enumerate(zip(frame["language"], frame["country"])):
-        try:
-            code = normalise_language(lang, country)
-        except ValueError as err:
-            raise DataError(f"{name}, row {pos + 2}, column 'language': {err} (got {lang!r})") from None
-        if code not in {"en", COUNTRIES[country][0]}:
-            raise DataError(f"{name}, row {pos + 2}, column 'language': {lang!r} is neither English nor the "
-                            f"native language of {country} ({COUNTRIES[country][1]})")
-    frame["language"] = [normalise_language(v, c) for v, c in zip(frame["language"], frame["country"])]
+    frame["country"] = _parse(frame, name, "country", normalise_country)
+    frame["category"] = _parse(frame, name, "category", normalise_category)
+    validate_rows(frame, name, {"title": lambda v: bool(str(v).strip()) or "empty title"})
+    frame["steps"] = _parse(frame, name, "steps", parse_steps, lambda steps: MIN_STEPS <= len(steps) <= MAX_STEPS
+                            or f"a procedure needs {MIN_STEPS}–{MAX_STEPS} steps, found {len(steps)}")
+    frame["language"] = _parse(frame, name, "language", _version_language, also="country")
     frame["lang_group"] = ["English" if v == "en" else "native" for v in frame["language"]]
-    frame["steps"] = frame["steps"].map(parse_steps)
     frame["n_steps"] = frame["steps"].map(len)
     frame["title"] = frame["title"].str.strip()
     frame["row"] = range(2, len(frame) + 2)
@@ -384,11 +409,11 @@ def read_procedures(path: str | os.PathLike, *, expect: str = "released") -> pd.
             raise DataError(f"{name}, row {last['row']}, column 'country': the versions of procedure {pid!r} "
                             "disagree on country or category")
     if expect == "released":
-        _expect_count(name, "procedures", frame["procedure_id"].nunique(), RELEASED["procedures"])
+        _expect_count(name, "procedures", frame["procedure_id"].nunique(), _released("procedures"))
         per_country = frame.drop_duplicates("procedure_id").groupby("country").size()
-        bad = per_country[per_country != RELEASED["per_country"]]
-        if len(bad) or len(per_country) != len(COUNTRIES):
-            raise DataError(f"{name}: expected {RELEASED['per_country']} procedures for each of the 7 countries, "
+        wanted = _released("procedures_per_country")
+        if (per_country != wanted).any() or len(per_country) != len(COUNTRIES):
+            raise DataError(f"{name}: expected {wanted} procedures for each of the 7 countries, "
                             f"found {per_country.to_dict()}; pass expect='sample' for a partial copy")
     cols = ["procedure_id", "country", "category", "language", "lang_group", "title", "steps", "n_steps", "row"]
     return frame[cols].reset_index(drop=True)
@@ -412,34 +437,22 @@ def read_mcqs(path: str | os.PathLike, procedures: pd.DataFrame, *, expect: str 
     linked to their procedure by ``ID`` or, without it, by the procedure title they quote."""
     path = Path(path)
     name = path.name
-    frame = _canonical_columns(_read_table(path), name)
+    frame = _canonical_columns(_read_table(path))
     require_columns(frame, ["country", "language", "type", "question", "choices", "answer"], name)
+    frame["country"] = _parse(frame, name, "country", normalise_country)
     validate_rows(frame, name, {
-        "country": lambda v: _check(v, normalise_country),
         "type": lambda v: str(v).strip().upper() in QUESTION_TYPES or f"type must be one of {QUESTION_TYPES}",
         "question": lambda v: bool(str(v).strip()) or "empty question",
-        "choices": lambda v: (len(parse_choices(v)) == 4 and all(parse_choices(v)))
-        or f"an MCQ needs 4 non-empty options, found {len(parse_choices(v))}",
     })
-    frame["country"] = frame["country"].map(normalise_country)
-    frame["options"] = frame["choices"].map(parse_choices)
-    answers, langs = [], []
-    for pos, row in enumerate(frame.itertuples(index=False)):
-        try:
-            langs.append(normalise_language(row.language, row.country))
-        except ValueError as err:
-            raise DataError(f"{name}, row {pos + 2}, column 'language': {err} (got {row.language!r})") from None
-        try:
-            answers.append(parse_answer(row.answer, row.options))
-        except ValueError as err:
-            raise DataError(f"{name}, row {pos + 2}, column 'answer': {err} (got {row.answer!r})") from None
-    frame["answer"], frame["language"] = answers, langs
+    frame["options"] = _parse(frame, name, "choices", parse_choices, lambda options: (
+        len(options) == 4 and all(options)) or f"an MCQ needs 4 non-empty options, found {len(options)}")
+    frame["language"] = _parse(frame, name, "language", normalise_language, also="country")
+    frame["answer"] = _parse(frame, name, "answer", parse_answer, also="options")
     frame["lang_group"] = ["English" if v == "en" else "native" for v in frame["language"]]
     frame["qtype"] = frame["type"].str.strip().str.upper()
     frame["row"] = range(2, len(frame) + 2)
     if "category" in frame.columns:
-        validate_rows(frame, name, {"category": lambda v: _check(v, normalise_category)})
-        frame["category"] = frame["category"].map(normalise_category)
+        frame["category"] = _parse(frame, name, "category", normalise_category)
     known = set(procedures["procedure_id"])
     if "id" in frame.columns and frame["id"].astype(str).str.strip().isin(known).all():
         frame["procedure_id"] = frame["id"].astype(str).str.strip()
@@ -452,7 +465,7 @@ def read_mcqs(path: str | os.PathLike, procedures: pd.DataFrame, *, expect: str 
     if "category" not in frame.columns:
         frame["category"] = frame["procedure_id"].map(meta["category"])
     if expect == "released":
-        _expect_count(name, "MCQs", len(frame), RELEASED["mcqs"])
+        _expect_count(name, "MCQs", len(frame), _released("mcqs"))
     cols = ["procedure_id", "country", "category", "language", "lang_group", "qtype", "question", "options",
             "answer", "row"]
     return frame[cols].reset_index(drop=True)
@@ -463,22 +476,17 @@ def read_conversations(path: str | os.PathLike, procedures: pd.DataFrame, *,
     """``Conversations.csv`` → ``procedure_id``, ``country``, ``category``, ``title``,
     ``utterances`` (4), ``next_step``, ``context`` (utterances 1–3 with speakers),
     ``reference`` (utterance 4 without the ``Next step`` marker), ``options``/``answer`` when
-    the file has CB-MCQ choices (else ``None``; see :func:`culturelab.captex.construction.cb_mcq_options`)."""
+    the file has CB-MCQ choices (else ``None`` and ``-1``, ``options_source = "none"``; see
+    :func:`culturelab.captex.construction.with_cb_options`)."""
     path = Path(path)
     name = path.name
-    frame = _canonical_columns(_read_table(path), name)
+    frame = _canonical_columns(_read_table(path))
     require_columns(frame, ["country", "conversation"], name)
-
-    def four(v: Any) -> bool | str:
-        utts, _ = split_conversation(v)
-        return len(utts) == 4 or f"a conversation needs exactly 4 utterances (Person A/B), found {len(utts)}"
-
-    validate_rows(frame, name, {"country": lambda v: _check(v, normalise_country), "conversation": four})
-    frame["country"] = frame["country"].map(normalise_country)
+    frame["country"] = _parse(frame, name, "country", normalise_country)
+    parts = _parse(frame, name, "conversation", split_conversation, lambda parsed: len(parsed[0]) == 4
+                   or f"a conversation needs exactly 4 utterances (Person A/B), found {len(parsed[0])}")
     if "category" in frame.columns:
-        validate_rows(frame, name, {"category": lambda v: _check(v, normalise_category)})
-        frame["category"] = frame["category"].map(normalise_category)
-    parts = frame["conversation"].map(split_conversation)
+        frame["category"] = _parse(frame, name, "category", normalise_category)
     in_file = frame["next_step"].tolist() if "next_step" in frame.columns else [None] * len(frame)
     frame["utterances"] = [p[0] for p in parts]
     frame["next_step"] = [p[1] if p[1] is not None else (int(f) if str(f).strip().isdigit() else None)
@@ -509,28 +517,27 @@ def read_conversations(path: str | os.PathLike, procedures: pd.DataFrame, *,
                         for utts in frame["utterances"]]
     frame["reference"] = [utts[3] for utts in frame["utterances"]]
     if "choices" in frame.columns and "answer" in frame.columns:
-        frame["options"] = frame["choices"].map(parse_choices)
-        frame["answer"] = [parse_answer(a, o) for a, o in zip(frame["answer"], frame["options"])]
+        frame["options"] = _parse(frame, name, "choices", parse_choices)
+        frame["answer"] = _parse(frame, name, "answer", parse_answer, also="options")
         frame["options_source"] = "file"
     else:
         frame["options"], frame["answer"], frame["options_source"] = None, -1, "none"
     frame["row"] = range(2, len(frame) + 2)
     if expect == "released":
-        _expect_count(name, "conversations", len(frame), RELEASED["conversations"])
+        _expect_count(name, "conversations", len(frame), _released("conversations"))
     cols = ["procedure_id", "country", "category", "title", "utterances", "next_step", "context", "reference",
             "options", "answer", "options_source", "row"]
     return frame[cols].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------- entry point
-def sample_dir() -> Path:
-    """The folder of our schema-faithful sample (``culturelab/data/samples/captex``)."""
-    return Path(str(resources.files("culturelab.data") / "samples" / SUBDIR))
+def find_local(data_dir: str | os.PathLike | None = "") -> Path | None:
+    """A folder holding the three CSVs: ``data_dir`` itself or ``<data_dir>/captex`` (``""``:
+    ``$CULTURELAB_DATA``); ``None`` when there is none.
 
-
-def find_local(data_dir: str | os.PathLike | None = None) -> Path | None:
-    """A folder holding the three CSVs: ``data_dir`` itself or ``<data_dir>/captex`` (default:
-    ``$CULTURELAB_DATA``); ``None`` when there is none."""
+    >>> find_local(sources.sample_dir(SUBDIR)) == sources.sample_dir(SUBDIR)
+    True
+    """
     root = config.data_dir(data_dir) if data_dir or os.environ.get("CULTURELAB_DATA") else None
     if root is None:
         return None
@@ -545,44 +552,36 @@ def _file(folder: Path, filename: str) -> Path:
     return path if path.exists() else folder / Path(filename).stem  # parquet config folder
 
 
-def load(data_dir: str | os.PathLike | None = None, *, source: str = "auto", expect: str = "auto",
-         cb_seed: int = 0) -> CaptexData:
+def load(data_dir: str | os.PathLike | None = "", *, data_source: str = "auto", expect: str = "auto") -> CaptexData:
     """Load CAPTEx.
 
-    ``source``: ``auto`` (a local copy if ``data_dir``/``$CULTURELAB_DATA`` has one, else our
-    sample), ``local`` (must exist), ``hf`` (download ``AmirHossein2002/CAPTex`` from the hub),
-    ``sample``. ``expect``: ``released`` checks the released counts, ``sample`` only the
-    schema, ``auto`` picks by source. CB-MCQ options missing from ``Conversations.csv`` are
-    built with ``cb_seed`` (:func:`culturelab.captex.construction.cb_mcq_options`).
+    ``data_source``: ``auto`` (the local copy under ``data_dir`` — ``""`` means
+    ``$CULTURELAB_DATA`` — else our sample; a ``data_dir`` given explicitly must hold the
+    files), ``local`` (must exist), ``download`` (the Hugging Face release
+    ``AmirHossein2002/CAPTex``), ``sample``. ``expect``: ``released`` checks the released
+    counts, ``sample`` only the schema, ``auto`` picks by source. Conversations without CB-MCQ
+    options in the file keep ``options = None`` (see
+    :func:`culturelab.captex.construction.with_cb_options`).
+
+    >>> load(data_source="sample").location == str(sources.sample_dir("captex"))
+    True
     """
-    if source not in {"auto", "local", "hf", "sample"}:
-        raise ValueError(f"source must be auto, local, hf or sample, not {source!r}")
     if expect not in {"auto", "released", "sample"}:
         raise ValueError(f"expect must be auto, released or sample, not {expect!r}")
-    folder: Path | None = None
-    if source in {"auto", "local"}:
-        folder = find_local(data_dir)
-        if folder is None and (source == "local" or data_dir):
-            where = config.data_dir(data_dir) if (data_dir or os.environ.get("CULTURELAB_DATA")) else "(no data_dir)"
-            raise FileNotFoundError(f"no CAPTEx files ({', '.join(FILES.values())}) in {where} or {where}/{SUBDIR}; "
-                                    f"use source='hf' to download {REPO_ID}, or source='sample'")
-    if source == "hf":
-        from culturelab.data.sources import hf_snapshot
-
-        folder = hf_snapshot(REPO_ID, allow_patterns=["*.csv", "*/*.parquet", "**/*.parquet"])
-    kind = "released" if folder is not None else "sample"
-    folder = folder or sample_dir()
+    local = find_local(data_dir)
+    source = sources.resolve_source("local" if data_source == "auto" and data_dir else data_source, local,
+                                    auto="sample", data_dir=data_dir,
+                                    what=f"CAPTEx ({', '.join(FILES.values())}, or a {SUBDIR}/ folder of them)")
+    if source == "download":
+        folder = sources.hf_snapshot(REPO_ID, allow_patterns=["*.csv", "*/*.parquet", "**/*.parquet"])
+    else:
+        folder = local if source == "local" else sources.sample_dir(SUBDIR)
+    kind = "sample" if source == "sample" else "released"
     expect = kind if expect == "auto" else expect
     procedures = read_procedures(_file(folder, FILES["procedures"]), expect=expect)
     mcqs = read_mcqs(_file(folder, FILES["mcqs"]), procedures, expect=expect)
     conversations = read_conversations(_file(folder, FILES["conversations"]), procedures, expect=expect)
     notes = []
-    if (conversations["options_source"] == "none").any():
-        from culturelab.captex.construction import cb_mcq_options
-
-        conversations = cb_mcq_options(conversations, procedures, seed=cb_seed)
-        notes.append(f"CB-MCQ options are not in {FILES['conversations']}: built by us with seed {cb_seed} "
-                     "(correct = the conversation's next step, distractors = 3 other steps of the procedure)")
     unlinked = int(mcqs["procedure_id"].isna().sum())
     if unlinked:
         notes.append(f"{unlinked} MCQs could not be linked to a procedure (no ID column and no quoted title)")
