@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from culturelab.embeddings.align import VecMap
-from culturelab.embeddings.bli import translate
+from culturelab.embeddings.space import translate
 
 
 def planted_pair(n: int, dim: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

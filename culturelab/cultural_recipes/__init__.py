@@ -1,4 +1,6 @@
-"""CulturalRecipes (Cao et al., TACL 2024): analysis code of the paper, one module per job —
-``lexicon`` (seed dictionary, taxonomy), ``corpus`` (tokenised corpora, toy corpus, BLI queries),
-``alignment`` (the §4 pipeline), ``adaptation`` (prompting models), ``evaluation`` (automatic
-metrics, paper-compatible and corrected), ``human_eval`` (Table 5/6), ``concepts`` (Figure 4)."""
+"""CulturalRecipes (Cao et al., TACL 2024): everything of the paper, one module per job —
+``data`` (the release loader and our sample), ``setup`` (allowed parameter values and the
+notebooks' ``open``), ``lexicon`` (seed dictionary, taxonomy), ``corpus`` (corpora, recipe
+tokenisation, toy corpus, BLI queries), ``alignment`` (the §4 pipeline), ``adaptation``
+(prompting models), ``evaluation`` (automatic metrics, paper-compatible and corrected),
+``human_eval`` (Table 5/6), ``concepts`` (Figure 4)."""

@@ -25,7 +25,7 @@ import re
 import pandas as pd
 
 from culturelab import prompts
-from culturelab.data.cultural_recipes import LANGS, serialize
+from culturelab.cultural_recipes.data import LANGS, serialize
 
 STYLES = {"llm": ("llm_adapt", True), "bloom": ("bloom_adapt", False)}
 COLUMNS = ["recipe_id", "direction", "split", "system", "source_text", "prompt", "raw_output", "prediction",
@@ -61,8 +61,8 @@ def _row(rec: object, direction: str, system: str, prompt: str, raw: str) -> dic
 def build_prompts(matched: pd.DataFrame, direction: str, *, style: str = "llm", version: str = "v1") -> list[str]:
     """The paper's prompt for each source recipe.
 
-    >>> from culturelab.data.cultural_recipes import load_split
-    >>> build_prompts(load_split("en2zh", "gold", source="sample"), "en2zh", style="bloom")[0][-13:]
+    >>> from culturelab.cultural_recipes.data import load_split
+    >>> build_prompts(load_split("en2zh", "gold", data_source="sample"), "en2zh", style="bloom")[0][-13:]
     '中文菜谱, 适合中国人的:'
     """
     if style not in STYLES:
@@ -104,19 +104,3 @@ def reference_outputs(matched: pd.DataFrame, direction: str, system: str = "Ref"
     """The first reference of each item as an "output" (Figure 4 compares it with the systems)."""
     return _table([_row(rec, direction, system, "", serialize(rec.targets[0]))
                    for rec in matched.itertuples(index=False)])
-
-
-def from_prediction_files(predictions: pd.DataFrame, matched: pd.DataFrame) -> pd.DataFrame:
-    """Attach recipe ids to rows of the repo's prediction files (``load_predictions``) by
-    matching their source text to the serialised sources of ``matched``; unmatched rows keep
-    ``recipe_id = None`` (still scored)."""
-    index = {re.sub(r"\s+", " ", serialize(s)).strip(): rid for rid, s in zip(matched["recipe_id"], matched["source"])}
-    rows = []
-    for p in predictions.itertuples(index=False):
-        trg = LANGS[p.direction][1]
-        share = target_share(p.prediction, trg)
-        rows.append({"recipe_id": index.get(re.sub(r"\s+", " ", p.source_text).strip()), "direction": p.direction,
-                     "split": None, "system": p.system, "source_text": p.source_text, "prompt": "",
-                     "raw_output": p.prediction, "prediction": p.prediction.strip(), "references": list(p.references),
-                     "valid": bool(p.prediction.strip()) and share >= 0.5, "target_share": round(share, 3)})
-    return _table(rows)

@@ -2,22 +2,21 @@
 100 most frequent Chinese content words → Table 2 view and P@5.
 
 :func:`embed_corpus` tokenises a corpus once (jieba / regex) into ``<cache>/corpora`` and trains
-word2vec from that file (gensim ``corpus_file`` mode); :func:`align_and_translate` maps zh onto
-en and retrieves the neighbours of the queries; :func:`bli_summary` puts P@k next to the paper's
-68 %. The automatic label (``literal`` / ``cultural`` / ``error``) uses CC-CEDICT and our
-taxonomy; ``manual_label`` stays empty for the human pass the paper made.
+word2vec from that file (gensim ``corpus_file`` mode) with the paper's settings
+(:data:`WORD2VEC`); :func:`align_and_translate` maps zh onto en and retrieves the neighbours of
+the queries; :func:`bli_summary` and :func:`label_shares` put ours next to the paper's §4.2
+numbers (``culturelab/reported/cultural_recipes/bli.csv``). The automatic label (``literal`` /
+``cultural`` / ``error``) uses CC-CEDICT and our taxonomy; ``manual_label`` stays empty for the
+human pass the paper made.
 
->>> r = paper_bli_reference()
->>> r["p_at_5"], r["cultural"], r["error"]
-(0.68, 26, 6)
+>>> reported_bli()[["P@5", "cultural (of misses)", "error (of misses)"]].tolist()
+[0.68, 26.0, 6.0]
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,21 +26,34 @@ import pandas as pd
 from culturelab import config
 from culturelab.cultural_recipes import corpus as corpus_mod
 from culturelab.cultural_recipes import lexicon
+from culturelab.cultural_recipes.corpus import Corpora, Recipes
 from culturelab.embeddings import bli
 from culturelab.embeddings.align import AlignmentResult, VecMap
 from culturelab.embeddings.vectors import Embeddings
-from culturelab.embeddings.word2vec import SentenceStream, train_word2vec, write_tokenized
+from culturelab.embeddings.word2vec import train_word2vec, write_tokenized
+from culturelab.reported import load as load_reported
+
+#: the paper's word2vec (§4.1, fn. 10) as gensim 4 options: skip-gram, 300 dimensions, 5 epochs,
+#: min count 10, window 5, 10 negative samples
+WORD2VEC: dict[str, Any] = {"sg": 1, "hs": 0, "vector_size": 300, "epochs": 5, "min_count": 10, "window": 5,
+                            "negative": 10}
 
 
-def paper_bli_reference() -> dict[str, Any]:
-    """The paper's §4.2 numbers: P@5 over 100 queries, and the split of the 32 misses."""
-    return {"queries": 100, "k": 5, "p_at_5": 0.68, "misses": 32, "cultural": 26, "error": 6}
+def reported_bli() -> pd.Series:
+    """The paper's §4.2 numbers (``reported/cultural_recipes/bli.csv``) by quantity: P@5 over
+    the queries, and the split of the misses into cultural equivalents and errors.
+
+    >>> reported_bli()[["queries", "P@5"]].tolist()
+    [100.0, 0.68]
+    """
+    return load_reported("cultural_recipes", "bli").set_index("quantity")["value"]
 
 
-def embed_corpus(recipes: str | os.PathLike | Callable[[], Iterable[dict]], lang: str, *, name: str,
-                 max_recipes: int | None = None, scope: str = "full", seed: int = 0, workers: int = 1,
-                 progress: bool = True, **w2v: Any) -> tuple[Embeddings, dict[str, int]]:
-    """Tokenise a corpus (file or recipe factory) once and train word2vec on it.
+def embed_corpus(recipes: Recipes, lang: str, *, name: str, max_recipes: int | None = None, scope: str = "full",
+                 seed: int = 0, workers: int = 1, progress: bool = True, **w2v: Any
+                 ) -> tuple[Embeddings, dict[str, int]]:
+    """Tokenise a corpus (file or recipe factory) once and train word2vec on it with
+    :data:`WORD2VEC` (``w2v`` overrides any of them).
 
     Returns the embeddings (most frequent first; ``Embeddings.name`` records the corpus) and
     the word counts of its vocabulary. The tokenised file is cached under
@@ -53,14 +65,21 @@ def embed_corpus(recipes: str | os.PathLike | Callable[[], Iterable[dict]], lang
         stat = Path(recipes).stat()
         key += f"{stat.st_size}-{stat.st_mtime_ns}"
     tokenized = config.cache_dir() / "corpora" / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.txt"
-    stream = SentenceStream(recipes, lang, max_recipes=max_recipes, scope=scope)
     if not tokenized.is_file() or callable(recipes):
         tmp = tokenized.with_suffix(".part")
-        write_tokenized(stream, tmp)
+        write_tokenized(corpus_mod.sentences(recipes, lang, max_recipes=max_recipes, scope=scope), tmp)
         tmp.replace(tokenized)
-    kv = train_word2vec(corpus_file=tokenized, seed=seed, workers=workers, progress=progress, **w2v)
+    kv = train_word2vec(corpus_file=tokenized, seed=seed, workers=workers, progress=progress, **{**WORD2VEC, **w2v})
     counts = {w: int(kv.get_vecattr(w, "count")) for w in kv.index_to_key}
     return Embeddings.from_keyed_vectors(kv, lang, name), counts
+
+
+def embed_corpora(corpora: Corpora, **kw: Any) -> tuple[Embeddings, Embeddings, dict[str, int]]:
+    """:func:`embed_corpus` on both corpora of a run: the Chinese and English embeddings and
+    the Chinese word counts (the queries are chosen from them)."""
+    zh, zh_counts = embed_corpus(corpora.zh, "zh", name=f"{corpora.name}-zh", max_recipes=corpora.max_recipes, **kw)
+    en, _ = embed_corpus(corpora.en, "en", name=f"{corpora.name}-en", max_recipes=corpora.max_recipes, **kw)
+    return zh, en, zh_counts
 
 
 def select_queries(counts: dict[str, int], *, n: int = 100, seed_variant: str = "paper") -> list[str]:
@@ -100,15 +119,32 @@ def bli_summary(view: pd.DataFrame, *, k: int = 5) -> pd.DataFrame:
     >>> bli_summary(v).set_index("quantity")["ours"].to_dict()
     {'P@5': 0.6, 'queries': 5.0, 'cultural (of misses)': 1.0, 'error (of misses)': 1.0}
     """
-    ref = paper_bli_reference()
+    ref = reported_bli()
     n = len(view)
     counts = view["label"].value_counts()
-    rows = [("P@5", float(counts.get("literal", 0)) / n if n else np.nan, ref["p_at_5"]),
+    rows = [("P@5", float(counts.get("literal", 0)) / n if n else np.nan, float(ref["P@5"])),
             ("queries", float(n), float(ref["queries"])),
-            ("cultural (of misses)", float(counts.get("cultural", 0)), float(ref["cultural"])),
-            ("error (of misses)", float(counts.get("error", 0)), float(ref["error"]))]
-    if k != 5:
+            ("cultural (of misses)", float(counts.get("cultural", 0)), float(ref["cultural (of misses)"])),
+            ("error (of misses)", float(counts.get("error", 0)), float(ref["error (of misses)"]))]
+    if k != ref["k"]:
         rows[0] = (f"P@{k}", rows[0][1], np.nan)
     table = pd.DataFrame(rows, columns=["quantity", "ours", "reported"])
     table["delta"] = table["ours"] - table["reported"]
     return table
+
+
+def label_shares(view: pd.DataFrame, ours: str) -> pd.DataFrame:
+    """Share of queries per label (``literal``, ``cultural``, ``error``) in a Table 2 view
+    (``source = ours``) and in the paper (the §4.2 counts over its queries).
+
+    >>> t = label_shares(pd.DataFrame({"label": ["literal", "literal", "error", "literal"]}), "ours")
+    >>> t.pivot(index="label", columns="source", values="share").round(2).to_dict("index")["error"]
+    {'ours': 0.25, 'paper (Table 2, 100 queries)': 0.06}
+    """
+    ref = reported_bli()
+    shares = view["label"].value_counts(normalize=True).reindex(list(bli.LABELS), fill_value=0)
+    mine = shares.rename_axis("label").reset_index(name="share").assign(source=ours)
+    paper = [ref["P@5"], ref["cultural (of misses)"] / ref["queries"], ref["error (of misses)"] / ref["queries"]]
+    theirs = pd.DataFrame({"label": list(bli.LABELS), "share": paper,
+                           "source": f"paper (Table 2, {int(ref['queries'])} queries)"})
+    return pd.concat([mine, theirs], ignore_index=True)

@@ -24,7 +24,7 @@ from importlib import resources
 import pandas as pd
 import yaml
 
-from culturelab.data.cultural_recipes import LANGS, strip_headings
+from culturelab.cultural_recipes.data import LANGS, strip_headings
 
 
 @dataclass(frozen=True)

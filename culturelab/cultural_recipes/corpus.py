@@ -1,5 +1,11 @@
-"""Corpora for the §4 analysis: the toy bilingual sample, word counts and BLI query selection.
+"""Corpora for the §4 analysis: where they come from, how they are tokenised, the toy bilingual
+sample, word counts and BLI query selection.
 
+* :func:`corpora` — the two monolingual corpora of a run: the files given (``released``) or our
+  toy sample (``sample``), with the gold lexicon that labels the toy sample's neighbours;
+* :func:`sentences` — a corpus as a restartable stream of token lists for word2vec: one sentence
+  per title, ingredient line and step; jieba for Chinese (default mode, HMM on), lower-cased
+  regex words and numbers for English (numbers are kept: the paper's Table 2 shows "350");
 * :func:`toy_corpus` — **our** synthetic comparable corpus (not the paper's data): recipes
   generated independently in Chinese and English from one set of concept templates, where a few
   slots are filled with culture-typical words (蒸 'steam' where English recipes *bake*, 豆腐 where
@@ -15,15 +21,31 @@
 True
 >>> content_words({"豆腐": 9, "的": 50, "蒸": 7, "10": 30, "菠菜": 5}, n=5, exclude={"菠菜"})
 ['豆腐', '蒸']
+>>> tokenize_en("Bake at 350 degrees, don't stir!"), tokenize_zh("将豆腐切块，蒸10分钟")
+(['bake', 'at', '350', 'degrees', "don't", 'stir'], ['将', '豆腐', '切块', '蒸', '10', '分钟'])
+>>> list(sentences(lambda: [{"title": "Red Bean Soup", "ingredients": ["1 cup beans"], "steps": ["Boil."]}], "en"))
+[['red', 'bean', 'soup'], ['1', 'cup', 'beans'], ['boil']]
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import cache
+from itertools import islice
+from pathlib import Path
 
 import numpy as np
+
+from culturelab.cultural_recipes.data import iter_recipes, jieba
+from culturelab.embeddings.word2vec import SentenceStream
+
+#: a corpus: a file :func:`~culturelab.cultural_recipes.data.iter_recipes` reads, or a
+#: zero-argument callable returning a fresh iterable of recipe dicts
+Recipes = str | os.PathLike | Callable[[], Iterable[dict]]
 
 #: concept → (Chinese, English); neutral concepts translate literally
 NEUTRAL = {
@@ -126,10 +148,94 @@ def toy_gold() -> dict[str, dict[str, set[str]]]:
     return {"literal": literal, "cultural": cultural}
 
 
-def word_counts(sentences: Iterable[list[str]]) -> Counter:
+@dataclass(frozen=True)
+class Corpora:
+    """The Chinese and English corpora of one run and how to label their BLI neighbours."""
+
+    zh: Recipes
+    en: Recipes
+    #: cache name of the tokenised corpora (``<name>-zh``, ``<name>-en``)
+    name: str
+    #: recipes read per corpus file (``None``: all)
+    max_recipes: int | None
+    #: ``released`` (the files given) or ``sample`` (our toy corpus)
+    data_source: str
+    #: gold literal translations / cultural equivalents (``None``: CC-CEDICT and our taxonomy)
+    literal: dict[str, set[str]] | None = None
+    cultural: dict[str, set[str]] | None = None
+
+
+def corpora(zh_corpus: str | os.PathLike = "", en_corpus: str | os.PathLike = "", *, max_recipes: int = 0,
+            seed: int = 0) -> Corpora:
+    """The corpus files when both are given (the first ``max_recipes`` recipes of each, 0 = all),
+    else ``max_recipes`` recipes of our toy corpus per language, with its planted gold lexicon.
+
+    >>> c = corpora(max_recipes=3)
+    >>> c.data_source, c.name, len(c.zh()), c.cultural["蒸"]
+    ('sample', 'toy', 3, {'bake'})
+    >>> r = corpora("zh.jsonl", "en.csv", max_recipes=100)
+    >>> r.data_source, r.name, r.max_recipes, r.literal
+    ('released', 'recipes', 100, None)
+    """
+    if bool(zh_corpus) != bool(en_corpus):
+        raise ValueError("give both corpus paths (zh_corpus, en_corpus) or neither")
+    if zh_corpus:
+        return Corpora(Path(zh_corpus), Path(en_corpus), "recipes", max_recipes or None, "released")
+    gold = toy_gold()
+    return Corpora(lambda: toy_corpus("zh", max_recipes, seed=seed), lambda: toy_corpus("en", max_recipes, seed=seed),
+                   "toy", None, "sample", gold["literal"], gold["cultural"])
+
+
+# --------------------------------------------------------------------------- tokenisation for word2vec
+_EN_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[0-9]+(?:[./][0-9]+)?")
+_KEEP_ZH = re.compile(r"[\u3400-\u9fff\w]")
+
+
+def tokenize_en(text: str) -> list[str]:
+    """Lower-cased words (with inner apostrophes) and numbers (``1/2`` and ``2.5`` kept whole)."""
+    return _EN_TOKEN.findall(text.lower())
+
+
+def tokenize_zh(text: str) -> list[str]:
+    """jieba segments, punctuation and spaces dropped, Latin letters lower-cased."""
+    return [t.lower() for t in jieba().lcut(text) if t.strip() and _KEEP_ZH.search(t)]
+
+
+TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"en": tokenize_en, "zh": tokenize_zh}
+
+
+def recipe_lines(recipe: dict) -> Iterator[str]:
+    """A recipe's title, ingredient lines and steps, one string each.
+
+    >>> list(recipe_lines({"title": "Soup", "ingredients": ["beans"], "steps": ["Boil."]}))
+    ['Soup', 'beans', 'Boil.']
+    """
+    yield recipe.get("title") or ""
+    yield from recipe.get("ingredients", [])
+    yield from recipe.get("steps", [])
+
+
+def sentences(recipes: Recipes, lang: str, *, max_recipes: int | None = None, scope: str = "full") -> SentenceStream:
+    """A corpus (file or recipe factory; the first ``max_recipes`` recipes) as a restartable
+    stream of token lists, one per title, ingredient line and step (empty ones skipped)."""
+    if lang not in TOKENIZERS:
+        raise ValueError(f"no tokenizer for {lang!r}; use one of {sorted(TOKENIZERS)}")
+
+    def texts() -> Iterator[str]:
+        if callable(recipes):
+            source = recipes() if max_recipes is None else islice(recipes(), max_recipes)
+        else:
+            source = iter_recipes(recipes, scope=scope, max_recipes=max_recipes)
+        for recipe in source:
+            yield from recipe_lines(recipe)
+
+    return SentenceStream(texts, TOKENIZERS[lang])
+
+
+def word_counts(stream: Iterable[list[str]]) -> Counter:
     """Token frequencies."""
     counts: Counter = Counter()
-    for tokens in sentences:
+    for tokens in stream:
         counts.update(tokens)
     return counts
 
@@ -148,10 +254,6 @@ def is_content_word(word: str) -> bool:
     >>> [w for w in ["豆腐", "蒸", "的", "克", "10", "，", "好"] if is_content_word(w)]
     ['豆腐', '蒸']
     """
-    import re
-
-    from culturelab.data.cultural_recipes import jieba
-
     if not re.fullmatch(r"[\u4e00-\u9fff]+", word) or word in _stopwords():
         return False
     jieba()

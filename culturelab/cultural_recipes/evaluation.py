@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from culturelab.data.cultural_recipes import LANGS, strip_headings, tokenize
+from culturelab.cultural_recipes.data import LANGS, strip_headings, tokenize
 from culturelab.metrics import generation as gen
 
 COMPAT = ("coastalcph-2023",)

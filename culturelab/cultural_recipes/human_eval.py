@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from culturelab.data.cultural_recipes import CRITERIA
+from culturelab.cultural_recipes.data import CRITERIA
 
 METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "Smatch")
 

@@ -37,11 +37,6 @@ def _seed_table() -> pd.DataFrame:
         return pd.read_csv(fh, sep="\t", dtype=str, keep_default_na=False)
 
 
-def seed_table() -> pd.DataFrame:
-    """The seed dictionary with all variants and notes (one row per English word)."""
-    return _seed_table().copy()
-
-
 def seed_pairs(variant: str = "paper") -> list[tuple[str, str]]:
     """The 15 seed pairs as ``(Chinese, English)`` — Chinese is the source side of the mapping."""
     if variant not in SEED_VARIANTS:

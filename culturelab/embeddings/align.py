@@ -6,7 +6,7 @@ embedding mappings with a multi-step framework of linear transformations"; ACL 2
 self-learning method for fully unsupervised cross-lingual mappings of word embeddings"), not from
 the reference code (GPL). The pieces:
 
-1. **Normalisation** (:func:`normalize`): ``unit`` (length), ``center`` (mean column), ``unitdim``,
+1. **Normalisation** (:func:`~culturelab.embeddings.space.normalize`): ``unit`` (length), ``center`` (mean column), ``unitdim``,
    ``centeremb``; the recommended order is unit → center → unit.
 2. **Initial dictionary**: a seed dictionary (``supervised`` / ``semi_supervised``), identical
    strings (``identical``), numerals, or — with no bilingual signal at all — the
@@ -22,7 +22,7 @@ the reference code (GPL). The pieces:
    orthogonal mapping of both sides, re-weighting by the singular values, de-whitening and
    optional dimensionality reduction.
 
-Presets (:data:`PRESETS`) follow the paper's recommended configurations; any field of
+Presets (:data:`~culturelab.embeddings.presets.PRESETS`) follow the paper's recommended configurations; any field of
 :class:`MappingConfig` can be overridden. The spaces may have different dimensions (the
 orthogonal maps are then semi-orthogonal, from thin SVDs).
 
@@ -41,139 +41,25 @@ import re
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 
+from culturelab.embeddings.presets import DIRECTIONS, MappingConfig, config_for
+from culturelab.embeddings.space import as_tensor, like_input, normalize, row_blocks, topk_mean, translate
 from culturelab.models.device import resolve_device
-
-NORMALIZE_ACTIONS = ("unit", "center", "unitdim", "centeremb")
-MODES = ("supervised", "semi_supervised", "identical", "unsupervised", "acl2017_seed")
-INITS = ("seed", "identical", "numerals", "unsupervised")
-DIRECTIONS = ("forward", "backward", "union")
-
-
-@dataclass(frozen=True)
-class MappingConfig:
-    """Every knob of the mapping; :data:`PRESETS` fills them per mode."""
-
-    init: str = "seed"
-    normalize: tuple[str, ...] = ("unit", "center", "unit")
-    self_learning: bool = True
-    #: keep the orthogonal self-learning map at the end instead of the multi-step mapping
-    orthogonal: bool = False
-    whiten: bool = True
-    src_reweight: float = 0.5
-    trg_reweight: float = 0.5
-    src_dewhiten: str | None = "src"
-    trg_dewhiten: str | None = "trg"
-    dim_reduction: int = 0
-    vocabulary_cutoff: int = 20000
-    csls_k: int = 10
-    direction: str = "union"
-    stochastic_initial: float = 0.1
-    stochastic_multiplier: float = 2.0
-    stochastic_interval: int = 50
-    threshold: float = 1e-6
-    #: cap on self-learning iterations (0 = run to convergence)
-    max_iter: int = 0
-    unsupervised_vocab: int = 4000
-    #: memory budget (MiB) for one block of a similarity matrix
-    budget_mb: int = 512
-
-    def __post_init__(self) -> None:
-        if self.init not in INITS:
-            raise ValueError(f"init must be one of {INITS}, not {self.init!r}")
-        bad = [a for a in self.normalize if a not in NORMALIZE_ACTIONS]
-        if bad:
-            raise ValueError(f"unknown normalisation step(s) {bad}; use {NORMALIZE_ACTIONS}")
-        if self.direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {DIRECTIONS}, not {self.direction!r}")
-        for name in ("src_dewhiten", "trg_dewhiten"):
-            if getattr(self, name) not in {None, "src", "trg"}:
-                raise ValueError(f"{name} must be None, 'src' or 'trg'")
-        if not 0 < self.stochastic_initial <= 1:
-            raise ValueError("stochastic_initial must be in (0, 1]")
-
-
-_RECOMMENDED = MappingConfig()
-#: the paper's recommended configurations (AAAI 2018 / ACL 2018) and the ACL 2017 system
-PRESETS: dict[str, MappingConfig] = {
-    "supervised": replace(_RECOMMENDED, init="seed", self_learning=False),
-    "semi_supervised": replace(_RECOMMENDED, init="seed"),
-    "identical": replace(_RECOMMENDED, init="identical"),
-    "unsupervised": replace(_RECOMMENDED, init="unsupervised"),
-    "acl2017_seed": replace(_RECOMMENDED, init="seed", normalize=("unit", "center"), orthogonal=True, whiten=False,
-                            src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None,
-                            vocabulary_cutoff=0, csls_k=0, direction="forward", stochastic_initial=1.0,
-                            stochastic_interval=1),
-}
-
-
-def config_for(mode: str, **overrides: Any) -> MappingConfig:
-    """The preset of ``mode`` with some fields overridden.
-
-    >>> config_for("semi_supervised", max_iter=5).max_iter
-    5
-    >>> config_for("acl2017_seed").orthogonal
-    True
-    """
-    if mode not in PRESETS:
-        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    unknown = set(overrides) - set(MappingConfig.__dataclass_fields__)
-    if unknown:
-        raise ValueError(f"unknown mapping option(s) {sorted(unknown)}")
-    return replace(PRESETS[mode], **overrides)
-
-
-# --------------------------------------------------------------------------- tensor helpers
-def _tensor(a: Any, device: str | torch.device | None = None) -> torch.Tensor:
-    t = a if isinstance(a, torch.Tensor) else torch.as_tensor(np.asarray(a, dtype=np.float32))
-    return t.to(device=device or t.device, dtype=torch.float32)
-
-
-def _like_input(result: torch.Tensor, original: Any) -> Any:
-    return result if isinstance(original, torch.Tensor) else result.cpu().numpy()
-
-
-def normalize(matrix: Any, actions: Sequence[str] = ("unit", "center", "unit")) -> Any:
-    """Apply normalisation steps in order (numpy in → numpy out; torch in → torch out).
-
-    Rows of zeros stay zero under ``unit``.
-
-    >>> m = normalize(np.array([[3.0, 4.0], [1.0, 0.0], [0.0, 0.0]]), ["unit"])
-    >>> np.round(np.linalg.norm(m, axis=1), 3).tolist()
-    [1.0, 1.0, 0.0]
-    >>> bool(np.allclose(normalize(np.eye(3), ["center"]).mean(axis=0), 0, atol=1e-6))
-    True
-    """
-    t = _tensor(matrix).clone()
-    for action in actions:
-        if action == "unit":
-            norms = t.norm(dim=1, keepdim=True)
-            t = torch.where(norms > 0, t / norms.clamp_min(1e-30), t)
-        elif action == "center":
-            t = t - t.mean(dim=0, keepdim=True)
-        elif action == "unitdim":
-            norms = t.norm(dim=0, keepdim=True)
-            t = torch.where(norms > 0, t / norms.clamp_min(1e-30), t)
-        elif action == "centeremb":
-            t = t - t.mean(dim=1, keepdim=True)
-        else:
-            raise ValueError(f"unknown normalisation step {action!r}; use {NORMALIZE_ACTIONS}")
-    return _like_input(t, matrix)
 
 
 def procrustes(xd: Any, zd: Any) -> Any:
     """Orthogonal W minimising ‖X_D W − Z_D‖ (W = V Uᵀ from Z_Dᵀ X_D = U S Vᵀ).
 
     With different dimensions W is semi-orthogonal (thin SVD)."""
-    x, z = _tensor(xd), _tensor(zd)
+    x, z = as_tensor(xd), as_tensor(zd)
     u, _, vt = torch.linalg.svd(z.T @ x.to(z.device), full_matrices=False)
-    return _like_input(vt.T @ u.T, xd)
+    return like_input(vt.T @ u.T, xd)
 
 
 def whitening(m: torch.Tensor, eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
@@ -205,7 +91,7 @@ def advanced_map(x: Any, z: Any, src_idx: Any, trg_idx: Any, *, whiten: bool = T
     >>> bool(np.allclose(xw, zw, atol=1e-3))
     True
     """
-    xt, zt = _tensor(x), _tensor(z)
+    xt, zt = as_tensor(x), as_tensor(z)
     zt = zt.to(xt.device)
     si = torch.as_tensor(np.asarray(src_idx), device=xt.device, dtype=torch.long)
     ti = torch.as_tensor(np.asarray(trg_idx), device=xt.device, dtype=torch.long)
@@ -230,23 +116,7 @@ def advanced_map(x: Any, z: Any, src_idx: Any, trg_idx: Any, *, whiten: bool = T
             zw = zw @ (w2.T @ w1_inv @ w2)
     if dim_reduction > 0:
         xw, zw = xw[:, :dim_reduction], zw[:, :dim_reduction]
-    return _like_input(xw, x), _like_input(zw, x)
-
-
-def topk_mean(sims: torch.Tensor, k: int, dim: int = 1) -> torch.Tensor:
-    """Mean of the ``k`` largest values along ``dim`` (CSLS's neighbourhood density r).
-
-    >>> topk_mean(torch.tensor([[1.0, 3.0, 2.0]]), 2).tolist()
-    [2.5]
-    """
-    k = min(k, sims.shape[dim])
-    return sims.topk(k, dim=dim).values.mean(dim=dim)
-
-
-def _row_blocks(n_rows: int, n_cols: int, budget_mb: int, copies: int = 3) -> list[tuple[int, int]]:
-    """Row ranges such that ``copies`` float32 blocks of width ``n_cols`` fit the budget."""
-    rows = max(1, int(budget_mb * 2**20 // max(1, 4 * n_cols * copies)))
-    return [(a, min(a + rows, n_rows)) for a in range(0, n_rows, rows)]
+    return like_input(xw, x), like_input(zw, x)
 
 
 def _stochastic_argmax(s: torch.Tensor, keep_prob: float, generator: torch.Generator | None,
@@ -304,15 +174,15 @@ def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "u
     """
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
-    x = _tensor(xw)
-    z = _tensor(zw, x.device)
+    x = as_tensor(xw)
+    z = as_tensor(zw, x.device)
     k = min(csls_k, len(x), len(z))
     need = {"fwd": direction != "backward", "bwd": direction != "forward"}
     # side "fwd": rows are source words over all targets; side "bwd": rows are targets over sources
     sides = {"fwd": (x, z), "bwd": (z, x)}
     n_s, n_t = len(x), len(z)
     hold = (2 * 4 + 1) * n_s * n_t <= budget_mb * 2**20  # both matrices plus one random draw
-    blocks = {name: [(0, len(a))] if hold else _row_blocks(len(a), len(b), budget_mb)
+    blocks = {name: [(0, len(a))] if hold else row_blocks(len(a), len(b), budget_mb)
               for name, (a, b) in sides.items()}
     held: dict[str, list[torch.Tensor]] = {"fwd": [], "bwd": []}
     best = {name: torch.empty(len(a), device=x.device) for name, (a, _) in sides.items()}
@@ -358,8 +228,8 @@ def unsupervised_init(x: Any, z: Any, *, vocab: int = 4000, actions: Sequence[st
     >>> float(np.mean(src == trg))
     1.0
     """
-    xt = _tensor(x)
-    zt = _tensor(z, xt.device)
+    xt = as_tensor(x)
+    zt = as_tensor(z, xt.device)
     n = min(len(xt), len(zt), vocab) if vocab > 0 else min(len(xt), len(zt))
 
     def profile(m: torch.Tensor) -> torch.Tensor:
@@ -459,7 +329,6 @@ class VecMap:
     >>> x = rng.normal(size=(200, 10)).astype("float32")
     >>> z = x @ np.linalg.qr(rng.normal(size=(10, 10)))[0] + 0.01 * rng.normal(size=(200, 10))
     >>> res = VecMap("semi_supervised", progress=False).fit(x, z, [(i, i) for i in range(15)])
-    >>> from culturelab.embeddings.bli import translate
     >>> float(np.mean(translate(res.xw, res.zw, k=1)[0][:, 0] == np.arange(200)))
     1.0
     """
@@ -506,8 +375,8 @@ class VecMap:
 
         cfg = self.config
         t0 = time.perf_counter()
-        x_t = normalize(_tensor(x, self.device), cfg.normalize)
-        z_t = normalize(_tensor(z, self.device), cfg.normalize)
+        x_t = normalize(as_tensor(x, self.device), cfg.normalize)
+        z_t = normalize(as_tensor(z, self.device), cfg.normalize)
         src, trg, n_seed, skipped = self._initial(x_t, z_t, seed_pairs, src_words, trg_words)
         generator = torch.Generator(device=self.device).manual_seed(self.seed)
         cut_s = min(len(x_t), cfg.vocabulary_cutoff) if cfg.vocabulary_cutoff > 0 else len(x_t)
@@ -544,8 +413,6 @@ class VecMap:
             row = {"iteration": it, "objective": induced.objective, "keep_prob": keep_prob,
                    "dictionary_size": len(src), "seconds": time.perf_counter() - t_it}
             if val_q is not None:
-                from culturelab.embeddings.bli import translate
-
                 top = translate(xw[torch.as_tensor(val_q, device=self.device)], zw, k=1,
                                 device=self.device, budget_mb=cfg.budget_mb)[0][:, 0]
                 row["val_p1"] = float(np.mean([t in validation[q] for q, t in zip(val_q.tolist(), top.tolist())]))
@@ -558,7 +425,3 @@ class VecMap:
                                trg_idx=np.asarray(trg), history=pd.DataFrame(history), mode=self.mode, config=cfg,
                                seconds=time.perf_counter() - t0, n_seed_pairs=n_seed, skipped_seed_pairs=skipped,
                                device=self.device)
-
-    def describe(self) -> dict[str, Any]:
-        """The mode, device and every configuration value (for run metadata)."""
-        return {"mode": self.mode, "device": self.device, "seed": self.seed, **asdict(self.config)}

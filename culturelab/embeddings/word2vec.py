@@ -1,102 +1,46 @@
-"""Monolingual word2vec with gensim, on streamed recipe corpora.
+"""Monolingual word2vec with gensim, on streamed corpora.
 
-The paper's settings (CulturalRecipes §4.1, fn. 10) are the defaults: skip-gram, 300 dimensions,
-5 epochs, min count 10, window 5, 10 negative samples. Corpora are streamed
-(:class:`SentenceStream` re-reads the file on every pass), or tokenised once into a
-one-sentence-per-line file (:func:`write_tokenized`) that gensim reads with its fast
-``corpus_file`` mode — millions of recipes never sit in memory. A progress bar counts epochs.
+Corpora are streamed (:class:`SentenceStream` re-reads its texts on every pass, tokenised by the
+caller's tokeniser), or tokenised once into a one-sentence-per-line file
+(:func:`write_tokenized`) that gensim reads with its fast ``corpus_file`` mode — millions of
+documents never sit in memory. A progress bar counts epochs. What a sentence is and how it is
+tokenised is the caller's choice (e.g. :mod:`culturelab.cultural_recipes.corpus` for recipes).
 
-Tokenisation: jieba for Chinese (default mode, HMM on), lower-cased regex words and numbers for
-English (numbers are kept: the paper's Table 2 shows "350"). One sentence per title, ingredient
-line and step.
-
->>> tokenize_en("Bake at 350 degrees, don't stir!")
-['bake', 'at', '350', 'degrees', "don't", 'stir']
->>> tokenize_zh("将豆腐切块，蒸10分钟")
-['将', '豆腐', '切块', '蒸', '10', '分钟']
->>> list(recipe_sentences({"title": "Red Bean Soup", "ingredients": ["1 cup beans"], "steps": ["Boil."]}, "en"))
-[['red', 'bean', 'soup'], ['1', 'cup', 'beans'], ['boil']]
+>>> list(SentenceStream(lambda: ["Red bean soup", "", "Boil."], str.split))
+[['Red', 'bean', 'soup'], ['Boil.']]
 """
 
 from __future__ import annotations
 
+import inspect
 import os
-import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-#: CulturalRecipes §4.1 / fn. 10, as gensim 4 arguments
-PAPER_SETTINGS: dict[str, Any] = {"sg": 1, "hs": 0, "vector_size": 300, "epochs": 5, "min_count": 10, "window": 5,
-                                  "negative": 10}
-
-_EN_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[0-9]+(?:[./][0-9]+)?")
-_KEEP_ZH = re.compile(r"[\u3400-\u9fff\w]")
-
-
-def tokenize_en(text: str) -> list[str]:
-    """Lower-cased words (with inner apostrophes) and numbers (``1/2`` and ``2.5`` kept whole)."""
-    return _EN_TOKEN.findall(text.lower())
-
-
-def tokenize_zh(text: str) -> list[str]:
-    """jieba segments, punctuation and spaces dropped, Latin letters lower-cased."""
-    from culturelab.data.cultural_recipes import jieba
-
-    return [t.lower() for t in jieba().lcut(text) if t.strip() and _KEEP_ZH.search(t)]
-
-
-TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"en": tokenize_en, "zh": tokenize_zh}
-
-
-def tokenizer(lang: str) -> Callable[[str], list[str]]:
-    """The tokeniser of a language (``en`` or ``zh``)."""
-    if lang not in TOKENIZERS:
-        raise ValueError(f"no tokenizer for {lang!r}; use one of {sorted(TOKENIZERS)}")
-    return TOKENIZERS[lang]
-
-
-def recipe_sentences(recipe: dict[str, Any], lang: str) -> Iterator[list[str]]:
-    """Token lists for a recipe's title, each ingredient line and each step (empty ones skipped)."""
-    tok = tokenizer(lang)
-    for text in [recipe.get("title") or "", *recipe.get("ingredients", []), *recipe.get("steps", [])]:
-        tokens = tok(text)
-        if tokens:
-            yield tokens
+#: the gensim options :func:`train_word2vec` accepts
+OPTIONS = frozenset({"sg", "hs", "vector_size", "epochs", "min_count", "window", "negative", "sample", "alpha",
+                     "min_alpha", "max_vocab_size", "max_final_vocab", "ns_exponent"})
 
 
 class SentenceStream:
     """A restartable iterable of token lists: gensim iterates it once per epoch (plus once to
     build the vocabulary), so nothing is held in memory.
 
-    ``recipes`` is a corpus file (anything :func:`culturelab.data.cultural_recipes.iter_recipes`
-    reads) or a zero-argument callable returning a fresh iterable of recipe dicts.
+    ``texts`` is a zero-argument callable returning a fresh iterable of sentences (strings);
+    ``tokenize`` turns one into tokens; sentences without tokens are skipped.
     """
 
-    def __init__(self, recipes: str | os.PathLike | Callable[[], Iterable[dict]], lang: str, *,
-                 max_recipes: int | None = None, scope: str = "full"):
-        self.recipes = recipes
-        self.lang = lang
-        self.max_recipes = max_recipes
-        self.scope = scope
-        tokenizer(lang)
-
-    def _recipes(self) -> Iterable[dict]:
-        if callable(self.recipes):
-            source: Iterable[dict] = self.recipes()
-            if self.max_recipes is not None:
-                from itertools import islice
-
-                source = islice(source, self.max_recipes)
-            return source
-        from culturelab.data.cultural_recipes import iter_recipes
-
-        return iter_recipes(self.recipes, scope=self.scope, max_recipes=self.max_recipes)
+    def __init__(self, texts: Callable[[], Iterable[str]], tokenize: Callable[[str], list[str]]):
+        self.texts = texts
+        self.tokenize = tokenize
 
     def __iter__(self) -> Iterator[list[str]]:
-        for recipe in self._recipes():
-            yield from recipe_sentences(recipe, self.lang)
+        for text in self.texts():
+            tokens = self.tokenize(text)
+            if tokens:
+                yield tokens
 
 
 def write_tokenized(sentences: Iterable[list[str]], path: str | os.PathLike) -> dict[str, int]:
@@ -148,9 +92,10 @@ def stable_hash(text: str) -> int:
 
 
 def train_word2vec(sentences: Iterable[list[str]] | None = None, *, corpus_file: str | os.PathLike | None = None,
-                   seed: int = 0, workers: int = 1, progress: bool = True, **overrides: Any) -> Any:
-    """Train word2vec with :data:`PAPER_SETTINGS` (overridable) and return its ``KeyedVectors``
-    (vocabulary sorted by descending frequency, as alignment's vocabulary cut-off expects).
+                   seed: int = 0, workers: int = 1, progress: bool = True, **options: Any) -> Any:
+    """Train word2vec (gensim's defaults, with any of :data:`OPTIONS` set) and return its
+    ``KeyedVectors`` (vocabulary sorted by descending frequency, as alignment's vocabulary
+    cut-off expects).
 
     Give either ``sentences`` (a restartable iterable such as :class:`SentenceStream`) or a
     tokenised ``corpus_file``. With ``workers=1`` (default) the result is bit-for-bit
@@ -166,12 +111,11 @@ def train_word2vec(sentences: Iterable[list[str]] | None = None, *, corpus_file:
 
     if (sentences is None) == (corpus_file is None):
         raise ValueError("give exactly one of sentences= or corpus_file=")
-    unknown = set(overrides) - {"sg", "hs", "vector_size", "epochs", "min_count", "window", "negative", "sample",
-                                "alpha", "min_alpha", "max_vocab_size", "max_final_vocab", "ns_exponent"}
+    unknown = set(options) - OPTIONS
     if unknown:
         raise ValueError(f"unknown word2vec option(s) {sorted(unknown)}")
-    settings = {**PAPER_SETTINGS, **overrides}
-    callback = _epoch_bar(settings["epochs"], "word2vec", progress)
+    epochs = options.get("epochs", inspect.signature(Word2Vec).parameters["epochs"].default)
+    callback = _epoch_bar(epochs, "word2vec", progress)
     model = Word2Vec(sentences=sentences, corpus_file=str(corpus_file) if corpus_file else None, seed=seed,
-                     workers=workers, callbacks=[callback], hashfxn=stable_hash, **settings)
+                     workers=workers, callbacks=[callback], hashfxn=stable_hash, **options)
     return model.wv

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from culturelab.embeddings import align, bli
+from culturelab.embeddings import align, bli, space
 
 
 def planted(n: int = 300, d: int = 20, noise: float = 0.02, seed: int = 0):
@@ -33,7 +33,7 @@ def test_every_mode_recovers_a_planted_orthogonal_map(mode):
         x, z, seeds if mode not in {"identical", "unsupervised"} else None, src_words=src_words, trg_words=trg_words)
     assert res.n_iter <= 60
     for retrieval in ("nn", "csls"):
-        top, _ = bli.translate(res.xw, res.zw, k=1, retrieval=retrieval)
+        top, _ = space.translate(res.xw, res.zw, k=1, retrieval=retrieval)
         assert np.mean(top[:, 0] == gold) >= 0.97, (mode, retrieval)
     if mode != "supervised" and res.history["keep_prob"].iloc[-1] >= 1:  # converged: no dropout left
         assert np.mean(res.trg_idx[: len(x)] == gold) >= 0.97  # the induced dictionary is the planted one
@@ -44,7 +44,7 @@ def test_without_bilingual_signal_a_random_space_is_not_aligned():
     x, _, _ = planted(seed=1)
     z = np.random.default_rng(2).normal(size=x.shape).astype(np.float32)
     res = align.VecMap("unsupervised", progress=False, max_iter=20, stochastic_interval=5).fit(x, z)
-    top, _ = bli.translate(res.xw, res.zw, k=1)
+    top, _ = space.translate(res.xw, res.zw, k=1)
     assert np.mean(top[:, 0] == np.arange(len(x))) < 0.05
 
 
@@ -60,15 +60,15 @@ def test_procrustes_is_exact_on_noiseless_data_and_handles_unequal_dimensions():
 def test_normalisation_steps():
     rng = np.random.default_rng(0)
     m = rng.normal(size=(40, 5)) + 3
-    unit = align.normalize(m, ["unit"])
-    assert np.allclose(align.normalize(unit, ["unit"]), unit, atol=1e-6)
-    centered = align.normalize(m, ["center"])
+    unit = space.normalize(m, ["unit"])
+    assert np.allclose(space.normalize(unit, ["unit"]), unit, atol=1e-6)
+    centered = space.normalize(m, ["center"])
     assert np.allclose(centered.mean(axis=0), 0, atol=1e-5)
-    assert np.allclose(align.normalize(centered, ["center"]), centered, atol=1e-5)
-    assert np.allclose(np.linalg.norm(align.normalize(m, ["unitdim"]), axis=0), 1, atol=1e-5)
-    assert np.allclose(align.normalize(m, ["centeremb"]).mean(axis=1), 0, atol=1e-5)
+    assert np.allclose(space.normalize(centered, ["center"]), centered, atol=1e-5)
+    assert np.allclose(np.linalg.norm(space.normalize(m, ["unitdim"]), axis=0), 1, atol=1e-5)
+    assert np.allclose(space.normalize(m, ["centeremb"]).mean(axis=1), 0, atol=1e-5)
     with pytest.raises(ValueError, match="unknown normalisation"):
-        align.normalize(m, ["scale"])
+        space.normalize(m, ["scale"])
 
 
 def test_whitening_makes_the_dictionary_covariance_the_identity():
@@ -81,21 +81,21 @@ def test_whitening_makes_the_dictionary_covariance_the_identity():
 
 def test_csls_retrieval_matches_the_brute_force_formula():
     rng = np.random.default_rng(0)
-    q = align.normalize(rng.normal(size=(30, 8)), ["unit"])
-    t = align.normalize(rng.normal(size=(40, 8)), ["unit"])
+    q = space.normalize(rng.normal(size=(30, 8)), ["unit"])
+    t = space.normalize(rng.normal(size=(40, 8)), ["unit"])
     cos = q @ t.T
     r_t = np.sort(cos, axis=1)[:, -5:].mean(axis=1)
     r_s = np.sort(cos.T, axis=1)[:, -5:].mean(axis=1)
     brute = 2 * cos - r_t[:, None] - r_s[None, :]
-    idx, scores = bli.translate(q, t, k=3, retrieval="csls", csls_k=5, budget_mb=1)  # tiny budget: many blocks
+    idx, scores = space.translate(q, t, k=3, retrieval="csls", csls_k=5, budget_mb=1)  # tiny budget: many blocks
     assert (idx == np.argsort(-brute, axis=1)[:, :3]).all()
     assert np.allclose(scores, np.take_along_axis(brute, idx, axis=1), atol=1e-5)
 
 
 def test_blocked_induction_equals_the_in_memory_one():
     rng = np.random.default_rng(0)
-    x = align.normalize(rng.normal(size=(300, 10)))
-    z = align.normalize(rng.normal(size=(250, 10)))
+    x = space.normalize(rng.normal(size=(300, 10)))
+    z = space.normalize(rng.normal(size=(250, 10)))
     big = align.induce_dictionary(x, z, csls_k=10, budget_mb=64)
     small = align.induce_dictionary(x, z, csls_k=10, budget_mb=0)  # one row per block
     assert (big.src == small.src).all() and (big.trg == small.trg).all()

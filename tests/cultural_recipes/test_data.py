@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import pytest
 
+from culturelab.cultural_recipes import data as cr
 from culturelab.data import DataError
-from culturelab.data import cultural_recipes as cr
 
 
 def _recipe(title="红豆汤", ingredients=("红豆",), steps=("煮。",), rid="r1"):
@@ -23,8 +23,9 @@ def _write(path, rows):
 
 
 def test_sample_splits_have_the_release_shape():
-    table = cr.load_splits(source="sample")
-    assert table.attrs["data_source"] == "sample"
+    parts = [cr.load_split(d, s, data_source="sample") for d in cr.DIRECTIONS for s in cr.SPLIT_FILES]
+    assert cr.data_source_of(parts) == "sample"
+    table = pd.concat(parts, ignore_index=True)
     assert set(table["split"]) == set(cr.SPLIT_FILES) and set(table["direction"]) == {"zh2en", "en2zh"}
     gold = table[(table["split"] == "gold") & (table["direction"] == "en2zh")]
     assert gold["n_targets"].tolist() == [1] * 5
@@ -34,14 +35,22 @@ def test_sample_splits_have_the_release_shape():
     assert len(cr.pairs(table[table["split"] == "train"])) == int(table[table["split"] == "train"]["n_targets"].sum())
 
 
-def test_local_data_dir_wins_over_the_sample(tmp_path):
+def test_each_data_source_resolves_to_the_local_copy_or_our_sample(tmp_path):
     folder = tmp_path / "cultural_recipes" / "recipe_match_cn2en"
     folder.mkdir(parents=True)
     _write(folder / "gold_test.jsonl", [{"source": _recipe(), "targets": [_recipe("Soup", ["beans"], ["Boil."])]}])
-    table = cr.load_split("zh2en", "gold", data_dir=tmp_path)
-    assert table.attrs["data_source"] == "released" and table["recipe_id"].tolist() == ["r1"]
+    for data_source in ("auto", "local"):
+        table = cr.load_split("zh2en", "gold", data_dir=tmp_path, data_source=data_source)
+        assert table.attrs["data_source"] == "released" and table["recipe_id"].tolist() == ["r1"]
+    sample = cr.load_split("zh2en", "gold", data_dir=tmp_path, data_source="sample")
+    assert sample.attrs["data_source"] == "sample" and len(sample) == 5
+    auto = cr.load_split("en2zh", "gold", data_dir=tmp_path)  # no local en2zh: auto falls back to the sample
+    assert auto.attrs["data_source"] == "sample"
+    assert cr.data_source_of([table, auto]) == "mixed"
     with pytest.raises(FileNotFoundError, match="Google Drive"):
-        cr.load_split("en2zh", "gold", data_dir=tmp_path, source="released")
+        cr.load_split("en2zh", "gold", data_dir=tmp_path, data_source="local")
+    with pytest.raises(ValueError, match="download it by hand"):  # the release has no fetchable download
+        cr.load_split("zh2en", "gold", data_dir=tmp_path, data_source="download")
 
 
 @pytest.mark.parametrize(("row", "column", "message"), [
@@ -59,18 +68,11 @@ def test_malformed_rows_name_file_row_and_column(tmp_path, row, column, message)
         cr.read_matched(path)
 
 
-def test_ratings_and_prediction_files_are_validated(tmp_path):
+def test_ratings_are_validated(tmp_path):
     bad = tmp_path / "ratings.csv"
     bad.write_text("recipe_id,direction,system,GRA,CON,PRE,CUL\na,zh2en,X,8,1,1,1\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"ratings\.csv, row 2, column 'GRA': must be an integer rating 1–7"):
         cr.load_ratings(bad)
-    pred = _write(tmp_path / "sampled_human_gpt4_cn2en.jsonl",
-                  [{"source": "Title: 汤", "prediction": "Title: Soup", "references": ["Title: Soup"]}])
-    table = cr.load_predictions(pred)
-    assert table[["system", "direction"]].iloc[0].tolist() == ["gpt4", "zh2en"]
-    broken = _write(tmp_path / "x_en2cn.jsonl", [{"source": "a", "prediction": None, "references": ["b"]}])
-    with pytest.raises(DataError, match="row 1, column 'prediction'"):
-        cr.load_predictions(broken)
 
 
 def test_corpus_readers_stream_recipenlg_csv_jsonl_and_text(tmp_path):
@@ -93,7 +95,7 @@ def test_corpus_readers_stream_recipenlg_csv_jsonl_and_text(tmp_path):
 
 
 def test_table1_counts_jieba_and_whitespace_tokens():
-    table = cr.load_splits(["zh2en"], ["gold"], source="sample")
+    table = cr.load_split("zh2en", "gold", data_source="sample")
     stats = cr.table1_stats(table).iloc[0]
     first = table["source"].iloc[0]
     assert stats["n_source"] == 5 and stats["n_target"] == 5

@@ -10,7 +10,7 @@ import sacrebleu
 from scipy import stats
 
 from culturelab.cultural_recipes import adaptation, concepts, evaluation, human_eval
-from culturelab.data import cultural_recipes as cr
+from culturelab.cultural_recipes import data as cr
 
 HYPS = ["the cat sat on the mat today", "a dog ran home fast", "hello world again"]
 REFS = [["the cat sat on a mat"], ["the dog ran home"], ["hello world"]]
@@ -43,7 +43,7 @@ def test_chinese_rouge_compat_reproduces_the_empty_token_inflation():
 
 
 def test_score_outputs_on_the_sample_counts_invalid_outputs():
-    silver = cr.load_split("en2zh", "silver", source="sample")
+    silver = cr.load_split("en2zh", "silver", data_source="sample")
     outputs = pd.concat([adaptation.reference_outputs(silver, "en2zh"), adaptation.copy_outputs(silver, "en2zh")])
     table = evaluation.score_outputs(outputs, compat=[None, "coastalcph-2023"], bertscore={"en": None, "zh": None})
     ref = table[(table["system"] == "Ref") & (table["compat"] == "corrected")].iloc[0]
@@ -60,8 +60,8 @@ def test_segment_scores_and_kendall_with_bonferroni():
     ratings = cr.load_ratings()
     outputs = []
     for d in ("zh2en", "en2zh"):
-        gold = cr.load_split(d, "gold", source="sample")
-        silver = cr.load_split(d, "silver", source="sample")
+        gold = cr.load_split(d, "gold", data_source="sample")
+        silver = cr.load_split(d, "silver", data_source="sample")
         outputs += [adaptation.retrieval_outputs(gold, silver, d), adaptation.copy_outputs(gold, d),
                     adaptation.reference_outputs(gold, d, "Human")]
     outputs = pd.concat(outputs, ignore_index=True)
@@ -98,7 +98,7 @@ def test_adaptation_goes_through_one_cached_generate_call(tiny_causal_dir, tmp_c
     from culturelab.models import load_model
 
     model = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
-    gold = cr.load_split("zh2en", "gold", source="sample").head(2)
+    gold = cr.load_split("zh2en", "gold", data_source="sample").head(2)
     out = adaptation.adapt(model, gold, "zh2en", style="bloom", max_new_tokens=8)
     assert len(out) == 2 and out["prompt"].iloc[0].endswith("Recipe in English, adapted to an English-speaking audience:")
     assert out["valid"].dtype == bool and set(out.columns) == set(adaptation.COLUMNS)

@@ -6,15 +6,14 @@ import pandas as pd
 import pytest
 
 from culturelab.cultural_recipes import alignment, corpus, lexicon
-from culturelab.embeddings import word2vec
 
 
 def test_toy_corpus_is_deterministic_and_plants_cultural_words():
     a, b = corpus.toy_corpus("zh", 50, seed=3), corpus.toy_corpus("zh", 50, seed=3)
     assert a == b and a != corpus.toy_corpus("zh", 50, seed=4)
-    counts = corpus.word_counts(word2vec.SentenceStream(lambda: corpus.toy_corpus("zh", 300), "zh"))
+    counts = corpus.word_counts(corpus.sentences(lambda: corpus.toy_corpus("zh", 300), "zh"))
     assert counts["蒸"] > 5 * counts["烤"] > 0  # the culture-typical word dominates its slot
-    en = corpus.word_counts(word2vec.SentenceStream(lambda: corpus.toy_corpus("en", 300), "en"))
+    en = corpus.word_counts(corpus.sentences(lambda: corpus.toy_corpus("en", 300), "en"))
     assert en["bake"] > 5 * en["steam"] > 0
     with pytest.raises(ValueError, match="lang"):
         corpus.toy_corpus("fr", 1)
@@ -26,8 +25,7 @@ def test_query_selection_keeps_content_words_and_drops_seeds():
 
 
 def test_seed_dictionary_variants():
-    table = lexicon.seed_table()
-    assert len(table) == 15 and dict(lexicon.seed_pairs("printed"))["劈"] == "chop"
+    assert len(lexicon.seed_pairs()) == 15 and dict(lexicon.seed_pairs("printed"))["劈"] == "chop"
     assert "镯" not in dict(lexicon.seed_pairs()) and dict(lexicon.seed_pairs())["倒"] == "pour"
     with pytest.raises(ValueError, match="variant"):
         lexicon.seed_pairs("ocr")

@@ -1,14 +1,15 @@
 """CulturalRecipes (Cao et al., TACL 2024): Chinese↔English recipes matched by title.
 
-The release (``github.com/coastalcph/cultural-recipes``, files on Google Drive) stores one
+The release (``github.com/coastalcph/cultural-recipes``, files in Google Drive folders) stores one
 ``matched_recipe = {"source": recipe, "targets": [recipe, ...]}`` per JSONL line, with
 ``recipe = {id, title, title_translated, ingredients: [str], steps: [str], dish}``. Put the files
 under ``<data_dir>/cultural_recipes/recipe_match_{cn2en,en2cn}/`` (``CULTURELAB_DATA``) as
 ``train.jsonl``, ``valid.jsonl``, ``test.jsonl`` (auto-matched), ``silver_test.jsonl`` and
-``gold_test.jsonl`` — or pass any file to :func:`read_matched`. The Drive files cannot be
-fetched without a browser session, so :func:`load_split` explains where to get them.
-``source="sample"`` reads **our** small sample (``culturelab/data/samples/cultural_recipes``,
-written by us, labelled as a sample).
+``gold_test.jsonl`` — or pass any file to :func:`read_matched`. Drive folders cannot be fetched
+without a browser session and carry no checksums, so there is no ``download`` source:
+``data_source`` is ``auto`` (the local copy, else our sample), ``local`` (the local copy, or an
+error saying where to get it) or ``sample`` (**our** small sample in
+``culturelab/data/samples/cultural_recipes``, written by us, labelled as a sample).
 
 Tables (one row per matched source recipe):
 
@@ -16,7 +17,6 @@ Tables (one row per matched source recipe):
   recipe dict, ``targets`` a list of recipe dicts);
 * :func:`pairs` — one row per (source, target) pair, the finetuning view of the paper;
 * :func:`load_ratings` — human ratings ``recipe_id, direction, system, GRA, CON, PRE, CUL``;
-* :func:`load_predictions` — the repo's prediction files ``{source, prediction, references}``;
 * :func:`iter_recipes` — streams RecipeNLG CSV / recipe JSONL / plain-text corpora (for word2vec).
 
 >>> serialize({"title": "Red Bean Soup", "ingredients": ["1 cup beans", "water"], "steps": ["Soak.", "Boil."]})
@@ -34,24 +34,25 @@ import csv
 import json
 import os
 import re
-from collections.abc import Iterator
-from importlib import resources
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from culturelab import config
+from culturelab.data.sources import resolve_source, sample_dir
 from culturelab.data.validate import DataError, require_columns, validate_rows
 
 SUBDIR = "cultural_recipes"
 #: our direction names → the release's folder names
 DIRECTIONS = {"zh2en": "cn2en", "en2zh": "en2cn"}
-LABELS = {"zh2en": "zh→en", "en2zh": "en→zh"}
 LANGS = {"zh2en": ("zh", "en"), "en2zh": ("en", "zh")}
 SPLIT_FILES = {"train": "train.jsonl", "valid": "valid.jsonl", "test": "test.jsonl",
                "silver": "silver_test.jsonl", "gold": "gold_test.jsonl"}
 CRITERIA = ("GRA", "CON", "PRE", "CUL")
+#: the data sources this paper offers (its release has no fetchable download)
+DATA_SOURCES = ("auto", "local", "sample")
 #: where the release lives (Google Drive links in the repository README; manual download)
 RELEASE_URL = "https://github.com/coastalcph/cultural-recipes#readme"
 
@@ -176,65 +177,67 @@ def read_matched(path: str | os.PathLike, *, direction: str | None = None, split
     return frame
 
 
-def sample_dir() -> Path:
-    """Our sample (written by us; see its README)."""
-    return Path(str(resources.files("culturelab.data") / "samples" / SUBDIR))
-
-
-def split_path(direction: str, split: str, *, data_dir: str | os.PathLike | None = None,
-               source: str = "auto") -> tuple[Path, str]:
+def split_path(direction: str, split: str, *, data_dir: str | os.PathLike | None = "",
+               data_source: str = "auto") -> tuple[Path, str]:
     """The file of one split and where it came from (``released`` or ``sample``).
 
-    ``source``: ``auto`` (data dir, else sample), ``released`` (data dir or a clear error),
-    ``sample``.
+    ``data_source``: ``auto`` (the local copy under ``data_dir``, else our sample), ``local``
+    (the local copy, or an error saying where to get it), ``sample``.
+
+    >>> path, origin = split_path("en2zh", "gold", data_source="sample")
+    >>> path.parent.name, path.name, origin
+    ('recipe_match_en2cn', 'gold_test.jsonl', 'sample')
     """
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
     if split not in SPLIT_FILES:
         raise ValueError(f"split must be one of {sorted(SPLIT_FILES)}, not {split!r}")
-    if source not in {"auto", "released", "sample"}:
-        raise ValueError(f"source must be 'auto', 'released' or 'sample', not {source!r}")
+    if data_source not in DATA_SOURCES:
+        raise ValueError(f"data_source must be one of {', '.join(DATA_SOURCES)}, not {data_source!r} (the release "
+                         f"is in Google Drive folders, {RELEASE_URL}: download it by hand)")
     rel = Path(SUBDIR) / f"recipe_match_{DIRECTIONS[direction]}" / SPLIT_FILES[split]
     local = config.data_dir(data_dir) / rel
-    if source != "sample" and local.is_file():
-        return local, "released"
-    if source == "released":
+    try:
+        source = resolve_source(data_source, local if local.is_file() else None, auto="sample", data_dir=data_dir)
+    except FileNotFoundError:
         raise FileNotFoundError(f"{local} not found. The CulturalRecipes files are on Google Drive (links in "
-                                f"{RELEASE_URL}); download them to that path or set CULTURELAB_DATA / data_dir")
-    return sample_dir() / rel.relative_to(SUBDIR), "sample"
+                                f"{RELEASE_URL}); download them to that path or set CULTURELAB_DATA / data_dir, "
+                                "or use data_source 'sample'") from None
+    if source == "local":
+        return local, "released"
+    return sample_dir(SUBDIR) / rel.relative_to(SUBDIR), "sample"
 
 
-def load_split(direction: str, split: str, *, data_dir: str | os.PathLike | None = None,
-               source: str = "auto") -> pd.DataFrame:
+def load_split(direction: str, split: str, *, data_dir: str | os.PathLike | None = "",
+               data_source: str = "auto") -> pd.DataFrame:
     """One split of one direction (see :func:`split_path`); ``attrs["data_source"]`` says
     ``released`` or ``sample``.
 
-    >>> t = load_split("zh2en", "gold", source="sample")
+    >>> t = load_split("zh2en", "gold", data_source="sample")
     >>> len(t), t.attrs["data_source"], t["source"].iloc[0]["title"]
     (5, 'sample', '红豆汤')
     """
-    path, origin = split_path(direction, split, data_dir=data_dir, source=source)
+    path, source = split_path(direction, split, data_dir=data_dir, data_source=data_source)
     frame = read_matched(path, direction=direction, split=split)
-    frame.attrs["data_source"] = origin
+    frame.attrs["data_source"] = source
     frame.attrs["path"] = str(path)
     return frame
 
 
-def load_splits(directions: list[str] | tuple[str, ...] = ("zh2en", "en2zh"),
-                splits: list[str] | tuple[str, ...] = tuple(SPLIT_FILES), *,
-                data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
-    """Several splits stacked; ``attrs["data_source"]`` is ``released``, ``sample`` or ``mixed``."""
-    parts = [load_split(d, s, data_dir=data_dir, source=source) for d in directions for s in splits]
-    origins = {p.attrs["data_source"] for p in parts}
-    table = pd.concat(parts, ignore_index=True)
-    table.attrs["data_source"] = origins.pop() if len(origins) == 1 else "mixed"
-    return table
+def data_source_of(tables: Iterable[pd.DataFrame]) -> str:
+    """Where several loaded splits came from: ``released``, ``sample``, or ``mixed``.
+
+    >>> data_source_of([load_split(d, "gold", data_source="sample") for d in DIRECTIONS])
+    'sample'
+    """
+    origins = {t.attrs["data_source"] for t in tables}
+    return origins.pop() if len(origins) == 1 else "mixed"
 
 
 def pairs(matched: pd.DataFrame) -> pd.DataFrame:
     """One row per (source, target) combination: ``recipe_id, direction, split, target_rank, source, target``.
 
-    >>> len(pairs(load_split("zh2en", "train", source="sample")))
+    >>> len(pairs(load_split("zh2en", "train", data_source="sample")))
     5
     """
     rows = [{"recipe_id": r.recipe_id, "direction": r.direction, "split": r.split, "target_rank": i,
@@ -252,7 +255,7 @@ def load_ratings(path: str | os.PathLike | None = None) -> pd.DataFrame:
     >>> len(r), int(r[["GRA", "CON", "PRE", "CUL"]].to_numpy().max()) <= 7
     (30, True)
     """
-    file = Path(path) if path else sample_dir() / "human_ratings.csv"
+    file = Path(path) if path else sample_dir(SUBDIR) / "human_ratings.csv"
     if not file.is_file():
         raise FileNotFoundError(f"{file} not found")
     table = pd.read_csv(file, dtype={"recipe_id": str, "direction": str, "system": str})
@@ -267,39 +270,6 @@ def load_ratings(path: str | os.PathLike | None = None) -> pd.DataFrame:
     table[list(CRITERIA)] = table[list(CRITERIA)].astype(int)
     table.attrs["data_source"] = "released" if path else "sample"
     return table
-
-
-_PRED_NAME = re.compile(r"(?:sampled_human_|sampled_silver_)?(?P<system>.+?)_(?P<dir>cn2en|en2cn|zh2en|en2zh)$")
-
-
-def load_predictions(path: str | os.PathLike, *, system: str | None = None,
-                     direction: str | None = None) -> pd.DataFrame:
-    """One prediction file in the repo's format (JSONL rows ``{source, prediction, references}``).
-
-    ``system`` and ``direction`` default to what the file name says
-    (``sampled_human_gpt4_cn2en.jsonl`` → ``gpt4``, ``zh2en``). Returns
-    ``system, direction, source_text, prediction, references``.
-    """
-    file = Path(path)
-    match = _PRED_NAME.match(file.stem)
-    if system is None:
-        system = match.group("system") if match else file.stem
-    if direction is None:
-        if not match:
-            raise ValueError(f"{file.name}: cannot tell the direction from the name; pass direction=")
-        d = match.group("dir")
-        direction = {"cn2en": "zh2en", "en2cn": "en2zh"}.get(d, d)
-    rows = _read_jsonl(file)
-    frame = pd.DataFrame({k: [r.get(k) for r in rows] for k in ("source", "prediction", "references")})
-    validate_rows(frame, file, {
-        "source": lambda v: isinstance(v, str) or "must be a string",
-        "prediction": lambda v: isinstance(v, str) or "must be a string (use '' for an empty output)",
-        "references": lambda v: (isinstance(v, list) and bool(v) and all(isinstance(x, str) for x in v))
-        or "must be a non-empty list of strings"}, header_rows=0)
-    frame = frame.rename(columns={"source": "source_text"})
-    frame.insert(0, "system", system)
-    frame.insert(1, "direction", direction)
-    return frame
 
 
 # --------------------------------------------------------------------------- monolingual corpora
