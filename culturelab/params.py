@@ -3,7 +3,7 @@ themselves, so a bad value fails before any model is loaded, with one line namin
 
 Types are checked against the default in the notebook's ``parameters`` cell; names carry
 meaning too: ``model``/``models``/``*_model`` are model specs, ``encoder``/``*_encoder``
-encoder specs, ``device`` a device, ``data_dir``/``*_dir``/``*_path``/``*_file`` existing
+encoder specs, ``device`` a device, ``data_dir``/``*_dir``/``*_path``/``*_file``/``*_corpus`` existing
 paths (when given), ``seed``, ``max_*``, ``n_*`` non-negative integers.
 
 >>> check_value("device", "gpu", "auto")
@@ -93,7 +93,7 @@ def check_value(key: str, value: Any, default: Any) -> str | None:
 
         if not torch.cuda.is_available():
             return f"{value!r} was asked for but torch sees no CUDA GPU here; use 'auto'"
-    if re.search(r"(^|_)(dir|path|file)$", key):
+    if re.search(r"(^|_)(dir|path|file|corpus)$", key):
         for item in value if isinstance(value, (list, tuple)) else [value]:
             if not Path(str(item)).expanduser().exists():
                 return f"{item} does not exist"

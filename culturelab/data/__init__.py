@@ -1,8 +1,8 @@
-"""Benchmark loaders, one module per paper (``captex``, ``fmlama``, ``turkish_plu``,
-``recipes``, ``percul``). Each returns tidy pandas tables with documented columns and
-checks them on the way in: a malformed row raises :class:`DataError` naming the file, the
-row and the column. ``sources`` finds a file locally, downloads it, or falls back to the
-bundled sample; ``samples/`` holds the small schema-faithful data written for this project.
+"""Data plumbing shared by every paper. Each paper's loader lives in its own package
+(``culturelab/<paper>/data.py``) and uses these: ``validate`` (a malformed row raises
+:class:`DataError` naming the file, the row and the column), ``sources`` (one data-source
+vocabulary: a local copy, a verified download, or our sample via ``sample_dir(paper)``), and
+``samples/``, the small schema-faithful data written for this project.
 """
 
 from __future__ import annotations

@@ -160,7 +160,7 @@ def resolve_source(data_source: str, local: Path | None, *, auto: str = "downloa
     >>> resolve_source("local", None, what="CAPTEx's Procedures.csv")
     Traceback (most recent call last):
     ...
-    FileNotFoundError: no local copy of CAPTEx's Procedures.csv under ... set CULTURELAB_DATA or data_dir, or use data_source 'download' or 'sample'
+    FileNotFoundError: no local copy of CAPTEx's Procedures.csv under ... set CULTURELAB_DATA or data_dir, or use data_source 'download'
     """
     if data_source not in DATA_SOURCES:
         raise ValueError(f"data_source must be one of {', '.join(DATA_SOURCES)}, not {data_source!r}")
@@ -170,5 +170,5 @@ def resolve_source(data_source: str, local: Path | None, *, auto: str = "downloa
         return "local" if local is not None else auto
     if data_source == "local" and local is None:
         raise FileNotFoundError(f"no local copy of {what} under {config.data_dir(data_dir)}: set CULTURELAB_DATA or "
-                                "data_dir, or use data_source 'download' or 'sample'")
+                                f"data_dir, or use data_source {auto!r}")
     return data_source
