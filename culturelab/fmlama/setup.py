@@ -47,8 +47,8 @@ def _template_languages(params: Mapping[str, Any]) -> list[str]:
     return [la for la in dict.fromkeys(langs) if la in LANGUAGES]
 
 
-def check(topic: str, params: Mapping[str, Any]) -> list[str]:
-    """Rules that tie keys together (``topic`` is unused: the keys say which rule applies):
+def check(_topic: str, params: Mapping[str, Any]) -> list[str]:
+    """Rules that tie keys together (the notebook's topic is unused: its keys say which rules apply):
     ``paper_column`` must be a column of the paper's probing table of every language probed,
     and ``prompt_version`` must exist for every template language.
 
