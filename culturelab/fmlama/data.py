@@ -17,12 +17,13 @@ Tables returned here (one row per dish, lists as Python lists):
 * :func:`load_multilingual` — the dishes present in all six languages (``data_filter``).
 * :func:`code_switching_subset` — the dishes in English *and* Chinese from groups with more
   than 20 dishes: ``dish_en, dish_zh, ingredients_en, ingredients_zh`` side by side.
+* :func:`load_generations` — released decoder-LLM outputs (``results_chatGPT``), any setting.
+* :func:`load_score_table` — released code-switching score tables (``results_table/*.xlsx``).
+* :class:`Release` — all of them for one resolved ``data_source`` and ``data_dir``.
 
 The sizes these subsets have in the paper (:func:`subset_sizes`, :func:`multilingual_size`,
 :func:`code_switching_sizes`) are read from ``culturelab/reported/fmlama/``; the loaders check a
 release against them (not our sample).
-* :func:`load_generations` — released decoder-LLM outputs (``results_chatGPT``), any setting.
-* :func:`load_score_table` — released code-switching score tables (``results_table/*.xlsx``).
 
 >>> parse_ingredients("{'gravy, french fries, cheese curds'}")
 ['gravy', 'french fries', 'cheese curds']
