@@ -63,14 +63,15 @@ def main() -> None:
 
     import torch
 
-    from culturelab.data import fmlama
+    from culturelab.data.sources import resolve_source
+    from culturelab.fmlama import data as fmlama
     from culturelab.fmlama.metrics import candidate_set
     from culturelab.fmlama.templates import build_queries
     from culturelab.models import load_model
 
     torch.set_num_threads(args.threads)
-    source = "local" if fmlama.resolve_source() == "local" else "sample"
-    table = fmlama.load_language("en", source=source)
+    data_source = resolve_source("auto", fmlama.local_root(), auto="sample")  # the release if present
+    table = fmlama.load_language("en", data_source=data_source)
     candidates = candidate_set(table["ingredients"])
     texts = [*table["dish"], *candidates, "the food has the ingredients of is a kind of type part with"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,7 +97,7 @@ def main() -> None:
     exact = sum(int((np.argsort(-a, kind="stable") == np.argsort(-b, kind="stable")).all())
                 for a, b in zip(ours[: 5 * n_ref], ref))
     lengths = np.array([len(i) for i in ids])
-    print(f"data: {source}; {len(candidates)} candidates (sub-tokens: mean {lengths.mean():.2f}, max {lengths.max()}, "
+    print(f"data: {data_source}; {len(candidates)} candidates (sub-tokens: mean {lengths.mean():.2f}, max {lengths.max()}, "
           f"{int((lengths > mlm.max_masks).sum())} over the 10-mask cap); 5 templates per dish")
     print(f"culturelab: {len(dishes)} dishes in {t_ours:.2f} s = {len(dishes) / t_ours:.2f} dishes/s")
     print(f"reference : {n_ref} dishes in {t_ref:.2f} s = {n_ref / t_ref:.3f} dishes/s")

@@ -5,7 +5,7 @@
   :func:`add_average` recomputes the "Avg" column (mean of the rounded model means, as the
   paper's script does) and :func:`compare_released` puts them beside the transcribed paper.
 * :func:`multilingual_wide` joins the six FMLAMA-*la* views of the multilingual subset by dish,
-  so :func:`culturelab.data.fmlama.setting_view` can build any of the 6 × 6 (template language ×
+  so :func:`culturelab.fmlama.data.setting_view` can build any of the 6 × 6 (template language ×
   dish-name language) settings — the paper's 4 settings generalised (beyond the paper).
 
 >>> pair_settings(["en", "zh"])
@@ -14,14 +14,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from culturelab import reported
-from culturelab.data.fmlama import SETTINGS, load_score_table
+from culturelab.fmlama.data import SETTINGS, Release
 
 
 def pair_settings(langs: Sequence[str]) -> list[str]:
@@ -29,17 +28,15 @@ def pair_settings(langs: Sequence[str]) -> list[str]:
     return [f"{main.upper()}_{sub}" for main in langs for sub in langs]
 
 
-def released_scores(metric: str = "mAP", *, settings: Sequence[str] = SETTINGS,
-                    data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+def released_scores(release: Release, metric: str = "mAP", *, settings: Sequence[str] = SETTINGS) -> pd.DataFrame:
     """All released code-switching scores of one metric (both contexts), long form.
 
-    >>> released_scores(source="sample")
+    >>> released_scores(Release("sample"))
     Traceback (most recent call last):
     ...
     FileNotFoundError: our FMLAMA sample has no results/results_code/results_table/en_en_mAP_without.xlsx (it holds [...])
     """
-    parts = [load_score_table(s, metric, context=c, data_dir=data_dir, source=source)
-             for s in settings for c in (False, True)]
+    parts = [release.score_table(s, metric, context=c) for s in settings for c in (False, True)]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -78,8 +75,8 @@ def multilingual_wide(subsets: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per dish present in every given subset: ``url, origin, group, continent`` and
     ``dish_<la>``, ``ingredients_<la>`` for each language (order of the first subset).
 
-    >>> from culturelab.data import fmlama
-    >>> subsets = {la: fmlama.load_language(la, source="sample") for la in ("en", "ko")}
+    >>> sample = Release("sample")
+    >>> subsets = {la: sample.language(la) for la in ("en", "ko")}
     >>> multilingual_wide(subsets)[["dish_en", "dish_ko"]].iloc[0].tolist()
     ['margherita pizza', '피자 마르게리타']
     """

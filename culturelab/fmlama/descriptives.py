@@ -64,8 +64,8 @@ def ingredient_count_distribution(dishes: pd.DataFrame) -> pd.Series:
 def examples(dishes: pd.DataFrame, urls: list[str], langs: tuple[str, ...] = ("en", "zh")) -> pd.DataFrame:
     """Example rows in the style of Figure 5 (one row per dish and language).
 
-    >>> from culturelab.data import fmlama
-    >>> examples(fmlama.load_dishes(source="sample"), ["http://www.wikidata.org/entity/Q900007"])["dish"].tolist()
+    >>> from culturelab.fmlama.data import load_dishes
+    >>> examples(load_dishes(data_source="sample"), ["http://www.wikidata.org/entity/Q900007"])["dish"].tolist()
     ['beef bourguignon', '红酒炖牛肉']
     """
     part = dishes[dishes["url"].isin(urls) & dishes["lang"].isin(langs)].copy()

@@ -137,7 +137,7 @@ def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Seq
 def score_generations(generations: pd.DataFrame, setting: str, *, groups: Sequence[str] | None = None,
                       split_parentheses: bool = False, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Score a generations table (``answer``, ``ingredients``, ``group``; e.g. from
-    :func:`culturelab.data.fmlama.load_generations`) of one code-switching setting. Returns
+    :func:`culturelab.fmlama.data.load_generations`) of one code-switching setting. Returns
     the per-dish table and the per-group accuracy table.
 
     >>> g = pd.DataFrame({"group": ["Japan"], "ingredients": [["rice"]], "answer": ["... ingredients of rice."]})

@@ -12,6 +12,9 @@
   ``loglikelihood`` call, and the backend encodes each query prefix once.
 * **Frequency baseline** (beyond the paper): ranks candidates by how many *other* dishes of the
   sub-dataset list them (leave-one-out), ignoring the dish: how much of mAP is the prior.
+* **Runs**: :func:`probe_jobs` turns named sub-datasets (a language's FMLAMA-*la*, a
+  code-switching setting) into :class:`ProbeJob` s — a seeded sample of dishes and its candidate
+  pool — and :func:`probe_grid` probes a model on all of them, in every context, with the baseline.
 
 >>> q = ["The food pho has the ingredients of [Y] .", "[Y] is part of the food pho ."]
 >>> sentence_pairs(q, ["rice", "beef"])[:2]
@@ -22,7 +25,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -174,3 +178,90 @@ def probe_frequency(table: pd.DataFrame, lang: str, candidates: Sequence[str], *
     out["top"] = top_k(scores, candidates, n_top)
     out["n_candidates"] = len(candidates)
     return out
+
+
+def limit(table: pd.DataFrame, per_group: int, max_total: int, *, seed: int = 0, group: str = "group") -> pd.DataFrame:
+    """Seeded sample of up to ``per_group`` dishes per group (0 = all), then at most
+    ``max_total`` of them (0 = no cap).
+
+    >>> t = pd.DataFrame({"group": list("aab"), "url": list("xyz")})
+    >>> limit(t, 1, 0, seed=0)["group"].tolist()
+    ['a', 'b']
+    """
+    sampled = sample_dishes(table, per_group, seed=seed, group=group)
+    if max_total and len(sampled) > max_total:
+        sampled = sampled.sample(n=max_total, random_state=seed).sort_index().reset_index(drop=True)
+    return sampled
+
+
+@dataclass(frozen=True)
+class ProbeJob:
+    """One sub-dataset to probe: the sampled dishes (``table``), the template language, the
+    candidates to rank, the whole sub-dataset (``reference``: frequency counts, the full
+    candidate set) and the columns to stamp on the results (``extra``, e.g. ``{"setting": "EN_zh"}``)."""
+
+    table: pd.DataFrame
+    lang: str
+    candidates: list[str]
+    reference: pd.DataFrame
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def probe_jobs(references: Mapping[str, pd.DataFrame], *, per_group: int, max_total: int, max_candidates: int,
+               seed: int = 0, group: str = "group", key: str | None = None) -> list[ProbeJob]:
+    """One :class:`ProbeJob` per named sub-dataset (FMLAMA-*la* by language, or a code-switching
+    :func:`~culturelab.fmlama.data.setting_view` by setting): the dishes :func:`limit` keeps
+    (``per_group`` per ``group``, at most ``max_total``) and their :func:`candidate_pool` of
+    ``max_candidates`` (0 = the paper's full set). The template language is the table's ``lang``;
+    ``key`` names the column that records each job's name (none by default).
+
+    Views of one table (same rows, same groups) get the same dishes in every job.
+
+    >>> t = pd.DataFrame({"url": list("uvw"), "group": list("aab"), "lang": "en",
+    ...                   "ingredients": [["egg"], ["rice"], ["tea", "egg"]]})
+    >>> jobs = probe_jobs({"EN_en": t}, per_group=1, max_total=0, max_candidates=2, key="setting")
+    >>> jobs[0].lang, jobs[0].table["url"].tolist(), jobs[0].candidates, jobs[0].extra
+    ('en', ['v', 'w'], ['egg', 'rice', 'tea'], {'setting': 'EN_en'})
+    """
+    jobs = []
+    for name, reference in references.items():
+        langs = set(reference["lang"])
+        if len(langs) != 1:
+            raise ValueError(f"{name}: a probing table needs one template language, found {sorted(langs)}")
+        sampled = limit(reference, per_group, max_total, seed=seed, group=group)
+        pool = candidate_pool(reference, sampled, max_candidates, seed=seed)
+        jobs.append(ProbeJob(sampled, langs.pop(), pool, reference, {key: name} if key else {}))
+    return jobs
+
+
+def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[int], contexts: Sequence[bool],
+               version: str = "v1", scoring: str = "auto", encoder: Any = None,
+               baseline: bool = True, seed: int = 0) -> pd.DataFrame:
+    """Probe ``model`` on several jobs in every context, plus the frequency baseline once per job
+    (``baseline``); mWS when an ``encoder`` is given. One tidy per-(dish, template) table, with
+    each job's ``extra`` columns.
+
+    >>> t = pd.DataFrame({"url": ["u1", "u2"], "dish": ["a", "b"], "group": "G", "origin": "Italy",
+    ...                   "ingredients": [["egg"], ["egg"]]})
+    >>> job = ProbeJob(t, "en", ["egg", "tea"], t, {"setting": "EN_en"})
+    >>> from culturelab.models.base import LogLikelihood
+    >>> class Fake:  # a stand-in model: shorter continuations are likelier
+    ...     spec = "fake"
+    ...     def loglikelihood(self, pairs):
+    ...         return [LogLikelihood(-len(c), 1, False) for _, c in pairs]
+    >>> out = probe_grid(Fake(), [job], template_ids=[1], contexts=[False])
+    >>> out[["model", "setting", "ap"]].drop_duplicates().to_dict("records")
+    [{'model': 'fake', 'setting': 'EN_en', 'ap': 1.0}, {'model': 'frequency baseline', 'setting': 'EN_en', 'ap': 1.0}]
+    """
+    parts = []
+    for job in jobs:
+        vectors = None if encoder is None else encoder.encode(list(job.candidates), role="query")
+        for context in contexts:
+            out = probe(model, job.table, job.lang, job.candidates, context=context, template_ids=template_ids,
+                        version=version, scoring=scoring, vectors=vectors)
+            parts.append(out.assign(**job.extra))
+        if baseline:
+            base = probe_frequency(job.table, job.lang, job.candidates, reference=job.reference, vectors=vectors,
+                                   seed=seed)
+            parts.extend(base.assign(context=c, **job.extra) for c in contexts)
+    return pd.concat(parts, ignore_index=True)

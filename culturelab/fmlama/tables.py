@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from culturelab import reported
-from culturelab.data.fmlama import GROUPS
-from culturelab.fmlama.metrics import format_cell, group_means, over_templates
+from culturelab.fmlama.data import GROUPS
+from culturelab.fmlama.metrics import format_cell, group_means, metric_correlation, over_templates
 
 ROW_ORDER = (*GROUPS, "Others", "ALL")
 #: per-dish column → the paper's metric name, and the factor to the paper's unit
@@ -158,3 +158,27 @@ def side_by_side(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, conte
     ours = wide_cells(summary[summary["lang"] == lang] if "lang" in summary else summary, metric, context=context)
     return paper.join(ours.add_prefix("ours: "), how="outer").loc[
         [g for g in ROW_ORDER if g in paper.index or g in ours.index]]
+
+
+def metric_correlations(summary: pd.DataFrame, x: str = "mAP", y: str = "mWS") -> pd.DataFrame:
+    """Per language and model, Pearson and Spearman between two metrics over the group cells of
+    the plain templates (as the paper correlates its tables' cells), beside the paper's Pearson
+    (``correlations.csv``; NaN where it states none). Needs more than 2 cells with both metrics.
+
+    >>> s = pd.DataFrame({"lang": "en", "model": "m", "context": False, "group": list("abcabc"),
+    ...                   "metric": ["mAP"] * 3 + ["mWS"] * 3, "mean": [1, 2, 3, 0.1, 0.3, 0.2]})
+    >>> metric_correlations(s)[["lang", "pearson", "cells", "paper_pearson"]].round(2).to_dict("records")
+    [{'lang': 'en', 'pearson': 0.5, 'cells': 3, 'paper_pearson': 0.66}]
+    """
+    wide = summary[~summary["context"]].pivot_table(index=["lang", "model", "group"], columns="metric",
+                                                    values="mean").reset_index()
+    rows = []
+    for (lang, model), part in wide.groupby(["lang", "model"]):
+        if y in part and part[y].notna().sum() > 2:
+            r = metric_correlation(part, x, y)
+            rows.append({"lang": lang, "model": model, "pearson": r["pearson"], "spearman": r["spearman"],
+                         "cells": r["n"]})
+    paper = reported.load("fmlama", "correlations")
+    paper = paper[(paper["x"] == x) & (paper["y"] == y)].set_index("lang")["value"]
+    table = pd.DataFrame(rows, columns=["lang", "model", "pearson", "spearman", "cells"])
+    return table.assign(paper_pearson=table["lang"].map(paper))

@@ -20,7 +20,7 @@ from functools import cache
 import pandas as pd
 
 from culturelab import prompts
-from culturelab.data.fmlama import LANGUAGES
+from culturelab.fmlama.data import INSTRUCTIONS, LANGUAGES
 
 SLOT = "[Y]"
 N_TEMPLATES = 5
@@ -139,7 +139,7 @@ def fill_in_prompt(dish: str, lang: str, *, instruction: str = "full", context: 
     'The food poutine has the ingredients of []. Please fill the sentence.'
     """
     table = prompts.get("fmlama", "fill_in", version)
-    if lang not in table or instruction not in {"full", "one"}:
-        raise ValueError(f"fill-in prompts exist for {sorted(table)} with instruction 'full' or 'one'")
+    if lang not in table or instruction not in INSTRUCTIONS:
+        raise ValueError(f"fill-in prompts exist for {sorted(table)} with instruction one of {INSTRUCTIONS}")
     spec = table[lang]
     return fill(spec["context" if context else "plain"], dish, country) + spec[instruction]

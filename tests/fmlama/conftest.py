@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from culturelab.data import fmlama
+from culturelab.fmlama import data as fmlama
 
 
 @pytest.fixture(scope="session")
 def release_dir():
     """The data directory holding the paper-era release (``fmlama/data/Dishes.csv``)."""
-    if fmlama.resolve_source() != "local":
+    root = fmlama.local_root()
+    if root is None:
         pytest.skip("the FMLAMA release is not in CULTURELAB_DATA")
-    return fmlama._local_root(None)
+    return root
 
 
 @pytest.fixture(scope="session")
 def dishes(release_dir):
-    return fmlama.load_dishes(source="local")
+    return fmlama.load_dishes(data_source="local")
 
 
 @pytest.fixture(scope="session")
 def released_subsets(release_dir):
-    return {la: fmlama.load_language(la, source="local") for la in fmlama.LANGUAGES}
+    return {la: fmlama.load_language(la, data_source="local") for la in fmlama.LANGUAGES}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from culturelab.data import fmlama as F
 from culturelab.fmlama import codeswitch as C
+from culturelab.fmlama import data as F
 from culturelab.fmlama.templates import build_queries, country_name, fill_in_prompt, templates
 
 
@@ -29,7 +29,7 @@ def test_placeholders_are_replaced_literally():
 
 
 def test_localized_country_names_cover_every_origin(release_dir):
-    dishes = F.load_dishes(source="local")
+    dishes = F.load_dishes(data_source="local")
     for lang in F.LANGUAGES:
         names = {o: country_name(o, lang) for o in set(dishes["origin"])}
         untranslated = [o for o, n in names.items() if n == o and lang != "en"]
@@ -43,7 +43,7 @@ def test_fill_in_prompts():
 
 
 def test_all_six_by_six_settings_on_the_sample():
-    subsets = {la: F.load_language(la, source="sample") for la in F.LANGUAGES}
+    subsets = {la: F.load_language(la, data_source="sample") for la in F.LANGUAGES}
     wide = C.multilingual_wide(subsets)
     assert len(wide) == 6
     settings = C.pair_settings(F.LANGUAGES)
@@ -56,9 +56,9 @@ def test_all_six_by_six_settings_on_the_sample():
 
 
 def test_released_tables_11_and_12_equal_the_paper(release_dir):
-    scores = C.add_average(C.released_scores("mAP", source="local"))
+    scores = C.add_average(C.released_scores(F.Release("local"), "mAP"))
     cmp = C.compare_released(scores)
     assert len(cmp) == 2 * 4 * 9 * 4 and cmp["ours"].notna().all()
     assert cmp["delta"].abs().max() <= 0.005
-    mws = C.released_scores("mWS", source="local")
+    mws = C.released_scores(F.Release("local"), "mWS")
     assert mws[(mws["setting"] == "ZH_zh") & (mws["group"] == "ALL")]["mean"].isna().all()  # the paper's NaNs

@@ -10,12 +10,14 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from culturelab.data import DataError, fmlama
+from culturelab.data import DataError
+from culturelab.data.sources import sample_dir
+from culturelab.fmlama import data as fmlama
 
 
 def test_released_subset_sizes(released_subsets):
-    assert {la: len(t) for la, t in released_subsets.items()} == fmlama.SUBSET_SIZES
-    assert {la: len(set(t["url"])) for la, t in released_subsets.items()} == fmlama.SUBSET_SIZES
+    assert {la: len(t) for la, t in released_subsets.items()} == fmlama.subset_sizes()
+    assert {la: len(set(t["url"])) for la, t in released_subsets.items()} == fmlama.subset_sizes()
 
 
 def test_rebuilt_subsets_equal_the_released_files(dishes, released_subsets):
@@ -44,59 +46,60 @@ def test_paper_groups_and_counts(released_subsets):
 
 def test_multilingual_subset_is_the_intersection(released_subsets):
     urls = fmlama.build_multilingual(released_subsets)
-    assert len(urls) == fmlama.MULTILINGUAL_SIZE
+    assert len(urls) == fmlama.multilingual_size()
     for la in fmlama.LANGUAGES:
-        released = fmlama.load_multilingual(la, source="local")
+        released = fmlama.load_multilingual(la, data_source="local")
         assert set(released["url"]) == set(urls)
-    en = fmlama.load_multilingual("en", source="local")
+    en = fmlama.load_multilingual("en", data_source="local")
     assert en["continent"].value_counts().to_dict() == {"Europe": 93, "Asia": 36, "North America": 35,
                                                           "Oceania": 5, "South America": 4, "Africa": 2}
 
 
 def test_code_switching_subset(released_subsets):
     cs = fmlama.code_switching_subset(released_subsets["en"], released_subsets["zh"])
-    assert len(cs) == fmlama.CS_SIZE
-    assert cs["group"].value_counts().to_dict() == fmlama.CS_GROUP_SIZES
+    sizes = fmlama.code_switching_sizes()
+    assert len(cs) == sizes.pop("ALL") == 508
+    assert cs["group"].value_counts().to_dict() == sizes
     view = fmlama.setting_view(cs, "ZH_en").set_index("url")
     row = view.loc["http://www.wikidata.org/entity/Q1051482"]  # dorayaki: English name, Chinese gold
     assert row["dish"] == "dorayaki" and row["ingredients"] == ["卡斯提拉", "豆沙"]
 
 
 def test_sample_follows_the_rules():
-    dishes = fmlama.load_dishes(source="sample")
-    en = fmlama.load_language("en", source="sample")
+    dishes = fmlama.load_dishes(data_source="sample")
+    en = fmlama.load_language("en", data_source="sample")
     assert "hummus" not in set(en["dish"])  # two origins → dropped
-    zh = fmlama.load_language("zh", source="sample")
+    zh = fmlama.load_language("zh", data_source="sample")
     assert "饺子" in set(zh["dish"]) and "面粉" in {i for x in zh["ingredients"] for i in x}  # made Simplified
     assert len(zh) == (dishes["lang"] == "zh").sum()  # zh-hant rows are not merged into zh
-    multi = fmlama.load_multilingual("ko", source="sample")
+    multi = fmlama.load_multilingual("ko", data_source="sample")
     assert len(multi) == 6 and multi["dish"].iloc[0] == "피자 마르게리타"
 
 
 def test_malformed_rows_name_file_row_and_column(tmp_path, monkeypatch):
     root = tmp_path / "fmlama" / "data"
     root.mkdir(parents=True)
-    shutil.copy(fmlama.sample_dir() / "data" / "country_info.json", root)
-    good = (fmlama.sample_dir() / "data" / "Dishes.csv").read_text(encoding="utf-8").splitlines()
+    shutil.copy(sample_dir("fmlama") / "data" / "country_info.json", root)
+    good = (sample_dir("fmlama") / "data" / "Dishes.csv").read_text(encoding="utf-8").splitlines()
     bad = [*good[:3], 'http://www.wikidata.org/entity/Q1,Italy,pizza,en,"{\'\'}",{\'\'},', *good[3:]]
     (root / "Dishes.csv").write_text("\n".join(bad) + "\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"Dishes\.csv, row 4, column 'hasParts': no ingredient"):
-        fmlama.load_dishes(data_dir=tmp_path, source="local")
+        fmlama.load_dishes(data_dir=tmp_path, data_source="local")
     (root / "data_lang" / "en").mkdir(parents=True)
     (root / "data_lang" / "en" / "en_dishes.jsonl").write_text('{"url": "x", "origin": "Italy", "lang": "en", '
                                                                '"sub_label": "pizza", "obj_label": "{\'a\'}"}\n')
     with pytest.raises(DataError, match=r"en_dishes\.jsonl, row 1, column 'url': not a Wikidata URL"):
-        fmlama.load_language("en", data_dir=tmp_path, source="local")
+        fmlama.load_language("en", data_dir=tmp_path, data_source="local")
 
 
 def test_wrong_release_size_is_reported(tmp_path):
     root = tmp_path / "fmlama" / "data"
     root.mkdir(parents=True)
     for name in ("Dishes.csv", "country_info.json"):
-        shutil.copy(fmlama.sample_dir() / "data" / name, root)
+        shutil.copy(sample_dir("fmlama") / "data" / name, root)
     with pytest.raises(DataError, match="FMLAMA-en: 19 dishes, the paper-era release has 2580"):
-        fmlama.load_language("en", data_dir=tmp_path, source="local", rebuild=True)
-    assert len(fmlama.load_language("en", data_dir=tmp_path, source="local", rebuild=True, check_size=False)) == 19
+        fmlama.load_language("en", data_dir=tmp_path, data_source="local", rebuild=True)
+    assert len(fmlama.load_language("en", data_dir=tmp_path, data_source="local", rebuild=True, check_size=False)) == 19
 
 
 @pytest.fixture()

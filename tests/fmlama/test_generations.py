@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from culturelab import reported
-from culturelab.data import fmlama as F
+from culturelab.fmlama import data as F
 from culturelab.fmlama.generations import parse_answer, score_answers, score_generations
 
 
@@ -43,7 +43,7 @@ def test_parentheses_option_and_lemmatized_matching():
 
 
 def test_sample_generations_per_group():
-    g = F.load_generations("EN_en", source="sample")
+    g = F.load_generations("EN_en", data_source="sample")
     per_dish, table = score_generations(g, "EN_en", groups=F.CS_GROUPS)
     assert table["group"].tolist() == [*F.CS_GROUPS, "All"]
     assert table.set_index("group").loc["All", "n"] == 16
@@ -57,12 +57,12 @@ def test_sample_generations_per_group():
 def test_released_chatgpt_outputs_reproduce_the_paper(release_dir, setting, paper):
     table = reported.load("fmlama", "table13")
     assert table.set_index(["model", "setting", "group"]).loc[("gpt-3.5-turbo", setting, "All"), "value"] == paper
-    g = F.load_generations(setting, instruction="full", context=False, source="local")
-    assert len(g) == F.CS_SIZE
+    g = F.load_generations(setting, instruction="full", context=False, data_source="local")
+    assert len(g) == F.code_switching_sizes()["ALL"]
     _, acc = score_generations(g, setting, groups=F.CS_GROUPS)
     ours = acc.set_index("group")
     assert ours.loc["All", "accuracy"] == pytest.approx(paper, abs=1.0)
-    assert ours["n"].drop("All").to_dict() == {k: F.CS_GROUP_SIZES[k] for k in F.CS_GROUPS}
+    assert ours["n"].drop("All").to_dict() == {k: F.code_switching_sizes()[k] for k in F.CS_GROUPS}
 
 
 def test_reasoning_blocks_are_not_parsed_as_the_answer():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from culturelab.data import fmlama as F
+from culturelab.fmlama import data as F
 from culturelab.fmlama import probing as P
 from culturelab.fmlama.metrics import candidate_set
 from culturelab.models import load_model
@@ -93,7 +93,7 @@ def test_frequency_baseline_leaves_the_dish_out():
 
 
 def test_candidate_pool_and_sampling_are_deterministic():
-    table = F.load_language("en", source="sample")
+    table = F.load_language("en", data_source="sample")
     sampled = P.sample_dishes(table, 1, seed=3)
     assert sampled["group"].is_unique and set(sampled["group"]) == set(table["group"])
     pool = P.candidate_pool(table, sampled, 20, seed=3)
@@ -106,8 +106,8 @@ def test_candidate_pool_and_sampling_are_deterministic():
 
 def test_probe_end_to_end_on_a_tiny_model(tiny_causal_dir, tmp_cache):
     lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
-    table = F.load_language("en", source="sample").head(5)
-    cands = candidate_set(F.load_language("en", source="sample")["ingredients"])
+    table = F.load_language("en", data_source="sample").head(5)
+    cands = candidate_set(F.load_language("en", data_source="sample")["ingredients"])
     vectors = np.eye(len(cands))
     out = P.probe(lm, table, "en", cands, context=True, template_ids=[1, 4], vectors=vectors, model_name="tiny")
     assert len(out) == 10 and set(out["template"]) == {1, 4}

@@ -2,22 +2,28 @@
 
 The paper-era release (GitHub ``lizhou21/FmLAMA-master`` at commit ``66d4e11``) is read from
 ``<data_dir>/fmlama/`` (``CULTURELAB_DATA``); missing files are downloaded from that commit
-(SHA-256 pinned where known), and ``source="sample"`` reads **our** small sample in
-``culturelab/data/samples/fmlama_sample.json`` (written by us, labelled as a sample; see
-:func:`sample_dir`).
+(SHA-256 pinned where known), and ``data_source="sample"`` reads **our** small sample in
+``culturelab/data/samples/fmlama_sample.json`` (written by us, labelled as a sample; unpacked by
+:func:`culturelab.data.sources.sample_dir`). :class:`Release` binds every loader to one resolved
+source and data directory (what :func:`culturelab.fmlama.setup.open` hands a notebook).
 
 Tables returned here (one row per dish, lists as Python lists):
 
 * :func:`load_dishes` — ``Dishes.csv``: ``url, qid, origin, dish, lang, ingredients, materials``;
   the comma-joined ``hasParts`` strings are split (known problem 1 of the release).
 * :func:`load_language` — FMLAMA-*la* (released ``data_lang`` files, or rebuilt from
-  ``Dishes.csv`` by the paper's rules with ``source="rebuild"``):
+  ``Dishes.csv`` by the paper's rules with ``rebuild=True``):
   ``url, origin, group, continent, lang, dish, ingredients``.
-* :func:`load_multilingual` — the 175 dishes present in all six languages (``data_filter``).
-* :func:`code_switching_subset` — the 508 dishes in English *and* Chinese from groups with more
+* :func:`load_multilingual` — the dishes present in all six languages (``data_filter``).
+* :func:`code_switching_subset` — the dishes in English *and* Chinese from groups with more
   than 20 dishes: ``dish_en, dish_zh, ingredients_en, ingredients_zh`` side by side.
 * :func:`load_generations` — released decoder-LLM outputs (``results_chatGPT``), any setting.
 * :func:`load_score_table` — released code-switching score tables (``results_table/*.xlsx``).
+* :class:`Release` — all of them for one resolved ``data_source`` and ``data_dir``.
+
+The sizes these subsets have in the paper (:func:`subset_sizes`, :func:`multilingual_size`,
+:func:`code_switching_sizes`) are read from ``culturelab/reported/fmlama/``; the loaders check a
+release against them (not our sample).
 
 >>> parse_ingredients("{'gravy, french fries, cheese curds'}")
 ['gravy', 'french fries', 'cheese curds']
@@ -28,21 +34,18 @@ Tables returned here (one row per dish, lists as Python lists):
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
-import shutil
-import tempfile
-import warnings
 from collections.abc import Sequence
-from importlib import resources
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from culturelab import config
-from culturelab.data.sources import Remote, download
+from culturelab import config, reported
+from culturelab.data.sources import DATA_SOURCES, Remote, download, sample_dir
 from culturelab.data.validate import DataError, require_columns, validate_rows
 
 SUBDIR = "fmlama"
@@ -50,22 +53,20 @@ RELEASE_COMMIT = "66d4e11183757801601feeda248f49991db204a5"
 RAW_URL = f"https://raw.githubusercontent.com/lizhou21/FmLAMA-master/{RELEASE_COMMIT}/"
 
 LANGUAGES = ("en", "zh", "ar", "he", "ru", "ko")
-#: FMLAMA-la sizes [paper table totals, verified against the release]
-SUBSET_SIZES = {"en": 2580, "zh": 815, "ar": 571, "he": 463, "ru": 961, "ko": 807}
-MULTILINGUAL_SIZE = 175
 #: the 14 named cultural groups of Tables 2 and 6–10 (Wikidata label → table key); the rest is "Others"
 GROUPS = ("Italy", "U.S.", "Turkey", "Japan", "France", "U.K.", "Mexico", "India", "Germany", "China", "Iran",
           "Greece", "Spain", "Russia")
 GROUP_LABELS = {"United States of America": "U.S.", "People's Republic of China": "China",
                 "United Kingdom": "U.K."}
-#: the 8 groups of the code-switching subset (Tables 11–13) and their sizes
+#: the 8 groups of the code-switching subset (Tables 11–13), kept because they have more than 20 dishes
 CS_GROUPS = ("Italy", "U.S.", "Japan", "France", "U.K.", "India", "China", "Indonesia")
-CS_GROUP_SIZES = {"Japan": 114, "U.S.": 101, "China": 85, "France": 68, "Italy": 49, "U.K.": 38, "Indonesia": 29,
-                  "India": 24}
-CS_SIZE = 508
 CS_MIN_DISHES = 20
 #: code-switching settings: template (and gold) language in upper case, dish-name language in lower case
 SETTINGS = ("EN_en", "EN_zh", "ZH_zh", "ZH_en")
+#: the decoder-LLM prompt variants of the release: word-completion (WC) or question (QA) prompt,
+#: and the instruction to fill in every ingredient ("full") or one ("one")
+PROMPTS = ("WC", "QA")
+INSTRUCTIONS = ("full", "one")
 CONTINENTS = ("Europe", "Asia", "North America", "South America", "Oceania", "Africa")
 
 #: SHA-256 of the release files (computed from the paper-era copy); files we have no copy of: None
@@ -137,38 +138,43 @@ CHECKSUMS: dict[str, str | None] = {
     }.items()},
 }
 
-_SOURCES = ("auto", "local", "download", "sample")
+
+# --------------------------------------------------------------------------- sizes in the paper
+@cache
+def _sizes(table: str, key: str) -> tuple[tuple[str, int], ...]:
+    frame = reported.load("fmlama", table)
+    return tuple((str(k), int(v)) for k, v in zip(frame[key], frame["value"]))
+
+
+def subset_sizes() -> dict[str, int]:
+    """FMLAMA-*la* sizes: the ALL counts of the paper's Tables 2 and 6–10 (``subsets.csv``).
+
+    >>> subset_sizes()["en"], len(subset_sizes())
+    (2580, 6)
+    """
+    return dict(_sizes("subsets", "lang"))
+
+
+def multilingual_size() -> int:
+    """Dishes present in all six FMLAMA-*la* (§6, Figure 11; ``dataset.csv``).
+
+    >>> multilingual_size()
+    175
+    """
+    return dict(_sizes("dataset", "quantity"))["multilingual subset dishes"]
+
+
+def code_switching_sizes() -> dict[str, int]:
+    """Dishes per group of the code-switching subset, and ``ALL`` (``code_switching_subset.csv``).
+
+    >>> code_switching_sizes()["ALL"], code_switching_sizes()["Japan"]
+    (508, 114)
+    """
+    return dict(_sizes("code_switching_subset", "group"))
 
 
 # --------------------------------------------------------------------------- files
-def sample_dir() -> Path:
-    """Folder of our sample, in the release's ``data/`` and ``results/`` layout.
-
-    The sample is kept in the package as one file (``samples/fmlama_sample.json``, text of each
-    file by release path) and written out once per content version under the cache folder, so the
-    release loaders read it unchanged and the repository holds no file that mirrors the release.
-
-    >>> (sample_dir() / "data" / "Dishes.csv").is_file()
-    True
-    """
-    packed = resources.files("culturelab.data") / "samples" / "fmlama_sample.json"
-    blob = packed.read_bytes()
-    target = config.cache_dir() / "samples" / f"fmlama-{hashlib.sha256(blob).hexdigest()[:12]}"
-    if target.is_dir():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=".fmlama-"))
-    for relpath, text in json.loads(blob)["files"].items():
-        (staging / relpath).parent.mkdir(parents=True, exist_ok=True)
-        (staging / relpath).write_text(text, encoding="utf-8", newline="")
-    try:
-        staging.rename(target)
-    except OSError:  # another process wrote the same content first
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
-
-
-def _local_root(data_dir: str | os.PathLike | None) -> Path:
+def _local_dir(data_dir: str | os.PathLike | None) -> Path:
     root = config.data_dir(data_dir)
     # accept both <root>/fmlama/data/... and a data_dir that *is* the fmlama folder
     if not (root / SUBDIR).is_dir() and (root / "data" / "Dishes.csv").is_file():
@@ -176,52 +182,44 @@ def _local_root(data_dir: str | os.PathLike | None) -> Path:
     return root / SUBDIR
 
 
-def release_file(relpath: str, *, data_dir: str | os.PathLike | None = None, source: str = "auto") -> Path:
+def local_root(data_dir: str | os.PathLike | None = "") -> Path | None:
+    """The folder of the local copy of the release (``data/Dishes.csv`` under it, in
+    ``<data_dir>/fmlama/`` or ``data_dir`` itself; ``""`` = ``$CULTURELAB_DATA``), ``None`` when
+    there is none.
+
+    >>> local_root("/nonexistent") is None
+    True
+    """
+    root = _local_dir(data_dir)
+    return root if (root / "data" / "Dishes.csv").is_file() else None
+
+
+def release_file(relpath: str, *, data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> Path:
     """Path of one release file (``relpath`` as in the repository, e.g. ``data/Dishes.csv``).
 
-    ``source``: ``auto`` (local copy, else a verified download), ``local``, ``download`` or
+    ``data_source``: ``auto`` (local copy, else a verified download), ``local``, ``download`` or
     ``sample`` (our sample; raises when the sample has no such file).
 
-    >>> release_file("data/Dishes.csv", source="sample").name
+    >>> release_file("data/Dishes.csv", data_source="sample").name
     'Dishes.csv'
     """
-    if source not in _SOURCES:
-        raise ValueError(f"source must be one of {_SOURCES}, not {source!r}")
-    if source == "sample":
-        path = sample_dir() / relpath
+    if data_source not in DATA_SOURCES:
+        raise ValueError(f"data_source must be one of {', '.join(DATA_SOURCES)}, not {data_source!r}")
+    if data_source == "sample":
+        root = sample_dir(SUBDIR)
+        path = root / relpath
         if not path.is_file():
-            raise FileNotFoundError(f"our FMLAMA sample has no {relpath} (it holds {sample_files()})")
+            held = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.suffix != ".md")
+            raise FileNotFoundError(f"our FMLAMA sample has no {relpath} (it holds {held})")
         return path
-    local = _local_root(data_dir) / relpath
-    if source != "download" and local.is_file():
+    local = _local_dir(data_dir) / relpath
+    if data_source != "download" and local.is_file():
         return local
-    if source == "local":
+    if data_source == "local":
         raise FileNotFoundError(f"{local} not found: set CULTURELAB_DATA (or data_dir) to the folder that holds "
                                 f"fmlama/{relpath}")
     remote = Remote(RAW_URL + relpath, CHECKSUMS.get(relpath))
     return download(remote, str(Path(SUBDIR) / Path(relpath).parent))
-
-
-def sample_files() -> list[str]:
-    """The files our sample holds (relative paths).
-
-    >>> "data/Dishes.csv" in sample_files()
-    True
-    """
-    root = sample_dir()
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.suffix != ".md")
-
-
-def resolve_source(data_dir: str | os.PathLike | None = None, source: str = "auto") -> str:
-    """Which source ``auto`` means here: ``local`` when ``Dishes.csv`` is in the data directory,
-    else ``download``. Notebooks record it with ``run.set_data_source``.
-
-    >>> resolve_source(source="sample")
-    'sample'
-    """
-    if source != "auto":
-        return source
-    return "local" if (_local_root(data_dir) / "data" / "Dishes.csv").is_file() else "download"
 
 
 # --------------------------------------------------------------------------- parsing helpers
@@ -291,25 +289,25 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- loaders
-def load_continents(*, data_dir: str | os.PathLike | None = None, source: str = "auto") -> dict[str, str]:
+def load_continents(*, data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> dict[str, str]:
     """Country → continent (``country_info.json``; ``Insular Oceania`` merged into ``Oceania``).
 
-    >>> load_continents(source="sample")["Indonesia"]
+    >>> load_continents(data_source="sample")["Indonesia"]
     'Oceania'
     """
-    path = release_file("data/country_info.json", data_dir=data_dir, source=source)
+    path = release_file("data/country_info.json", data_dir=data_dir, data_source=data_source)
     table = json.loads(path.read_text(encoding="utf-8"))
     return {k: ("Oceania" if v == "Insular Oceania" else v) for k, v in table.items()}
 
 
-def load_dishes(*, data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+def load_dishes(*, data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> pd.DataFrame:
     """``Dishes.csv``, one row per (dish, language), ingredients split into lists.
 
-    >>> d = load_dishes(source="sample")
+    >>> d = load_dishes(data_source="sample")
     >>> list(d.columns)
     ['url', 'qid', 'origin', 'dish', 'lang', 'ingredients', 'materials']
     """
-    path = release_file("data/Dishes.csv", data_dir=data_dir, source=source)
+    path = release_file("data/Dishes.csv", data_dir=data_dir, data_source=data_source)
     raw = pd.read_csv(path, keep_default_na=False, dtype=str)
     validate_rows(raw, path, {"url": _is_wikidata, "origin": _nonempty, "name": _nonempty, "lang": _nonempty,
                               "hasParts": _ingredients_ok})
@@ -336,7 +334,7 @@ def build_language_subset(dishes: pd.DataFrame, lang: str) -> pd.DataFrame:
     """FMLAMA-*la* by the paper's rules: rows with ``lang`` exactly (no ``zh-hans`` merging), dishes
     listed more than once in that language (several origins) dropped, Chinese made Simplified.
 
-    >>> len(build_language_subset(load_dishes(source="sample"), "zh"))
+    >>> len(build_language_subset(load_dishes(data_source="sample"), "zh"))
     17
     """
     sub = dishes[dishes["lang"] == lang]
@@ -365,34 +363,34 @@ def _with_groups(table: pd.DataFrame, continents: dict[str, str]) -> pd.DataFram
     return table.reset_index(drop=True)
 
 
-def _check_size(table: pd.DataFrame, expected: int, what: str, source: str) -> None:
-    if source != "sample" and len(table) != expected:
+def _check_size(table: pd.DataFrame, expected: int, what: str, data_source: str) -> None:
+    if data_source != "sample" and len(table) != expected:
         raise DataError(f"{what}: {len(table)} dishes, the paper-era release has {expected}; is this the "
                         f"66d4e11 release? (pass check_size=False for another version)")
 
 
-def load_language(lang: str, *, data_dir: str | os.PathLike | None = None, source: str = "auto",
+def load_language(lang: str, *, data_dir: str | os.PathLike | None = "", data_source: str = "auto",
                   rebuild: bool = False, check_size: bool = True, dishes: pd.DataFrame | None = None) -> pd.DataFrame:
     """FMLAMA-*la*: the released ``data_lang/<la>`` file, or (``rebuild=True``) the same subset
     rebuilt from ``Dishes.csv`` (or from ``dishes``, an already loaded :func:`load_dishes` table).
     Columns ``url, origin, group, continent, lang, dish, ingredients``.
 
-    >>> t = load_language("en", source="sample")
+    >>> t = load_language("en", data_source="sample")
     >>> t[["dish", "group"]].head(2).to_dict("records")
     [{'dish': 'margherita pizza', 'group': 'Italy'}, {'dish': 'carbonara', 'group': 'Italy'}]
     """
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {LANGUAGES}, not {lang!r}")
-    continents = load_continents(data_dir=data_dir, source=source)
-    if rebuild or source == "sample":
+    continents = load_continents(data_dir=data_dir, data_source=data_source)
+    if rebuild or data_source == "sample":
         if dishes is None:
-            dishes = load_dishes(data_dir=data_dir, source=source)
+            dishes = load_dishes(data_dir=data_dir, data_source=data_source)
         table = _with_groups(build_language_subset(dishes, lang), continents)
     else:
-        path = release_file(f"data/data_lang/{lang}/{lang}_dishes.jsonl", data_dir=data_dir, source=source)
+        path = release_file(f"data/data_lang/{lang}/{lang}_dishes.jsonl", data_dir=data_dir, data_source=data_source)
         table = _tidy_subset(_read_jsonl(path), path, continents)
     if check_size:
-        _check_size(table, SUBSET_SIZES[lang], f"FMLAMA-{lang}", source)
+        _check_size(table, subset_sizes()[lang], f"FMLAMA-{lang}", data_source)
     return table
 
 
@@ -400,7 +398,7 @@ def build_multilingual(subsets: dict[str, pd.DataFrame]) -> list[str]:
     """URLs present in every given FMLAMA-*la* (the paper's ``04-data_filter.py``), in the order
     of the first subset.
 
-    >>> len(build_multilingual({la: load_language(la, source="sample") for la in LANGUAGES}))
+    >>> len(build_multilingual({la: load_language(la, data_source="sample") for la in LANGUAGES}))
     6
     """
     langs = list(subsets)
@@ -410,35 +408,35 @@ def build_multilingual(subsets: dict[str, pd.DataFrame]) -> list[str]:
     return [u for u in subsets[langs[0]]["url"] if u in common]
 
 
-def load_multilingual(lang: str, *, data_dir: str | os.PathLike | None = None, source: str = "auto",
+def load_multilingual(lang: str, *, data_dir: str | os.PathLike | None = "", data_source: str = "auto",
                       check_size: bool = True) -> pd.DataFrame:
-    """The multilingual subset in one language (175 dishes in the release: ``data_filter``;
-    rebuilt from the six FMLAMA-*la* for our sample).
+    """The multilingual subset in one language (:func:`multilingual_size` dishes in the release:
+    ``data_filter``; rebuilt from the six FMLAMA-*la* for our sample).
 
-    >>> load_multilingual("he", source="sample")["continent"].value_counts().to_dict()
+    >>> load_multilingual("he", data_source="sample")["continent"].value_counts().to_dict()
     {'Asia': 4, 'Europe': 1, 'North America': 1}
     """
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {LANGUAGES}, not {lang!r}")
-    if source == "sample":
-        dishes = load_dishes(source="sample")  # parsed once for all six languages
-        subsets = {la: load_language(la, source="sample", dishes=dishes) for la in LANGUAGES}
+    if data_source == "sample":
+        dishes = load_dishes(data_source="sample")  # parsed once for all six languages
+        subsets = {la: load_language(la, data_source="sample", dishes=dishes) for la in LANGUAGES}
         urls = build_multilingual(subsets)
         return subsets[lang].set_index("url").loc[urls].reset_index()
-    continents = load_continents(data_dir=data_dir, source=source)
-    path = release_file(f"data/data_filter/{lang}/{lang}_dishes.jsonl", data_dir=data_dir, source=source)
+    continents = load_continents(data_dir=data_dir, data_source=data_source)
+    path = release_file(f"data/data_filter/{lang}/{lang}_dishes.jsonl", data_dir=data_dir, data_source=data_source)
     table = _tidy_subset(_read_jsonl(path), path, continents)
     if check_size:
-        _check_size(table, MULTILINGUAL_SIZE, f"multilingual subset ({lang})", source)
+        _check_size(table, multilingual_size(), f"multilingual subset ({lang})", data_source)
     return table
 
 
 def code_switching_subset(en: pd.DataFrame, zh: pd.DataFrame, *, min_dishes: int = CS_MIN_DISHES) -> pd.DataFrame:
     """The code-switching subset: dishes in FMLAMA-en and FMLAMA-zh whose origin has more than
-    ``min_dishes`` such dishes (508 dishes in 8 groups in the release), one row per dish with
+    ``min_dishes`` such dishes (:func:`code_switching_sizes` in the release), one row per dish with
     both languages side by side, in FMLAMA-en order.
 
-    >>> cs = code_switching_subset(load_language("en", source="sample"), load_language("zh", source="sample"),
+    >>> cs = code_switching_subset(load_language("en", data_source="sample"), load_language("zh", data_source="sample"),
     ...                            min_dishes=0)
     >>> len(cs), cs["dish_zh"].iloc[0]
     (17, '玛格丽特披萨')
@@ -458,18 +456,19 @@ def code_switching_subset(en: pd.DataFrame, zh: pd.DataFrame, *, min_dishes: int
     return out
 
 
-def load_code_switching(*, data_dir: str | os.PathLike | None = None, source: str = "auto",
+def load_code_switching(*, data_dir: str | os.PathLike | None = "", data_source: str = "auto",
                         check_size: bool = True) -> pd.DataFrame:
-    """:func:`code_switching_subset` of the released FMLAMA-en and FMLAMA-zh (508 dishes).
+    """:func:`code_switching_subset` of FMLAMA-en and FMLAMA-zh (508 dishes in the release). No
+    group of our sample has more than 20 dishes, so on the sample every group is kept.
 
-    >>> len(load_code_switching(source="sample"))  # no sample group has more than 20 dishes
-    0
+    >>> len(load_code_switching(data_source="sample"))
+    17
     """
-    en = load_language("en", data_dir=data_dir, source=source, check_size=check_size)
-    zh = load_language("zh", data_dir=data_dir, source=source, check_size=check_size)
-    table = code_switching_subset(en, zh)
+    en = load_language("en", data_dir=data_dir, data_source=data_source, check_size=check_size)
+    zh = load_language("zh", data_dir=data_dir, data_source=data_source, check_size=check_size)
+    table = code_switching_subset(en, zh, min_dishes=0 if data_source == "sample" else CS_MIN_DISHES)
     if check_size:
-        _check_size(table, CS_SIZE, "code-switching subset", source)
+        _check_size(table, code_switching_sizes()["ALL"], "code-switching subset", data_source)
     return table
 
 
@@ -510,8 +509,8 @@ def generations_relpath(setting: str, *, prompt: str = "WC", instruction: str = 
     """
     if setting not in SETTINGS:
         raise ValueError(f"setting must be one of {SETTINGS}, not {setting!r}")
-    if prompt not in {"WC", "QA"} or instruction not in {"one", "full"}:
-        raise ValueError("prompt must be 'WC' or 'QA' and instruction 'one' or 'full'")
+    if prompt not in PROMPTS or instruction not in INSTRUCTIONS:
+        raise ValueError(f"prompt must be one of {PROMPTS} and instruction one of {INSTRUCTIONS}")
     if prompt == "QA" and instruction != "one":
         raise ValueError("the QA prompt exists only with instruction='one'")
     s = setting.lower()
@@ -524,7 +523,7 @@ def read_generations(path: str | os.PathLike) -> pd.DataFrame:
     lang, sub_label, obj_label, answer``) as ``url, origin, group, origin_name, lang, dish,
     ingredients, answer``.
 
-    >>> read_generations(sample_dir() / generations_relpath("ZH_zh"))["dish"].iloc[0]
+    >>> read_generations(sample_dir("fmlama") / generations_relpath("ZH_zh"))["dish"].iloc[0]
     '玛格丽特披萨'
     """
     path = Path(path)
@@ -540,14 +539,14 @@ def read_generations(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def load_generations(setting: str, *, prompt: str = "WC", instruction: str = "full", context: bool = False,
-                     data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+                     data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> pd.DataFrame:
     """Released ChatGPT generations for one setting and prompt variant (see :func:`read_generations`).
 
-    >>> load_generations("EN_en", source="sample")["answer"].iloc[3]
+    >>> load_generations("EN_en", data_source="sample")["answer"].iloc[3]
     'apples'
     """
     relpath = generations_relpath(setting, prompt=prompt, instruction=instruction, context=context)
-    return read_generations(release_file(relpath, data_dir=data_dir, source=source))
+    return read_generations(release_file(relpath, data_dir=data_dir, data_source=data_source))
 
 
 def parse_mean_std(cell: Any) -> tuple[float, float]:
@@ -565,7 +564,7 @@ def parse_mean_std(cell: Any) -> tuple[float, float]:
 
 
 def load_score_table(setting: str, metric: str = "mAP", *, context: bool = False,
-                     data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+                     data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> pd.DataFrame:
     """A released code-switching score table (mean ± std over the 5 templates per group × model)
     in long form: ``setting, context, metric, group, model, mean, std``.
 
@@ -577,7 +576,7 @@ def load_score_table(setting: str, metric: str = "mAP", *, context: bool = False
     if setting not in SETTINGS or metric not in {"mAP", "mWS"}:
         raise ValueError(f"setting must be one of {SETTINGS} and metric 'mAP' or 'mWS'")
     relpath = f"results/results_code/results_table/{setting.lower()}_{metric}_{'withC' if context else 'without'}.xlsx"
-    path = release_file(relpath, data_dir=data_dir, source=source)
+    path = release_file(relpath, data_dir=data_dir, data_source=data_source)
     wide = pd.read_excel(path)
     first = wide.columns[0]
     rows = []
@@ -596,19 +595,19 @@ def load_score_table(setting: str, metric: str = "mAP", *, context: bool = False
 
 
 def load_chatgpt_table(*, instruction: str = "full", context: bool = False,
-                       data_dir: str | os.PathLike | None = None, source: str = "auto") -> pd.DataFrame:
+                       data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> pd.DataFrame:
     """The authors' aggregated gpt-3.5-turbo accuracies (``results_chatGPT/chatGPT/*.xlsx``,
     their unreleased parser) in long form: ``setting, group, value`` (groups as table keys).
 
     >>> load_chatgpt_table(instruction="many")
     Traceback (most recent call last):
     ...
-    ValueError: instruction must be 'one' or 'full'
+    ValueError: instruction must be one of ('full', 'one')
     """
-    if instruction not in {"one", "full"}:
-        raise ValueError("instruction must be 'one' or 'full'")
+    if instruction not in INSTRUCTIONS:
+        raise ValueError(f"instruction must be one of {INSTRUCTIONS}")
     relpath = f"results/results_chatGPT/chatGPT/WC_{instruction}_{'withC' if context else 'without'}_chatGPT_table.xlsx"
-    path = release_file(relpath, data_dir=data_dir, source=source)
+    path = release_file(relpath, data_dir=data_dir, data_source=data_source)
     wide = pd.read_excel(path)
     first = wide.columns[0]
     long = wide.melt(id_vars=[first], var_name="setting", value_name="value").rename(columns={first: "group"})
@@ -617,21 +616,57 @@ def load_chatgpt_table(*, instruction: str = "full", context: bool = False,
     return long.assign(instruction=instruction, context=context)
 
 
-def sample_notice() -> str:
-    """Why sample data is in use (printed by notebooks).
+# --------------------------------------------------------------------------- one run's release
+@dataclass(frozen=True)
+class Release:
+    """The FMLAMA release as one run reads it: a resolved ``data_source`` (``local``,
+    ``download`` or ``sample``) and the data directory (``""`` = ``$CULTURELAB_DATA``), with the
+    loaders of this module bound to them. :func:`culturelab.fmlama.setup.open` makes it.
 
-    >>> "sample" in sample_notice()
-    True
+    >>> sample = Release("sample")
+    >>> sample.is_sample, len(sample.language("en")), len(sample.code_switching())
+    (True, 19, 17)
     """
-    return ("Using OUR FMLAMA sample (culturelab/data/samples/fmlama_sample.json, written by us, same layout as the "
-            "release). Numbers are not the paper's; set CULTURELAB_DATA to the release for real results.")
 
+    data_source: str
+    data_dir: str | os.PathLike | None = ""
 
-def warn_if_sample(source: str) -> None:
-    """Warn once when a notebook runs on the sample.
+    def __post_init__(self) -> None:
+        if self.data_source not in {"local", "download", "sample"}:
+            raise ValueError(f"a release is read from 'local', 'download' or 'sample', not {self.data_source!r}")
 
-    >>> warn_if_sample("local") is None
-    True
-    """
-    if source == "sample":
-        warnings.warn(sample_notice(), stacklevel=2)
+    @property
+    def is_sample(self) -> bool:
+        """Whether this is our sample (no released results, no size checks)."""
+        return self.data_source == "sample"
+
+    def _where(self) -> dict[str, Any]:
+        return {"data_dir": self.data_dir, "data_source": self.data_source}
+
+    def dishes(self) -> pd.DataFrame:
+        """:func:`load_dishes`."""
+        return load_dishes(**self._where())
+
+    def language(self, lang: str, *, rebuild: bool = False, dishes: pd.DataFrame | None = None) -> pd.DataFrame:
+        """:func:`load_language` (FMLAMA-*la*)."""
+        return load_language(lang, rebuild=rebuild, dishes=dishes, **self._where())
+
+    def multilingual(self, lang: str) -> pd.DataFrame:
+        """:func:`load_multilingual` (the dishes present in all six languages)."""
+        return load_multilingual(lang, **self._where())
+
+    def code_switching(self) -> pd.DataFrame:
+        """:func:`load_code_switching` (the English–Chinese subset)."""
+        return load_code_switching(**self._where())
+
+    def generations(self, setting: str, **variant: Any) -> pd.DataFrame:
+        """:func:`load_generations` (``variant``: ``prompt``, ``instruction``, ``context``)."""
+        return load_generations(setting, **variant, **self._where())
+
+    def score_table(self, setting: str, metric: str = "mAP", *, context: bool = False) -> pd.DataFrame:
+        """:func:`load_score_table` (released code-switching scores)."""
+        return load_score_table(setting, metric, context=context, **self._where())
+
+    def chatgpt_table(self, *, instruction: str = "full", context: bool = False) -> pd.DataFrame:
+        """:func:`load_chatgpt_table` (the authors' aggregated gpt-3.5-turbo accuracies)."""
+        return load_chatgpt_table(instruction=instruction, context=context, **self._where())

@@ -1,0 +1,100 @@
+"""The FMLAMA notebooks' allowed parameter values (in one place) and their one entry point.
+
+``culturelab check`` / ``culturelab run`` and ``start_run`` apply :data:`CHOICES` and
+:func:`check` before any model loads; :func:`open` then resolves the data source and hands the
+notebook a :class:`~culturelab.fmlama.data.Release`.
+
+>>> from culturelab.params import check_choices
+>>> check_choices({"languages": ["en", "fr"], "contexts": [False, 1]}, CHOICES)
+["languages: ['fr'] not allowed; choose from en, zh, ar, he, ru, ko", 'contexts: [1] not allowed; choose from False, True']
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from culturelab import prompts, reported
+from culturelab.data.sources import DATA_SOURCES, resolve_source
+from culturelab.fmlama.data import INSTRUCTIONS, LANGUAGES, SETTINGS, Release, local_root
+from culturelab.fmlama.probing import SCORINGS
+from culturelab.fmlama.templates import N_TEMPLATES
+from culturelab.params import Choice, one_of
+
+#: the probing templates' prompt versions per language (``prompts/fmlama.yaml``; v3 is Hebrew only)
+PROBE_VERSIONS = {la: prompts.versions("fmlama", f"probe_{la}") for la in LANGUAGES}
+
+CHOICES: dict[str, Choice] = {
+    "data_source": one_of(DATA_SOURCES),
+    "languages": one_of(LANGUAGES),
+    "cross_languages": one_of(LANGUAGES),
+    "settings": one_of(SETTINGS),
+    "model_settings": one_of(SETTINGS),
+    "generations_setting": one_of(SETTINGS),
+    "templates": one_of(range(1, N_TEMPLATES + 1)),
+    "contexts": one_of((False, True)),
+    "scoring": one_of(SCORINGS),
+    "instructions": one_of(INSTRUCTIONS),
+    "prompt_version": one_of(sorted({v for versions in PROBE_VERSIONS.values() for v in versions})),
+}
+
+
+def _template_languages(params: Mapping[str, Any]) -> list[str]:
+    """The (valid) languages whose probing templates the notebook fills."""
+    langs = [*params.get("languages", []), *params.get("cross_languages", []),
+             *(s.split("_")[0].lower() for s in params.get("settings", []) if s in SETTINGS)]
+    return [la for la in dict.fromkeys(langs) if la in LANGUAGES]
+
+
+def check(_topic: str, params: Mapping[str, Any]) -> list[str]:
+    """Rules that tie keys together (the notebook's topic is unused: its keys say which rules apply):
+    ``paper_column`` must be a column of the paper's probing table of every language probed,
+    and ``prompt_version`` must exist for every template language.
+
+    >>> check("02_probing", {"languages": ["en", "zh"], "paper_column": "mB-c", "prompt_version": "v3"})
+    ['prompt_version: v3 has no templates for en, zh (it exists for he)']
+    >>> check("02_probing", {"languages": ["en", "zh"], "paper_column": "Bb-zh"})
+    ["paper_column: 'Bb-zh' is not in the paper's table for en (choose from Bb-c, Bb-u, Bl-c, Bl-u, mB-c, mB-u, mT5, T5, Avg)"]
+    """
+    langs = _template_languages(params)
+    problems = []
+    if "paper_column" in params:
+        table = reported.load("fmlama", "probing")
+        for lang in [la for la in dict.fromkeys(params.get("languages", [])) if la in LANGUAGES]:
+            models = list(dict.fromkeys(table[table["lang"] == lang]["model"]))
+            if params["paper_column"] not in models:
+                problems.append(f"paper_column: {params['paper_column']!r} is not in the paper's table for {lang} "
+                                f"(choose from {', '.join(models)})")
+    version = params.get("prompt_version")
+    missing = [la for la in langs if version not in PROBE_VERSIONS[la]]
+    if version is not None and missing:
+        having = [la for la in LANGUAGES if version in PROBE_VERSIONS[la]]
+        problems.append(f"prompt_version: {version} has no templates for {', '.join(missing)}"
+                        f" (it exists for {', '.join(having) or 'no language'})")
+    return problems
+
+
+_SAMPLE_NOTICE = ("Using OUR FMLAMA sample (culturelab/data/samples/fmlama_sample.json, written by us, same layout "
+                  "as the release). Numbers are not the paper's; set CULTURELAB_DATA to the release for real results.")
+
+
+def open(run: Any) -> Release:
+    """The FMLAMA release for ``run``: its ``data_source`` resolved (``auto`` = the local copy
+    under ``data_dir``, else the verified download of the paper-era release), ``sample`` or
+    ``released`` stamped on the run (and a warning on the sample).
+
+    >>> class Run:
+    ...     params = {"data_source": "sample", "data_dir": ""}
+    ...     def set_data_source(self, stamp): self.stamp = stamp
+    >>> run = Run()
+    >>> open(run), run.stamp
+    (Release(data_source='sample', data_dir=''), 'sample')
+    """
+    data_dir = run.params.get("data_dir", "")
+    data_source = resolve_source(run.params.get("data_source", "auto"), local_root(data_dir), auto="download",
+                                 what="the FMLAMA release (fmlama/data/Dishes.csv)", data_dir=data_dir)
+    run.set_data_source("sample" if data_source == "sample" else "released")
+    if data_source == "sample":
+        warnings.warn(_SAMPLE_NOTICE, stacklevel=2)
+    return Release(data_source, data_dir)
