@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from culturelab.data.percul import load
 from culturelab.percul import robustness
+from culturelab.percul.data import load
 
 
 def test_cyclic_orders_put_every_option_in_every_position_once():
-    items = load(source="sample").items.head(5)
+    items = load(data_source="sample").items.head(5)
     perm = robustness.permute_items(items, "cyclic")
     assert len(perm) == 20 and perm.groupby("id")["perm_id"].nunique().eq(4).all()
     for _, part in perm.groupby("id"):
