@@ -23,9 +23,8 @@ def test_paper_figures_build():
     t5 = paper.table5_wide(paper.PERSIAN).set_index("model")
     fig = figures.fig5_heatmap(t5.loc[paper.fig5_models(), [c for c in t5.columns if c in paper.CATEGORIES]])
     assert len(fig.axes[0].get_yticklabels()) == 23
-    long = paper.table5_long()
-    long = long[long["model"].isin(paper.fig15_models()) & (long["split"] == paper.PERSIAN)
-                & (long["category"] != "Macro Avg.")]
+    long = paper.table5_categories(paper.fig15_models())
+    assert len(long) == 9 * 11 and set(long["split"]) == {paper.PERSIAN} and "Macro Avg." not in set(long["category"])
     assert len(figures.fig15_radar(long, value="value").axes[0].lines) == 9
     assert len(figures.fig7_translation(paper.translation_gap()).axes[0].patches) >= 10
     assert len(figures.fig6_finetune(paper.finetune_gap()).axes) == 2

@@ -96,6 +96,16 @@ def test_leaderboard_and_compare_put_our_numbers_next_to_the_papers():
     assert cmp.loc[cmp["category"] == "Foods", "delta"].iloc[0] == pytest.approx(0.5 - 0.304)
 
 
+def test_finetune_significance_from_the_binomial_standard_errors():
+    z = paper.finetune_significance().set_index("pair")
+    assert list(z.columns) == ["category", "fine_tuned", "base", "delta", "se_delta", "z"]
+    se = paper.macro_standard_error(paper.table5_wide(paper.PERSIAN)).set_axis(paper.table5_wide(paper.PERSIAN)["model"])
+    row = z.loc["PersianMind v1.0 vs Llama 2 7B"]
+    assert row["se_delta"] == pytest.approx(np.hypot(se["PersianMind v1.0"], se["Llama 2 7B"]))
+    assert row["z"] == pytest.approx(row["delta"] / row["se_delta"]) and row["z"] < -5
+    assert abs(z.loc["Dorna Llama 3 8B vs Llama 3.1 8B", "z"]) < 0.5
+
+
 def test_finetune_gap_and_standard_errors():
     f = paper.finetune_gap().set_index(["pair", "category"])
     assert f.loc[("PersianMind v1.0 vs Llama 2 7B", "macro"), "delta"] == pytest.approx(-0.097)
