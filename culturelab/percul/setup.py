@@ -13,6 +13,7 @@ then calls :func:`open` to get its data.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from culturelab.data.sources import DATA_SOURCES
@@ -42,7 +43,7 @@ CHOICES: dict[str, Choice] = {
 }
 
 
-def check(topic: str, params: dict[str, Any]) -> list[str]:
+def check(topic: str, params: Mapping[str, Any]) -> list[str]:
     """Rules that tie several keys: notebook 03 scores both splits in one call, so the option
     numerals (۱–۴ in Persian, 1–4 in English) cannot be the log-likelihood target there.
 
