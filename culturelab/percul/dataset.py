@@ -7,8 +7,8 @@
 * :func:`heuristic_baselines`: random guess, longest option, most story overlap, options-only
   — scored like a model (``pred``/``correct``/``valid``), so the same metrics apply.
 
->>> from culturelab.data.percul import load
->>> items = load(source="sample").items
+>>> from culturelab.percul.data import load
+>>> items = load(data_source="sample").items
 >>> topic_leakage(items)["id"].tolist()
 ['16_S_ICN']
 """
@@ -18,9 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from culturelab.data.percul import CATEGORIES, TABLE1_COUNTS, normalise_persian
-
-BASELINES = ("random", "longest_option", "story_overlap")
+from culturelab.percul.data import CATEGORIES, normalise_persian, released_counts
 
 
 def _words(text: str) -> set[str]:
@@ -30,16 +28,22 @@ def _words(text: str) -> set[str]:
 
 def category_stats(items: pd.DataFrame) -> pd.DataFrame:
     """Per category (canonical order): our ``stories``, the paper's ``stories_paper`` (Table 1),
-    mean story length in words and mean option length in characters; plus a ``Total`` row."""
+    mean story length in words and mean option length in characters; plus a ``Total`` row.
+
+    >>> from culturelab.percul.data import load
+    >>> category_stats(load(data_source="sample").items).iloc[-1][["stories", "stories_paper"]].astype(int).tolist()
+    [34, 592]
+    """
+    paper = released_counts()
     rows = []
     for cat in CATEGORIES:
         part = items[items["category"] == cat]
-        rows.append({"category": cat, "stories": len(part), "stories_paper": TABLE1_COUNTS[cat],
+        rows.append({"category": cat, "stories": len(part), "stories_paper": paper[cat],
                      "story_words": float(part["story"].str.split().str.len().mean()) if len(part) else np.nan,
                      "option_chars": float(np.mean([len(o) for opts in part["options"] for o in opts]))
                      if len(part) else np.nan})
     table = pd.DataFrame(rows)
-    total = {"category": "Total", "stories": int(table["stories"].sum()), "stories_paper": sum(TABLE1_COUNTS.values()),
+    total = {"category": "Total", "stories": int(table["stories"].sum()), "stories_paper": sum(paper.values()),
              "story_words": float(items["story"].str.split().str.len().mean()),
              "option_chars": float(np.mean([len(o) for opts in items["options"] for o in opts]))}
     return pd.concat([table, pd.DataFrame([total])], ignore_index=True)

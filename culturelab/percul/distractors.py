@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from culturelab.data.percul import CATEGORIES, RULES
+from culturelab.percul.data import CATEGORIES, RULES
 
 POOLINGS = ("sum_counts", "mean_of_models")
 
@@ -77,9 +77,9 @@ def rule_base_rates(items: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     >>> rule_base_rates(t).round(3).iloc[0].to_dict()["R1"]
     0.667
     """
-    rows = [{"_g": (row[by] if by else "all"), "rule": r} for _, row in items.iterrows() for r in row["rules"]
-            if r != "correct"]
-    frame = pd.DataFrame(rows)
+    groups = items[by] if by else ["all"] * len(items)
+    frame = pd.DataFrame([{"_g": g, "rule": r} for g, rules in zip(groups, items["rules"]) for r in rules
+                          if r != "correct"])
     counts = pd.crosstab(frame["_g"], pd.Categorical(frame["rule"], categories=RULES), dropna=False)
     counts = counts.reindex(columns=RULES, fill_value=0)
     out = counts.div(counts.sum(axis=1), axis=0)

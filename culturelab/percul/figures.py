@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from culturelab.data.percul import CATEGORIES, RULE_NAMES, RULES
+from culturelab.percul.data import CATEGORIES, RULE_NAMES, RULES
 from culturelab.percul.prompts import category_labels
 from culturelab.plots import grouped_bars, heatmap, radar, size_vs_score
 from culturelab.plots.style import MARKERS, palette

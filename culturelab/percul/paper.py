@@ -1,6 +1,7 @@
 """The paper's own numbers (``culturelab/reported/percul/``) and the analyses built on them.
 
-Tables 1, 3, 5 and Figure 16 are transcribed as long CSVs; this module reshapes them
+Tables 1, 3, 5, Figure 16, the §4.1 claims, the models each figure shows and the ids of the
+paper's models are transcribed as long CSVs; this module reshapes them
 (:func:`table5_wide`, :func:`fig16_matrix`), re-derives the paper's claims (closed/open means,
 provider correlations, category–macro correlations, translation and fine-tuning gaps) and maps
 a model spec we run to its Table 5 row (:func:`paper_name`), so our numbers sit next to theirs.
@@ -14,6 +15,7 @@ a model spec we run to its Table 5 row (:func:`paper_name`), so our numbers sit 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -22,40 +24,55 @@ import numpy as np
 import pandas as pd
 
 from culturelab import reported
-from culturelab.data.percul import CATEGORIES, RULES
+from culturelab.percul.data import CATEGORIES, RULES, SPLITS, released_counts
 
 PAPER = "percul"
-PERSIAN, ENGLISH = "original_persian", "gpt_english_translation"
-#: the 23 models of Figure 5, in the extracted row order
-FIG5_MODELS = ["Llama 3.2 1B", "Gemma 2 2B", "Llama 3.2 3B", "PersianMind v1.0", "Mistral 7B v0.3", "Aya 23 8B",
-               "Dorna Llama 3 8B", "Llama 3.1 8B", "Gemma 2 9B", "Gemini Flash 1.5", "GPT 4o Mini", "Claude 3 Haiku",
-               "Mistral Nemo", "Gemma 2 27B", "Llama 3.1 70B", "Qwen 2.5 72B", "Command R Plus", "Mixtral 8x22B",
-               "Llama 3.1 405B", "Gemini Pro 1.5", "GPT 4o", "Claude 3.5 Sonnet", "Claude 3 Opus"]
-#: Figure 15: the best model of each family (Table 3 bolding) [inferred]
-FIG15_MODELS = ["Claude 3.5 Sonnet", "GPT 4o", "Gemini Pro 1.5", "Llama 3.1 405B", "Command R Plus", "Gemma 2 9B",
-                "Qwen 2.5 72B", "Mistral Nemo", "Dorna Llama 3 8B"]
-#: Figure 6: Persian fine-tuned model → its base in Table 5 (Dorna's true base, Llama-3-8B-Instruct,
-#: is not in the paper; Llama 3.1 8B stands in) [inferred]
-FINETUNE_PAIRS = {"PersianMind v1.0": "Llama 2 7B", "Dorna Llama 3 8B": "Llama 3.1 8B"}
+PERSIAN, ENGLISH = SPLITS
+#: ``order`` of :func:`fig16_matrix`: as printed, or by Table 5 macro accuracy (best first)
+FIG16_ORDERS = ("printed", "macro")
 
-# hub/API ids (lower case, organisation and date suffix removed) → Table 5 name
-_IDS = {
-    "llama-3.2-1b-instruct": "Llama 3.2 1B", "llama-3.2-3b-instruct": "Llama 3.2 3B",
-    "llama-3.1-8b-instruct": "Llama 3.1 8B", "meta-llama-3.1-8b-instruct": "Llama 3.1 8B",
-    "llama-3.1-70b-instruct": "Llama 3.1 70B", "meta-llama-3.1-70b-instruct": "Llama 3.1 70B",
-    "llama-3.1-405b-instruct": "Llama 3.1 405B", "meta-llama-3.1-405b-instruct": "Llama 3.1 405B",
-    "llama-2-7b-chat-hf": "Llama 2 7B", "llama-2-7b-chat": "Llama 2 7B",
-    "gemma-2-2b-it": "Gemma 2 2B", "gemma-2-9b-it": "Gemma 2 9B", "gemma-2-27b-it": "Gemma 2 27B",
-    "aya-23-8b": "Aya 23 8B", "c4ai-command-r-plus": "Command R Plus", "command-r-plus": "Command R Plus",
-    "mistral-7b-instruct-v0.3": "Mistral 7B v0.3", "mistral-7b-instruct-v0.1": "Mistral 7B v0.1",
-    "mistral-nemo-instruct-2407": "Mistral Nemo", "mistral-nemo": "Mistral Nemo",
-    "mixtral-8x22b-instruct-v0.1": "Mixtral 8x22B", "qwen2.5-72b-instruct": "Qwen 2.5 72B",
-    "persianmind-v1.0": "PersianMind v1.0", "dorna-llama3-8b-instruct": "Dorna Llama 3 8B",
-    "gpt-4o": "GPT 4o", "gpt-4o-mini": "GPT 4o Mini", "gpt-3.5-turbo": "GPT 3.5 Turbo",
-    "claude-3-5-sonnet": "Claude 3.5 Sonnet", "claude-3.5-sonnet": "Claude 3.5 Sonnet", "claude-3-opus": "Claude 3 Opus",
-    "claude-3-sonnet": "Claude 3 Sonnet", "claude-3-haiku": "Claude 3 Haiku", "gemini-1.5-pro": "Gemini Pro 1.5",
-    "gemini-pro-1.5": "Gemini Pro 1.5", "gemini-1.5-flash": "Gemini Flash 1.5", "gemini-flash-1.5": "Gemini Flash 1.5",
-}
+
+def _figure_models(figure: str) -> pd.DataFrame:
+    t = reported.load(PAPER, "figure_models")
+    return t[t["figure"] == figure].sort_values("position")
+
+
+def fig5_models() -> list[str]:
+    """The 23 Table 5 rows of Figure 5, in its row order (``figure_models.csv``).
+
+    >>> m = fig5_models()
+    >>> len(m), m[0], m[-1]
+    (23, 'Llama 3.2 1B', 'Claude 3 Opus')
+    """
+    return _figure_models("fig5")["model"].tolist()
+
+
+def fig15_models() -> list[str]:
+    """Figure 15's models: the best model of each family (Table 3's bold rows) [inferred].
+
+    >>> len(fig15_models()), fig15_models()[0]
+    (9, 'Claude 3.5 Sonnet')
+    """
+    t3 = table3()
+    return t3.loc[t3["best_in_family"], "model"].tolist()
+
+
+def finetune_pairs() -> dict[str, str]:
+    """Figure 6: each Persian fine-tuned model → its base among the Table 5 rows (Dorna's true
+    base, Llama-3-8B-Instruct, is not in the paper; Llama 3.1 8B stands in) [inferred].
+
+    >>> finetune_pairs()["PersianMind v1.0"]
+    'Llama 2 7B'
+    """
+    t = _figure_models("fig6")
+    return dict(zip(t["model"], t["paired_with"]))
+
+
+@functools.cache
+def _model_ids() -> dict[str, str]:
+    """Hub/API id (lower case, organisation and date suffix removed) → Table 5 name."""
+    t = reported.load(PAPER, "model_ids")
+    return dict(zip(t["id"], t["model"]))
 
 
 def paper_name(spec: str) -> str | None:
@@ -68,12 +85,27 @@ def paper_name(spec: str) -> str | None:
     """
     name = str(spec).split("#")[-1].split(":", 1)[-1].rstrip("/").split("/")[-1].lower()
     name = re.sub(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest|\d{3})$", "", name)
-    return _IDS.get(name)
+    return _model_ids().get(name)
 
 
 def table5_long() -> pd.DataFrame:
     """Table 5 as transcribed: one row per (model, split, category incl. ``Macro Avg.``)."""
     return reported.load(PAPER, "table5")
+
+
+def table5_categories(models: Sequence[str] | None = None, split: str = PERSIAN) -> pd.DataFrame:
+    """Table 5's per-category cells (``Macro Avg.`` left out) of ``models`` (every row when
+    ``None``) on ``split``, long form as transcribed — e.g. Figure 15's radar.
+
+    >>> t = table5_categories(["GPT 4o"])
+    >>> len(t), t["category"].iloc[0]
+    (11, 'Objects')
+    """
+    long = table5_long()
+    keep = (long["split"] == split) & (long["category"] != "Macro Avg.")
+    if models is not None:
+        keep &= long["model"].isin(models)
+    return long[keep]
 
 
 def table5_wide(split: str | None = None) -> pd.DataFrame:
@@ -92,11 +124,6 @@ def table3() -> pd.DataFrame:
     return reported.load(PAPER, "table3")
 
 
-def table1() -> pd.DataFrame:
-    """Table 1 (stories and edited-token share per category)."""
-    return reported.load(PAPER, "table1")
-
-
 def human_baseline() -> float:
     """The layperson baseline of Table 3 (0.930)."""
     t = table3()
@@ -112,8 +139,8 @@ def fig16_matrix(order: str = "printed") -> pd.DataFrame:
     if order == "macro":
         macro = table5_wide(PERSIAN).set_index("model")["macro"]
         matrix = matrix.loc[macro.reindex(matrix.index).sort_values(ascending=False).index]
-    elif order != "printed":
-        raise ValueError("fig16_row_order must be 'printed' or 'macro'")
+    elif order not in FIG16_ORDERS:
+        raise ValueError(f"fig16_row_order must be one of {list(FIG16_ORDERS)}, not {order!r}")
     matrix.index.name, matrix.columns.name = "model", "rule"
     return matrix
 
@@ -149,10 +176,12 @@ def correlation_claims(table: pd.DataFrame | None = None, *, group: str = "provi
     (0.576, 309)
     """
     pairs = pairwise_correlations(table, group=group)
+    claims = reported.load(PAPER, "claims").pivot(index="pairs", columns="statistic", values="value")
     out = []
-    for same, label, (mean, sd) in ((True, "same-family", (0.895, 0.186)), (False, "cross-provider", (0.576, 0.223))):
+    for same, label in ((True, "same-family"), (False, "cross-provider")):
         r = pairs.loc[pairs["same_group"] == same, "r"]
-        out.append({"pairs": label, "reported_mean": mean, "reported_sd": sd, "ours_mean": float(r.mean()),
+        out.append({"pairs": label, "reported_mean": float(claims.loc[label, "mean"]),
+                    "reported_sd": float(claims.loc[label, "sd"]), "ours_mean": float(r.mean()),
                     "ours_sd": float(r.std(ddof=0)), "n_pairs": len(r)})
     return pd.DataFrame(out)
 
@@ -182,23 +211,43 @@ def finetune_gap() -> pd.DataFrame:
     """Figure 6: each Persian fine-tuned model vs its Llama base, per category and macro (long)."""
     t = table5_wide(PERSIAN).set_index("model")
     rows = []
-    for tuned, base in FINETUNE_PAIRS.items():
+    for tuned, base in finetune_pairs().items():
         for col in [*CATEGORIES, "macro"]:
             rows.append({"pair": f"{tuned} vs {base}", "category": col, "fine_tuned": float(t.loc[tuned, col]),
                          "base": float(t.loc[base, col]), "delta": float(t.loc[tuned, col] - t.loc[base, col])})
     return pd.DataFrame(rows)
 
 
+def finetune_significance(tuning: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The macro rows of :func:`finetune_gap` with ``se_delta`` = √(SE²_tuned + SE²_base) (each SE
+    from :func:`macro_standard_error`; unpaired, as the per-story predictions are not released)
+    and ``z`` = Δ / ``se_delta``.
+
+    >>> finetune_significance()[["pair", "delta", "z"]].round(1).to_dict("records")[0]
+    {'pair': 'PersianMind v1.0 vs Llama 2 7B', 'delta': -0.1, 'z': -5.6}
+    """
+    tuning = finetune_gap() if tuning is None else tuning
+    t5 = table5_wide(PERSIAN)
+    se = macro_standard_error(t5).set_axis(t5["model"])
+    macro = tuning[tuning["category"] == "macro"].copy()
+    pairs = [p.split(" vs ") for p in macro["pair"]]
+    macro["se_delta"] = [float(np.hypot(se[a], se[b])) for a, b in pairs]
+    macro["z"] = macro["delta"] / macro["se_delta"]
+    return macro
+
+
 def size_points(*, include_persian: bool = False, include_table5_only: bool = False,
-                mixtral_params_b: float = 141.0) -> pd.DataFrame:
-    """Figure 4 points: open models with a known size, ``family``, ``params_b``, ``macro``.
+                mixtral_params_b: float | None = None) -> pd.DataFrame:
+    """Figure 4 points: open models with a known size, ``family``, ``params_b``, ``macro``
+    (``mixtral_params_b`` replaces Table 5's 141 for Mixtral 8x22B, e.g. 176 = 8 × 22).
 
     >>> size_points().groupby("family").size().to_dict()
     {'Cohere': 2, 'Gemma 2': 3, 'LLaMA': 5, 'Mistral': 3, 'Qwen 2.5': 1}
     """
     t = table5_wide(PERSIAN)
     t = t[t["params_b"].notna()].copy()
-    t.loc[t["model"] == "Mixtral 8x22B", "params_b"] = mixtral_params_b
+    if mixtral_params_b is not None:
+        t.loc[t["model"] == "Mixtral 8x22B", "params_b"] = mixtral_params_b
     in_table3 = set(table3()["model"])
     if not include_table5_only:
         t = t[t["model"].isin(in_table3)]
@@ -217,11 +266,9 @@ def macro_standard_error(table: pd.DataFrame | None = None) -> pd.Series:
     >>> round(float(macro_standard_error().iloc[0]), 3)
     0.018
     """
-    from culturelab.data.percul import TABLE1_COUNTS
-
     t = table5_wide() if table is None else table
     p = t[CATEGORIES].to_numpy(dtype=float)
-    n = np.array([TABLE1_COUNTS[c] for c in CATEGORIES], dtype=float)
+    n = np.array(list(released_counts().values()), dtype=float)
     return pd.Series(np.sqrt((p * (1 - p) / n).sum(axis=1)) / len(CATEGORIES), index=t.index, name="se")
 
 

@@ -36,8 +36,8 @@ from collections.abc import Sequence
 import pandas as pd
 from rapidfuzz import fuzz, process
 
-from culturelab.data.percul import normalise_persian
 from culturelab.parsing import Choice, strip_think
+from culturelab.percul.data import normalise_persian
 
 VALID_METHODS = ("json", "json_relaxed", "digit", "option_text")
 INVALID_METHODS = ("refusal", "ambiguous", "out_of_range", "template_echo", "empty", "invalid")
@@ -209,18 +209,6 @@ def parse_answer(text: str | None, options: Sequence[str] | None = None, *, n_op
         if by_text is not None:
             return by_text
     return Choice(None, "template_echo" if echoed else "invalid")
-
-
-def parse_table(raw_outputs: Sequence[str], options: Sequence[Sequence[str]], *,
-                use_option_text: bool = True) -> pd.DataFrame:
-    """Parse many answers: columns ``pred`` (0-based, −1 when invalid), ``valid``, ``parse_method``.
-
-    >>> parse_table(["۱", "نمی‌دانم"], [["a", "b", "c", "d"]] * 2).to_dict("list")
-    {'pred': [0, -1], 'valid': [True, False], 'parse_method': ['digit', 'refusal']}
-    """
-    parsed = [parse_answer(t, o, use_option_text=use_option_text) for t, o in zip(raw_outputs, options)]
-    return pd.DataFrame({"pred": [p.index if p.valid else -1 for p in parsed],
-                         "valid": [p.valid for p in parsed], "parse_method": [p.method for p in parsed]})
 
 
 def parse_report(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:

@@ -1,8 +1,8 @@
-"""The glue every PERCUL notebook shares: check parameters, load the data (stamping its source
-on the run), pick and prompt the stories, run one or more models.
+"""The glue every PERCUL notebook shares once its data is open (:func:`culturelab.percul.setup.open`):
+pick and prompt the stories, run one or more models.
 
->>> from culturelab.data.percul import load
->>> t = stories(load(source="sample"), max_instances=2)
+>>> from culturelab.percul.data import load
+>>> t = stories(load(data_source="sample"), max_instances=2)
 >>> list(t.columns[-2:]), len(t)
 (['prompt', 'question'], 2)
 """
@@ -14,26 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from culturelab.data.percul import Benchmark, load, load_pair
-from culturelab.percul.checks import check_params
+from culturelab.percul.data import Benchmark
 from culturelab.percul.prompts import add_prompts
 from culturelab.percul.robustness import permute_items
 from culturelab.percul.scoring import evaluate, family_and_size, subset
-
-
-def open_data(run: Any, *, split: str | None = None, pair: bool = False) -> Benchmark | tuple[Benchmark, Benchmark]:
-    """Check the notebook's choice parameters, then load one split (``split`` or the ``split``
-    parameter) or both (``pair=True``), and record ``sample``/``released`` on the run."""
-    params = run.params
-    check_params(params, where=run.notebook)
-    kw = {"source": params.get("source", "auto"), "data_dir": params.get("data_dir") or None}
-    if pair:
-        fa, en = load_pair(**kw)
-        run.set_data_source(fa.source)
-        return fa, en
-    bench = load(split or params.get("split", "original_persian"), **kw)
-    run.set_data_source(bench.source)
-    return bench
 
 
 def stories(bench: Benchmark, *, max_instances: int = 0, prompt_version: str = "v1",

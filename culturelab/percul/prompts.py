@@ -18,9 +18,11 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from culturelab import prompts
+from culturelab.percul.data import SPLITS
 
 PAPER = "percul"
-VERSIONS = ("v1", "v2")
+#: the template versions of culturelab/prompts/percul.yaml (v1 = Figure 9 verbatim, v2 = question on one line)
+VERSIONS = tuple(prompts.versions(PAPER, "bench_fa"))
 PERSIAN_DIGITS = ["۱", "۲", "۳", "۴"]
 LATIN_DIGITS = ["1", "2", "3", "4"]
 
@@ -41,7 +43,7 @@ def category_labels(language: str = "fa", overrides: Mapping[str, str] | None = 
 
 def language_of(split: str) -> str:
     """``fa`` for ``original_persian``, ``en`` for ``gpt_english_translation``."""
-    return "en" if split == "gpt_english_translation" else "fa"
+    return "en" if split == SPLITS[1] else "fa"
 
 
 def build_prompt(story: str, category: str, options: Sequence[str], *, language: str = "fa",
@@ -66,8 +68,8 @@ def add_prompts(items: pd.DataFrame, *, version: str = "v1", answer_in_persian: 
     """Add ``prompt`` (Figure 9: question + JSON instruction, for generation) and ``question``
     (the question alone, for log-likelihood scoring) to a table of stories (any split).
 
-    >>> from culturelab.data.percul import load
-    >>> t = add_prompts(load(source="sample").items.head(2))
+    >>> from culturelab.percul.data import load
+    >>> t = add_prompts(load(data_source="sample").items.head(2))
     >>> t["prompt"].iloc[0].endswith("}\\n"), "Choice Number" in t["question"].iloc[0]
     (True, False)
     """

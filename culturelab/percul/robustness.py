@@ -9,8 +9,8 @@ probabilities calibrated?
   and accuracy after removing it — by averaging each option's probability over the cyclic
   orders (it then sits in every position once), and PriDe-style (Zheng et al., 2024) by dividing
   the probabilities by the estimated position prior.
-* :func:`calibration_table`, :func:`expected_calibration_error`, :func:`brier_score`: from the
-  softmax over the four option scores.
+* :func:`calibration_table`, :func:`reliability_bins`, :func:`expected_calibration_error`,
+  :func:`brier_score`, :func:`calibration_summary`: from the softmax over the four option scores.
 
 >>> import pandas as pd
 >>> t = pd.DataFrame({"id": ["a"], "options": [["w", "x", "y", "z"]], "answer": [2]})
@@ -55,18 +55,13 @@ def permute_items(items: pd.DataFrame, scheme: str = "cyclic", *, n_random: int 
     re-ordered ``options`` (and ``rules``), and the new ``answer``. Deterministic given ``seed``
     (``random`` draws one order set shared by all stories)."""
     orders = permutations(len(items["options"].iloc[0]), scheme, n_random=n_random, seed=seed)
-    rows = []
-    for _, row in items.iterrows():
-        for k, order in enumerate(orders):
-            new = row.to_dict()
-            for col in columns:
-                if col in new and isinstance(new[col], (list, tuple)):
-                    new[col] = [new[col][i] for i in order]
-            new.update(perm_id=k, order=list(order), answer=order.index(int(row["answer"])))
-            rows.append(new)
-    out = pd.DataFrame(rows)
-    if hasattr(items.get("category"), "cat"):
-        out["category"] = pd.Categorical(out["category"], categories=items["category"].cat.categories, ordered=True)
+    out = items.loc[items.index.repeat(len(orders))].reset_index(drop=True)
+    perm = np.tile(np.arange(len(orders)), len(items))
+    for col in (c for c in columns if c in out):
+        out[col] = [[v[i] for i in orders[k]] if isinstance(v, (list, tuple)) else v for v, k in zip(out[col], perm)]
+    out["answer"] = [orders[k].index(int(a)) for a, k in zip(out["answer"], perm)]
+    out["perm_id"] = perm
+    out["order"] = [list(orders[k]) for k in perm]
     return out
 
 
@@ -185,15 +180,34 @@ def brier_score(probs: np.ndarray, answers: Sequence[int]) -> float:
     return float(((probs - onehot) ** 2).sum(axis=1).mean())
 
 
+def _confidence(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Option probabilities, confidence (max probability) and correctness of the argmax."""
+    probs = option_probs(part["scores"])
+    return probs, probs.max(axis=1), probs.argmax(axis=1) == part["answer"].to_numpy()
+
+
+def reliability_bins(results: pd.DataFrame, *, n_bins: int = 10) -> pd.DataFrame:
+    """:func:`calibration_table` of each model's answers (confidence = max option probability),
+    stacked with a ``model`` column, for a reliability diagram.
+
+    >>> t = pd.DataFrame({"model": "m", "scores": [[0.0, -9.0], [-9.0, 0.0]], "answer": [0, 0]})
+    >>> reliability_bins(t, n_bins=2)[["n", "accuracy", "model"]].to_dict("list")
+    {'n': [0, 2], 'accuracy': [nan, 0.5], 'model': ['m', 'm']}
+    """
+    parts = []
+    for model, part in results.groupby("model", sort=False):
+        _, conf, ok = _confidence(part)
+        parts.append(calibration_table(conf, ok, n_bins=n_bins).assign(model=model))
+    return pd.concat(parts, ignore_index=True)
+
+
 def calibration_summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, n_bins: int = 15) -> pd.DataFrame:
     """Per group: accuracy, mean confidence (max option probability), ECE and Brier score."""
     by = list(by)
     rows = []
     for key, part in results.groupby(by, observed=True, sort=False):
         key = key if isinstance(key, tuple) else (key,)
-        probs = option_probs(part["scores"])
-        conf = probs.max(axis=1)
-        ok = probs.argmax(axis=1) == part["answer"].to_numpy()
+        probs, conf, ok = _confidence(part)
         rows.append({**dict(zip(by, key)), "accuracy": float(ok.mean()), "mean_confidence": float(conf.mean()),
                      "ece": expected_calibration_error(conf, ok, n_bins=n_bins),
                      "brier": brier_score(probs, part["answer"]), "n": len(part)})

@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from culturelab.data.percul import CATEGORIES
 from culturelab.metrics.choice import macro_accuracy
 from culturelab.models.base import LanguageModel
+from culturelab.percul.data import CATEGORIES, SPLITS
 from culturelab.percul.parsing import parse_answer
 from culturelab.percul.prompts import LATIN_DIGITS, PERSIAN_DIGITS, answer_cue, language_of
 from culturelab.tasks import mcq
@@ -46,8 +46,8 @@ def subset(items: pd.DataFrame, max_instances: int = 0) -> pd.DataFrame:
     """The first ``max_instances`` stories taken round-robin over the categories (canonical order),
     so small runs still cover many categories; ``0`` keeps everything. Deterministic.
 
-    >>> from culturelab.data.percul import load
-    >>> subset(load(source="sample").items, 3)["category"].tolist()
+    >>> from culturelab.percul.data import load
+    >>> subset(load(data_source="sample").items, 3)["category"].tolist()
     ['Objects', 'Music', 'Dress']
     """
     if not max_instances or max_instances >= len(items):
@@ -91,7 +91,7 @@ def run_loglikelihood(model: LanguageModel, items: pd.DataFrame, *, target: str 
         raise ValueError(f"loglik_target must be one of {list(LOGLIK_TARGETS)}, not {target!r}")
     frame = items.assign(context=[loglik_context(q, s, version) for q, s in zip(items["question"], items["split"])])
     if target == "number":
-        labels = PERSIAN_DIGITS if (frame["split"] == "original_persian").all() else LATIN_DIGITS
+        labels = PERSIAN_DIGITS if (frame["split"] == SPLITS[0]).all() else LATIN_DIGITS
         if frame["split"].nunique() > 1:
             raise ValueError("score one split at a time with target='number' (the numerals differ)")
         out = mcq.score_loglikelihood(model, frame, target="letter", normalise=normalise, prompt_col="context",

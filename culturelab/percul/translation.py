@@ -14,9 +14,10 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from culturelab.percul.data import SPLITS
 from culturelab.stats import mcnemar
 
-PERSIAN, ENGLISH = "original_persian", "gpt_english_translation"
+PERSIAN, ENGLISH = SPLITS
 #: the paper's three classes of stories right in Persian but wrong in English (§4.2)
 ERROR_CLASSES = ("nuance_lost", "translation_error", "translated_ok_but_wrong")
 

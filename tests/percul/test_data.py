@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from culturelab.data import DataError
-from culturelab.data import percul as pc
+from culturelab.data.sources import sample_dir
+from culturelab.percul import data as pc
 
 
 def _write_jsonl(path, rows):
@@ -16,11 +17,11 @@ def _write_jsonl(path, rows):
 
 
 def _sample_rows(split="original_persian"):
-    return [json.loads(line) for line in (pc.sample_dir() / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in (sample_dir("percul") / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
 def test_sample_covers_all_categories_with_rules_and_english_pair():
-    fa, en = pc.load_pair(source="sample")
+    fa, en = pc.load_pair(data_source="sample")
     assert fa.source == "sample" and fa.has_rules
     assert set(fa.items["category"]) == set(pc.CATEGORIES)
     assert fa.items.groupby("category", observed=True).size().min() >= 3
@@ -55,7 +56,7 @@ def test_released_layout_parquet_is_found_and_marked_released(tmp_path, monkeypa
         pc.load("original_persian", check_counts=True)
 
 
-def test_hf_source_downloads_the_gated_repo_parquet(tmp_path, monkeypatch):
+def test_download_fetches_the_gated_repo_parquet(tmp_path, monkeypatch):
     from culturelab.data import sources
 
     (tmp_path / "data").mkdir()
@@ -67,16 +68,21 @@ def test_hf_source_downloads_the_gated_repo_parquet(tmp_path, monkeypatch):
         return tmp_path
 
     monkeypatch.setattr(sources, "hf_snapshot", fake_snapshot)
-    bench = pc.load("original_persian", source="hf")
+    bench = pc.load("original_persian", data_source="download")
     assert calls == [("teias-ai/percul", ["*.parquet", "*.md"])]
     assert bench.source == "released" and len(bench.items) == 34
     with pytest.raises(FileNotFoundError, match="gpt_english_translation"):
-        pc.load("gpt_english_translation", source="hf")
+        pc.load("gpt_english_translation", data_source="download")
 
 
-def test_explicit_data_dir_without_files_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no PERCUL split files"):
+def test_explicit_data_dir_without_files_is_a_clear_error(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match=r"no local copy of PERCUL's splits \(original_persian\*\.parquet"):
         pc.load(data_dir=tmp_path)
+    monkeypatch.setenv("CULTURELAB_DATA", str(tmp_path))  # nothing under $CULTURELAB_DATA/percul either
+    with pytest.raises(FileNotFoundError, match="use data_source 'download' or 'sample'"):
+        pc.load(data_source="local")
+    assert pc.load().source == "sample"  # auto falls back to our sample
+    assert pc.load(data_dir=tmp_path, data_source="sample").source == "sample"
 
 
 @pytest.mark.parametrize(("column", "value", "message"), [
@@ -117,12 +123,12 @@ def test_missing_column_is_reported(tmp_path):
 
 def test_rule_labels_are_checked(tmp_path):
     _write_jsonl(tmp_path / "original_persian.jsonl", _sample_rows())
-    rules = pd.read_csv(pc.sample_dir() / "distractor_rules.csv", dtype=str)
+    rules = pd.read_csv(sample_dir("percul") / "distractor_rules.csv", dtype=str)
     rules.loc[5, "Rule"] = "R9"
     rules.to_csv(tmp_path / "distractor_rules.csv", index=False)
     with pytest.raises(DataError, match=r"distractor_rules.csv, row 7, column 'Rule'"):
         pc.load(data_dir=tmp_path)
-    rules = pd.read_csv(pc.sample_dir() / "distractor_rules.csv", dtype=str)
+    rules = pd.read_csv(sample_dir("percul") / "distractor_rules.csv", dtype=str)
     rules.loc[0, "Rule"], rules.loc[1, "Rule"] = "R1", "correct"  # story 0's answer is Choice 1
     rules.to_csv(tmp_path / "distractor_rules.csv", index=False)
     with pytest.raises(DataError, match=r"'0_S_OBJ'.*Choice 1"):

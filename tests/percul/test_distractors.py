@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from culturelab.data.percul import RULES, load
 from culturelab.percul import distractors
+from culturelab.percul.data import RULES, load
 
 RULES_ROW = ["correct", "R1", "R2", "R1"]
 
@@ -57,7 +57,7 @@ def test_lure_rates_correct_for_how_often_a_rule_is_shown():
 
 
 def test_base_rates_on_the_sample_and_missing_labels():
-    items = load(source="sample").items
+    items = load(data_source="sample").items
     base = distractors.rule_base_rates(items, by="category")
     assert np.allclose(base.sum(axis=1), 1.0) and len(base) == 11
     assert distractors.rule_base_rates(items).loc["all"].idxmax() in RULES

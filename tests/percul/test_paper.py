@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from culturelab.data.percul import CATEGORIES, TABLE1_COUNTS
+from culturelab import reported
 from culturelab.percul import paper
+from culturelab.percul.data import CATEGORIES, released_counts
 
 
 def test_table5_macro_is_the_mean_of_its_categories():
@@ -37,6 +38,9 @@ def test_correlation_claims_reproduce_cross_provider_and_flag_same_family():
     assert c.loc["cross-provider", "ours_mean"] == pytest.approx(0.576, abs=5e-4)
     assert c.loc["cross-provider", "ours_sd"] == pytest.approx(0.223, abs=5e-4)
     assert 0.53 < c.loc["same-family", "ours_mean"] < 0.56  # the paper says 0.895: a discrepancy
+    assert c[["reported_mean", "reported_sd"]].to_dict("index") == {
+        "same-family": {"reported_mean": 0.895, "reported_sd": 0.186},
+        "cross-provider": {"reported_mean": 0.576, "reported_sd": 0.223}}
     r = paper.category_macro_correlation().set_index("category")["r"]
     assert r.min() == pytest.approx(0.940, abs=5e-4) and r.idxmin() == "Institution"
 
@@ -57,17 +61,24 @@ def test_fig16_rows_sum_to_one_and_r1_dominates():
 
 
 def test_table1_and_figure_model_lists():
-    t1 = paper.table1()
+    t1 = reported.load("percul", "table1")
     stories = t1[t1["statistic"] == "stories"].set_index("category")["value"]
-    assert stories.sum() == 592 and stories.to_dict() == TABLE1_COUNTS
+    assert stories.sum() == 592 and stories.to_dict() == released_counts()
+    assert list(released_counts()) == CATEGORIES
     persian = set(paper.table5_wide(paper.PERSIAN)["model"])
-    assert set(paper.FIG5_MODELS) <= persian and len(paper.FIG5_MODELS) == 23
-    assert set(paper.FIG15_MODELS) <= persian and set(paper.FINETUNE_PAIRS) <= persian
+    assert set(paper.fig5_models()) <= persian and len(paper.fig5_models()) == 23
+    assert len(set(paper.fig5_models())) == 23
+    assert set(paper.fig15_models()) <= persian and len(paper.fig15_models()) == 9
+    assert {"Claude 3.5 Sonnet", "Dorna Llama 3 8B"} <= set(paper.fig15_models())
+    pairs = paper.finetune_pairs()
+    assert pairs == {"PersianMind v1.0": "Llama 2 7B", "Dorna Llama 3 8B": "Llama 3.1 8B"}
+    assert set(pairs) | set(pairs.values()) <= persian
 
 
 def test_size_points_use_table3_and_mixtral_parameter():
     pts = paper.size_points().set_index("model")
     assert pts.loc["Llama 3.1 405B", "macro"] == 0.717 and pts.loc["Mixtral 8x22B", "params_b"] == 141
+    assert paper.size_points(mixtral_params_b=141.0).equals(paper.size_points())
     assert paper.size_points(mixtral_params_b=176).set_index("model").loc["Mixtral 8x22B", "params_b"] == 176
     assert "PersianMind v1.0" in set(paper.size_points(include_persian=True, include_table5_only=True)["model"])
 
@@ -85,9 +96,29 @@ def test_leaderboard_and_compare_put_our_numbers_next_to_the_papers():
     assert cmp.loc[cmp["category"] == "Foods", "delta"].iloc[0] == pytest.approx(0.5 - 0.304)
 
 
+def test_finetune_significance_from_the_binomial_standard_errors():
+    z = paper.finetune_significance().set_index("pair")
+    assert list(z.columns) == ["category", "fine_tuned", "base", "delta", "se_delta", "z"]
+    se = paper.macro_standard_error(paper.table5_wide(paper.PERSIAN)).set_axis(paper.table5_wide(paper.PERSIAN)["model"])
+    row = z.loc["PersianMind v1.0 vs Llama 2 7B"]
+    assert row["se_delta"] == pytest.approx(np.hypot(se["PersianMind v1.0"], se["Llama 2 7B"]))
+    assert row["z"] == pytest.approx(row["delta"] / row["se_delta"]) and row["z"] < -5
+    assert abs(z.loc["Dorna Llama 3 8B vs Llama 3.1 8B", "z"]) < 0.5
+
+
 def test_finetune_gap_and_standard_errors():
     f = paper.finetune_gap().set_index(["pair", "category"])
     assert f.loc[("PersianMind v1.0 vs Llama 2 7B", "macro"), "delta"] == pytest.approx(-0.097)
     assert f.loc[("Dorna Llama 3 8B vs Llama 3.1 8B", "macro"), "delta"] == pytest.approx(-0.004)
     se = paper.macro_standard_error()
     assert se.min() > 0.005 and se.max() < 0.03
+
+
+def test_every_transcribed_model_id_maps_to_a_table5_row():
+    ids = reported.load("percul", "model_ids")
+    assert ids["id"].is_unique and set(ids["model"]) <= set(paper.table5_wide()["model"])
+    for model_id, model in zip(ids["id"], ids["model"]):
+        assert paper.paper_name(f"hf:some-org/{model_id}") == model
+    assert paper.paper_name("openai:gpt-4o-mini-2024-07-18") == "GPT 4o Mini"
+    assert paper.paper_name("anthropic:claude-3-5-sonnet-20240620") == "Claude 3.5 Sonnet"
+    assert paper.paper_name("hf:Qwen/Qwen2.5-0.5B-Instruct") is None

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from culturelab.percul.parsing import INVALID_METHODS, VALID_METHODS, parse_answer, parse_report, parse_table
+from culturelab.percul.parsing import INVALID_METHODS, VALID_METHODS, parse_answer, parse_report
 
 OPTIONS = ["قیمه", "قورمه‌سبزی", "ته‌دیگ", "کلاه"]
 
@@ -72,8 +73,9 @@ def test_nested_option_texts_prefer_the_longer_match():
     assert parse_answer("پاسخ کلاه نمدی است", opts, use_option_text=False).method == "invalid"
 
 
-def test_parse_table_and_report():
-    t = parse_table(["۱", "نمی‌دانم", '{"Choice Number": 3}'], [OPTIONS] * 3)
-    assert t["pred"].tolist() == [0, -1, 2] and t["valid"].tolist() == [True, False, True]
-    report = parse_report(t.assign(model="m"))
-    assert report.loc[0, "refusal"] == pytest.approx(1 / 3) and report.loc[0, "n"] == 3
+def test_parse_report_gives_the_share_of_each_parse_method():
+    parsed = [parse_answer(t, OPTIONS) for t in ["۱", "نمی‌دانم", '{"Choice Number": 3}']]
+    assert [p.index for p in parsed] == [0, None, 2] and [p.valid for p in parsed] == [True, False, True]
+    report = parse_report(pd.DataFrame({"model": "m", "parse_method": [p.method for p in parsed]}))
+    assert report.loc[0, "refusal"] == pytest.approx(1 / 3) and report.loc[0, "json"] == pytest.approx(1 / 3)
+    assert report.loc[0, "n"] == 3

@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from culturelab.data.percul import load
 from culturelab.percul import robustness
+from culturelab.percul.data import load
 
 
 def test_cyclic_orders_put_every_option_in_every_position_once():
-    items = load(source="sample").items.head(5)
+    items = load(data_source="sample").items.head(5)
     perm = robustness.permute_items(items, "cyclic")
     assert len(perm) == 20 and perm.groupby("id")["perm_id"].nunique().eq(4).all()
     for _, part in perm.groupby("id"):
@@ -69,3 +69,15 @@ def test_calibration_by_hand():
     assert robustness.brier_score(np.array([[1.0, 0, 0, 0]]), [0]) == 0.0
     cal = robustness.calibration_summary(_biased_results(bias=0.0, signal=5.0)).iloc[0]
     assert cal["accuracy"] > 0.9 and cal["ece"] < 0.2
+
+
+def test_reliability_bins_stack_one_calibration_table_per_model():
+    res = _biased_results(bias=0.0, signal=2.0)
+    both = pd.concat([res, res.assign(model="other")], ignore_index=True)
+    bins = robustness.reliability_bins(both, n_bins=5)
+    assert len(bins) == 10 and bins.groupby("model", sort=False)["n"].sum().tolist() == [len(res), len(res)]
+    probs = robustness.option_probs(res["scores"])
+    expected = robustness.calibration_table(probs.max(axis=1), probs.argmax(axis=1) == res["answer"].to_numpy(),
+                                            n_bins=5)
+    first = bins[bins["model"] == res["model"].iloc[0]].drop(columns="model").reset_index(drop=True)
+    pd.testing.assert_frame_equal(first, expected)

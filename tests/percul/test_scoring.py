@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from culturelab.data.percul import load
 from culturelab.metrics.choice import macro_accuracy
 from culturelab.models import load_model
 from culturelab.percul import scoring
+from culturelab.percul.data import load
 from culturelab.percul.pipeline import stories
 
 # hand-computed: Foods 2/3, Music 0/1, Art 1/2 → macro (2/3 + 0 + 1/2) / 3 = 7/18; micro 3/6
@@ -49,7 +49,7 @@ def test_stratified_bootstrap_is_seeded_and_brackets_the_macro():
 
 
 def test_subset_round_robins_over_categories():
-    items = load(source="sample").items
+    items = load(data_source="sample").items
     sub = scoring.subset(items, 13)
     assert sub["category"].nunique() == 11 and len(sub) == 13
     assert scoring.subset(items, 0).equals(items)
@@ -63,7 +63,7 @@ def test_family_and_size():
 
 def test_both_modes_on_a_tiny_model(tiny_causal_dir, tmp_cache):
     model = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
-    items = stories(load("gpt_english_translation", source="sample"), max_instances=3)
+    items = stories(load("gpt_english_translation", data_source="sample"), max_instances=3)
     out = scoring.evaluate(model, items, ["generate", "loglikelihood"], max_new_tokens=4)
     assert set(out["method"]) == {"generate", "loglik-text-mean"} and len(out) == 6
     gen = out[out["method"] == "generate"]

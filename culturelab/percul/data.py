@@ -3,14 +3,18 @@
 The released dataset ``teias-ai/percul`` (gated on the Hugging Face hub, no licence declared)
 has two parquet splits, ``original_persian`` and ``gpt_english_translation`` (592 rows each),
 with columns ``ID, Category, Topic, Story, Choice 1 … Choice 4, Correct Choice`` (1-based).
-:func:`load` reads a split from
+:func:`load` reads a split from (``data_source``, the shared vocabulary of
+:data:`culturelab.data.sources.DATA_SOURCES`)
 
-* a local folder (``data_dir``, or ``$CULTURELAB_DATA/percul``) holding the two splits as
+* ``local``: a folder (``data_dir``, or ``$CULTURELAB_DATA/percul``) holding the two splits as
   ``<split>*.parquet`` (the hub layout ``data/original_persian-00000-of-00001.parquet`` is
   found too), ``<split>.jsonl`` or ``<split>.csv``;
-* the hub (``source="hf"``; accept the gate on the hub and export ``HF_TOKEN``);
-* or **our sample** (``culturelab/data/samples/percul/``): 34 Persian stories written by us in
-  all 11 categories, with an English translation split. It is *not* the paper's data.
+* ``download``: the hub (accept the gate on the hub and export ``HF_TOKEN``);
+* ``sample``: **our sample** (:func:`culturelab.data.sources.sample_dir` ``("percul")``): 34 Persian
+  stories written by us in all 11 categories, with an English translation split. It is *not* the
+  paper's data;
+* ``auto``: the local copy when there is one, else our sample (a ``data_dir`` given explicitly
+  must hold the splits).
 
 Per-option distractor rule labels (R1–R6 from the paper's Figure 11, ``UA`` for options the
 annotators rewrote) were not released. When a ``distractor_rules.csv`` (columns ``ID, Choice,
@@ -20,7 +24,7 @@ the ``rules`` column; our sample has one.
 Every file is validated on the way in: a malformed value raises :class:`DataError` naming the
 file, the row (1-based; header = row 1 for CSV, first record = row 1 otherwise) and the column.
 
->>> bench = load(source="sample")
+>>> bench = load(data_source="sample")
 >>> bench.source, len(bench.items), bench.items["category"].nunique(), bench.has_rules
 ('sample', 34, 11, True)
 >>> normalise_category("visible_behavior"), normalise_category("Iconic figures")
@@ -32,12 +36,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
-from culturelab import config
+from culturelab import config, reported
+from culturelab.data import sources
 from culturelab.data.validate import DataError, require_columns, validate_rows
 
 REPO_ID = "teias-ai/percul"
@@ -46,10 +50,6 @@ SPLITS = ("original_persian", "gpt_english_translation")
 #: canonical category order of Table 5, Figure 5 and Figure 16
 CATEGORIES = ["Objects", "Music", "Dress", "Institution", "Rituals", "Iconic Figures", "Visible Behavior",
               "Architecture", "Art", "Appropriacy", "Foods"]
-#: stories per category in the release [paper Table 1 = HF card]
-TABLE1_COUNTS = {"Objects": 42, "Music": 32, "Dress": 33, "Institution": 43, "Rituals": 29, "Iconic Figures": 55,
-                 "Visible Behavior": 56, "Architecture": 43, "Art": 32, "Appropriacy": 36, "Foods": 191}
-RELEASED_ROWS = 592
 #: distractor-generation rules (Figure 11 / Table 2) and annotator-rewritten options
 RULES = ["R1", "R2", "R3", "R4", "R5", "R6", "UA"]
 RULE_NAMES = {"R1": "Partial Correctness", "R2": "Misinterpretation", "R3": "Unrelated Fact",
@@ -116,15 +116,18 @@ class Benchmark:
     location: str
     has_rules: bool = False
 
-    @property
-    def data_source(self) -> str:
-        """What to stamp on results (``run.set_data_source``)."""
-        return self.source
 
+def released_counts() -> dict[str, int]:
+    """Stories per category in the release (the paper's Table 1, as transcribed in
+    ``culturelab/reported/percul/table1.csv``), in canonical category order.
 
-def sample_dir() -> Path:
-    """Folder of our sample (two splits + distractor rule labels)."""
-    return Path(str(resources.files("culturelab.data") / "samples" / SUBDIR))
+    >>> counts = released_counts()
+    >>> counts["Foods"], sum(counts.values())
+    (191, 592)
+    """
+    t1 = reported.load(SUBDIR, "table1")
+    stories = t1[t1["statistic"] == "stories"].set_index("category")["value"]
+    return {c: int(stories[c]) for c in CATEGORIES}
 
 
 def find_split_file(folder: Path, split: str) -> Path | None:
@@ -197,8 +200,8 @@ def load_rules(path: Path, items: pd.DataFrame) -> pd.Series:
     """Per-option rule labels from ``distractor_rules.csv``, aligned with ``items`` (a list of four
     labels per story). Every story needs all four options labelled, the correct one ``correct``.
 
-    >>> bench = load(source="sample", rules=False)
-    >>> load_rules(sample_dir() / "distractor_rules.csv", bench.items).iloc[0]
+    >>> bench = load(data_source="sample", rules=False)
+    >>> load_rules(sources.sample_dir(SUBDIR) / "distractor_rules.csv", bench.items).iloc[0]
     ['correct', 'R1', 'R3', 'R6']
     """
     table = pd.read_csv(path, keep_default_na=False, dtype=str)
@@ -219,40 +222,39 @@ def load_rules(path: Path, items: pd.DataFrame) -> pd.Series:
     return pd.Series([labels[i] for i in items["id"]], index=items.index, dtype=object)
 
 
-def resolve_folder(source: str = "auto", data_dir: str | os.PathLike | None = None) -> tuple[Path, str]:
+def resolve_folder(data_source: str = "auto", data_dir: str | os.PathLike | None = "") -> tuple[Path, str]:
     """Where the splits are and what they are: ``(folder, "released" | "sample")``.
 
-    ``auto``: ``data_dir`` if given, else ``$CULTURELAB_DATA/percul`` if it holds the splits,
-    else our sample. ``local`` requires the local folder, ``hf`` downloads, ``sample`` is ours.
+    The local copy is ``data_dir`` if given, else ``$CULTURELAB_DATA/percul``, when it holds the
+    splits; ``auto`` takes it, else our sample (but a ``data_dir`` given explicitly must hold the
+    splits). ``local`` requires the local copy, ``download`` fetches the gated release, ``sample``
+    is ours.
+
+    >>> resolve_folder("sample")[1]
+    'sample'
     """
-    if source not in {"auto", "local", "hf", "sample"}:
-        raise ValueError(f"source must be auto, local, hf or sample, not {source!r}")
-    if source == "sample":
-        return sample_dir(), "sample"
-    if source == "hf":
-        from culturelab.data.sources import hf_snapshot
-
-        return hf_snapshot(REPO_ID, allow_patterns=["*.parquet", "*.md"]), "released"
-    candidates = [Path(data_dir).expanduser()] if data_dir else [config.data_dir() / SUBDIR]
-    for folder in candidates:
-        if folder.is_dir() and find_split_file(folder, SPLITS[0]) is not None:
-            return folder, "released"
-    if source == "local" or data_dir:
-        raise FileNotFoundError(f"no PERCUL split files under {candidates[0]}: expected original_persian*.parquet "
-                                f"(from https://huggingface.co/datasets/{REPO_ID}, gated) or .jsonl/.csv")
-    return sample_dir(), "sample"
+    folder = Path(data_dir).expanduser() if data_dir else config.data_dir() / SUBDIR
+    local = folder if folder.is_dir() and find_split_file(folder, SPLITS[0]) is not None else None
+    what = f"PERCUL's splits (original_persian*.parquet from https://huggingface.co/datasets/{REPO_ID}, gated)"
+    chosen = sources.resolve_source("local" if data_source == "auto" and data_dir else data_source, local,
+                                    auto="sample", what=what, data_dir=folder)
+    if chosen == "sample":
+        return sources.sample_dir(SUBDIR), "sample"
+    if chosen == "download":
+        return sources.hf_snapshot(REPO_ID, allow_patterns=["*.parquet", "*.md"]), "released"
+    return folder, "released"
 
 
-def load(split: str = "original_persian", *, source: str = "auto", data_dir: str | os.PathLike | None = None,
+def load(split: str = "original_persian", *, data_source: str = "auto", data_dir: str | os.PathLike | None = "",
          rules: bool = True, check_counts: bool = False) -> Benchmark:
     """Load and validate one split (see the module docstring for where it comes from).
 
-    ``check_counts=True`` also requires the released sizes (592 rows, Table 1 per category).
+    ``check_counts=True`` also requires the released sizes (Table 1 per category, 592 rows).
 
-    >>> load("gpt_english_translation", source="sample").items["options"].iloc[0][0]
+    >>> load("gpt_english_translation", data_source="sample").items["options"].iloc[0][0]
     'Aftabeh (ewer)'
     """
-    folder, kind = resolve_folder(source, data_dir)
+    folder, kind = resolve_folder(data_source, data_dir)
     path = find_split_file(folder, split)
     if path is None:
         raise FileNotFoundError(f"{folder}: no file for split {split!r} (expected {split}*.parquet, .jsonl or .csv)")
@@ -261,11 +263,12 @@ def load(split: str = "original_persian", *, source: str = "auto", data_dir: str
     validate_split(frame, shown, header_rows=header)
     items = _tidy(frame, split)
     if check_counts:
+        expected = released_counts()
         counts = items["category"].value_counts().to_dict()
-        bad = {c: (counts.get(c, 0), n) for c, n in TABLE1_COUNTS.items() if counts.get(c, 0) != n}
-        if len(items) != RELEASED_ROWS or bad:
-            raise DataError(f"{shown}: {len(items)} rows (released: {RELEASED_ROWS}); per-category (ours, Table 1) "
-                            f"mismatches: {bad}")
+        bad = {c: (counts.get(c, 0), n) for c, n in expected.items() if counts.get(c, 0) != n}
+        if len(items) != sum(expected.values()) or bad:
+            raise DataError(f"{shown}: {len(items)} rows (released: {sum(expected.values())}); per-category "
+                            f"(ours, Table 1) mismatches: {bad}")
     rules_file = folder / "distractor_rules.csv"
     has_rules = rules and rules_file.is_file()
     if has_rules:
@@ -273,16 +276,16 @@ def load(split: str = "original_persian", *, source: str = "auto", data_dir: str
     return Benchmark(items, split, kind, str(path), has_rules)
 
 
-def load_pair(*, source: str = "auto", data_dir: str | os.PathLike | None = None,
+def load_pair(*, data_source: str = "auto", data_dir: str | os.PathLike | None = "",
               rules: bool = True) -> tuple[Benchmark, Benchmark]:
     """Both splits, checked to hold the same story IDs with the same answers and categories.
 
-    >>> fa, en = load_pair(source="sample")
+    >>> fa, en = load_pair(data_source="sample")
     >>> bool((fa.items["id"] == en.items["id"]).all())
     True
     """
-    fa = load(SPLITS[0], source=source, data_dir=data_dir, rules=rules)
-    en = load(SPLITS[1], source=source, data_dir=data_dir, rules=rules)
+    fa = load(SPLITS[0], data_source=data_source, data_dir=data_dir, rules=rules)
+    en = load(SPLITS[1], data_source=data_source, data_dir=data_dir, rules=rules)
     merged = fa.items[["id", "answer", "category"]].merge(en.items[["id", "answer", "category"]], on="id",
                                                           how="outer", suffixes=("_fa", "_en"), indicator=True)
     lonely = merged[merged["_merge"] != "both"]
