@@ -1,6 +1,6 @@
 """Corpus statistics of the original-Turkish wikiHow part (Table 3) and its category profile.
 
-The method-level corpus has one row per method (see :func:`culturelab.data.turkish_plu.load_corpus`);
+The method-level corpus has one row per method (see :meth:`culturelab.turkish_plu.data.Release.corpus`);
 tutorials are counted by unique title, as the paper counts them.
 
 >>> import pandas as pd
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from culturelab.data.turkish_plu import CATEGORY_ORDER
+from culturelab.turkish_plu.data import CATEGORY_ORDER
 
 STATS = ("tutorials", "steps", "avg_steps", "methods", "avg_methods")
 _FORMAL = re.compile(r"(ın|in|un|ün)[.!]?$", re.I)
@@ -98,7 +98,7 @@ def is_question_title(title: str) -> bool:
 def register_table(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Register and origin cues per task split (§1.9): share of prompt/positive steps in the
     formal imperative, share of goals phrased as questions, share of goals in the original corpus.
-    ``frames`` maps a label (e.g. ``"si test"``) to a table of :func:`~culturelab.data.turkish_plu.load_mc`."""
+    ``frames`` maps a label (e.g. ``"si test"``) to a table of :meth:`~culturelab.turkish_plu.data.Release.mc`."""
     rows = []
     for name, t in frames.items():
         task = t["task"].iloc[0]
@@ -118,11 +118,13 @@ def register_table(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
 def confusion_from_metrics(reported: dict[str, float], n: int, tol: float = 0.01) -> pd.DataFrame:
     """Every binary confusion matrix (``tp, fp, fn, tn``) of ``n`` items whose accuracy, precision,
     recall and F1 (in %, the keys of ``reported``) are within ``tol`` of the reported values — e.g.
-    Table 8's orderliness classifier on its 135 test tutorials (15 % of 900). ``tol`` is one unit
-    of the last reported decimal, so a value rounded the other way (or truncated) still matches;
+    Table 8's orderliness classifier on its ``n`` test tutorials. ``tol`` is one unit of the last
+    reported decimal, so a value rounded the other way (or truncated) still matches;
     :func:`metrics_of_confusion` gives the exact values of a solution.
 
-    >>> confusion_from_metrics({"accuracy": 86.67, "precision": 85.34, "recall": 90.14, "f1": 87.67}, 135)
+    >>> from culturelab.reported import load
+    >>> table8 = load("turkish_plu", "table8")
+    >>> confusion_from_metrics(table8.set_index("metric")["value"].to_dict(), int(table8["n"].iloc[0]))
        tp  fp  fn  tn
     0  64  11   7  53
     """

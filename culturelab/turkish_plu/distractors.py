@@ -27,9 +27,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from culturelab.data.turkish_plu import normalise_title, title_categories
 from culturelab.tasks.mcq import shuffle_options
 from culturelab.tasks.reorder import stable_int
+from culturelab.turkish_plu.data import normalise_title, title_categories
 from culturelab.turkish_plu.mc import char_tfidf
 
 
@@ -39,7 +39,7 @@ def original_gi_instances(negatives: pd.DataFrame, corpus: pd.DataFrame, *, seed
     one of its steps (≥ ``min_words`` words, not also a step of one of its negative goals) is the
     prompt; the options are the goal and its three negatives, shuffled. ``option_rank`` gives
     each shown option's similarity rank (0 = gold) and ``option_cosine`` the released cosine
-    (1.0 for the gold). The same columns as :func:`culturelab.data.turkish_plu.load_mc`."""
+    (1.0 for the gold). The same columns as :meth:`culturelab.turkish_plu.data.Release.mc`."""
     steps_of = negatives.drop_duplicates("goal").set_index("goal")["steps"].map(set).to_dict()
     cats = title_categories(corpus)
     rows = []

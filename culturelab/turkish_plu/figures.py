@@ -14,8 +14,9 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from culturelab.data.turkish_plu import CATEGORY_ORDER, TASK_NAMES
 from culturelab.plots import apply_style, grouped_bars, heatmap, metric_curve, palette, radar
+from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
+from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
 
 
 def category_radar(profile: pd.DataFrame) -> plt.Figure:
@@ -35,8 +36,9 @@ def steps_histogram(corpus: pd.DataFrame) -> plt.Figure:
     data = corpus.assign(kind=corpus["is_ordered"].map({1: "ordered", 0: "unordered"}).fillna("unknown"))
     sns.histplot(data, x="n_steps", hue="kind", discrete=True, multiple="stack", ax=ax,
                  palette=palette(data["kind"].nunique()), edgecolor="white", linewidth=0.3)
-    ax.axvspan(4.5, 10.5, color="#999999", alpha=0.12, linewidth=0)
-    ax.text(11.2, ax.get_ylim()[1] * 0.5, "shaded: 5–10 steps\n(the reordering set)", ha="left", fontsize=7)
+    ax.axvspan(MIN_STEPS - 0.5, MAX_STEPS + 0.5, color="#999999", alpha=0.12, linewidth=0)
+    ax.text(MAX_STEPS + 1.2, ax.get_ylim()[1] * 0.5, f"shaded: {MIN_STEPS}–{MAX_STEPS} steps\n(the reordering set)",
+            ha="left", fontsize=7)
     ax.set_xlabel("steps per method")
     ax.set_ylabel("methods")
     return fig

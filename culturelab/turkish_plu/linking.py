@@ -25,10 +25,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from culturelab.data.turkish_plu import normalise_title
 from culturelab.metrics.generation import UnicodeTokenizer
+from culturelab.reported import compare, load
+from culturelab.turkish_plu.data import normalise_title
 
 NS = (1, 10, 30)
+#: the Table 5 rows shown beside ours: BM25 (the Δ of our full-pool runs) and the best retriever (for scale)
+BM25_ROW, BEST_ROW = "BM25", "Sup. SimCSE-TR BERTurk"
 
 
 def build_pool(*title_lists: Sequence[str], golds: Sequence[str] = ()) -> tuple[list[str], int]:
@@ -157,3 +160,38 @@ def top_k(scores: np.ndarray, pool: Sequence[str], k: int = 3) -> list[list[str]
     [['b', 'c']]"""
     idx = np.argsort(-scores, axis=1, kind="stable")[:, :k]
     return [[pool[j] for j in row] for row in idx]
+
+
+def _recall_over_all_queries(recall: pd.DataFrame) -> pd.DataFrame:
+    return recall[(recall["group"] == "all") & (recall["metric"] != "MRR")]
+
+
+def table5_beside(recall: pd.DataFrame) -> pd.DataFrame:
+    """Each full-pool run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
+    beside the paper's BM25 row of Table 5: ``metric, reported, ours, delta, system, paper_model``.
+
+    >>> r = pd.DataFrame({"pool": "full", "group": "all", "system": "BM25+", "metric": ["R@1", "MRR"],
+    ...                   "value": [5.0, 0.1]})
+    >>> table5_beside(r).query("metric == 'R@1'")[["reported", "ours"]].values.tolist()
+    [[4.5, 5.0]]
+    """
+    reported = load("turkish_plu", "table5")
+    full = _recall_over_all_queries(recall[recall["pool"] == "full"])
+    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"]).assign(system=name)
+                      for name, part in full.groupby("system", sort=False)], ignore_index=True
+                     ).assign(paper_model=BM25_ROW)
+
+
+def recall_with_paper(recall: pd.DataFrame) -> pd.DataFrame:
+    """R@n of the paper's :data:`BM25_ROW` and :data:`BEST_ROW` (``system`` "paper …") and of each of
+    our runs over all queries (``system`` "<system> / <pool>"): ``system, metric, value``, for
+    :func:`culturelab.turkish_plu.figures.recall_bars`.
+
+    >>> r = pd.DataFrame({"pool": "full", "group": "all", "system": "BM25+", "metric": ["R@1"], "value": [5.0]})
+    >>> recall_with_paper(r)["system"].unique().tolist()
+    ['paper BM25', 'paper Sup. SimCSE-TR BERTurk', 'BM25+ / full']
+    """
+    reported = load("turkish_plu", "table5")
+    paper = reported[reported["model"].isin([BM25_ROW, BEST_ROW])].assign(system=lambda d: "paper " + d["model"])
+    ours = _recall_over_all_queries(recall).assign(system=lambda d: d["system"] + " / " + d["pool"])
+    return pd.concat([paper, ours], ignore_index=True)[["system", "metric", "value"]]

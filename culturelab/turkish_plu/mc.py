@@ -42,6 +42,10 @@ from culturelab.models.base import LanguageModel
 from culturelab.tasks.mcq import score_loglikelihood
 
 PAPER = "turkish_plu"
+#: how option log-probabilities are compared: summed over tokens, or their per-token mean
+NORMALISATIONS = ("sum", "mean")
+#: the prompt templates of the multiple-choice tasks (``culturelab/prompts/turkish_plu.yaml``)
+MC_TEMPLATES = ("gi_context", "si_context", "so_context", "nep_context", "so_option")
 #: the paper's Table 6 row each of our methods stands beside (for Δ)
 PAPER_ANALOGUE = {"random": "Random", "majority (val)": "Random", "llm": "BERTurk ZS"}
 
@@ -73,7 +77,7 @@ def reader_text(frame: pd.DataFrame) -> list[str]:
 
 def composition(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Size, label balance, majority-label share, share of original-Turkish goals and categorised
-    items per task split (``frames``: label → table of :func:`~culturelab.data.turkish_plu.load_mc`).
+    items per task split (``frames``: label → table of :meth:`~culturelab.turkish_plu.data.Release.mc`).
 
     >>> t = pd.DataFrame({"task": "so", "split": "test", "n_options": 2, "label": [1, 1, 0],
     ...                   "origin": "translated", "category": None})
@@ -240,7 +244,7 @@ def add_prompts(frame: pd.DataFrame, version: str = "v1") -> pd.DataFrame:
     return out
 
 
-def llm_predictions(model: LanguageModel, frame: pd.DataFrame, normalise: Sequence[str] = ("sum", "mean"),
+def llm_predictions(model: LanguageModel, frame: pd.DataFrame, normalise: Sequence[str] = NORMALISATIONS,
                     version: str = "v1") -> pd.DataFrame:
     """Zero-shot log-likelihood scoring of every option of every item — all tasks in one
     ``model.loglikelihood`` call (the second normalisation is served from the response cache).
@@ -256,7 +260,7 @@ def llm_predictions(model: LanguageModel, frame: pd.DataFrame, normalise: Sequen
 
 def score_all(items: pd.DataFrame, *, model: LanguageModel | None = None, reference: pd.DataFrame | None = None,
               random_seeds: Sequence[int] = (), max_llm_instances: int = 0, seed: int = 0,
-              normalisations: Sequence[str] = ("sum", "mean"), version: str = "v1") -> pd.DataFrame:
+              normalisations: Sequence[str] = NORMALISATIONS, version: str = "v1") -> pd.DataFrame:
     """Every scorer on ``items``: majority (when ``reference`` gives validation labels), random
     (when ``random_seeds``), lexical overlap and TF-IDF on all items, and the LM (when ``model``)
     on :func:`subset` (``max_llm_instances`` per task, drawn with ``seed``), plus the prompt-free

@@ -28,11 +28,14 @@ from culturelab import prompts
 from culturelab.metrics.ranking import random_baseline
 from culturelab.models.base import LanguageModel
 from culturelab.parsing import LETTERS
+from culturelab.reported import compare, load
 from culturelab.stats import summarise
 from culturelab.tasks.reorder import gold_answer, render_shuffled, score_orders, shuffle_permutation
 
 MIN_STEPS, MAX_STEPS = 5, 10
 METRICS = ("rho", "tau", "ld", "pair_acc")
+#: the paper's step-ordering rows (Table 6) that adjacent-pair accuracy is put beside
+SO_PAPER_ROWS = ("Random", "BERTurk ZS", "BERTurk FT")
 
 
 def instance_id(tutorial: str, method: str, steps: Sequence[str]) -> str:
@@ -160,3 +163,19 @@ def by_length(scored: pd.DataFrame, by: Sequence[str] = ("method",), *, seed: in
     out = pd.concat(parts, ignore_index=True)
     valid = scored.groupby([*by, "n_steps"])["valid"].mean().rename("valid_share").reset_index()
     return out.merge(valid, on=[*by, "n_steps"], how="left")
+
+
+def table6_so_beside(scored: pd.DataFrame) -> pd.DataFrame:
+    """Mean adjacent-pair accuracy (%) of each ``method`` beside each of the paper's step-ordering
+    accuracies (Table 6, rows :data:`SO_PAPER_ROWS`): ``task, reported, ours, delta, paper_model,
+    method``, one row per (method, paper row).
+
+    >>> t = table6_so_beside(pd.DataFrame({"method": ["as shown"] * 2, "pair_acc": [0.5, 0.7]}))
+    >>> t[["paper_model", "ours"]].values.tolist()[0]
+    ['Random', 60.0]
+    """
+    pairs = scored.groupby("method")["pair_acc"].mean().mul(100).rename("value").reset_index().assign(task="so")
+    reported = load("turkish_plu", "table6").query("task == 'so'")
+    return pd.concat([compare(reported[reported["model"] == row], pairs[pairs["method"] == method], on=["task"])
+                      .assign(paper_model=row, method=method)
+                      for method in pairs["method"] for row in SO_PAPER_ROWS], ignore_index=True)

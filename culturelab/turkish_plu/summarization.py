@@ -1,4 +1,5 @@
-"""Summarization: document–summary pairs, extractive lead baselines and ROUGE two ways.
+"""Summarization: extractive lead baselines and ROUGE two ways (the document–summary pairs come from
+:meth:`culturelab.turkish_plu.data.Release.summarization`).
 
 The paper scores ROUGE with HF ``evaluate`` (``rouge_score``'s default tokenizer + Porter
 stemmer), which keeps only ``[a-z0-9]``: Turkish words are cut at ç, ğ, ı, ö, ş, ü and
@@ -69,33 +70,6 @@ def sentences(text: str) -> list[str]:
     ['Yazıcını aç.', 'Kağıt koy!', 'Hazır mısın?', 'Evet.']
     """
     return [s.strip() for s in _punkt().tokenize(str(text)) if s.strip()]
-
-
-def pairs_from_tutorial(tutorial: dict[str, Any]) -> pd.DataFrame:
-    """Document–summary pairs from one tutorial-level record, with the paper's recipe: per method
-    or part, the document is the step descriptions joined and the summary the step headlines
-    joined (the whole tutorial when it has no methods). Columns ``title, method, text, summary,
-    n_steps``.
-
-    >>> t = {"title": "X", "steps": [{"name": "m", "steps": [{"headline": "Aç.", "description": "Kapağı aç."}]}]}
-    >>> pairs_from_tutorial(t)[["text", "summary"]].values.tolist()
-    [['Kapağı aç.', 'Aç.']]
-    """
-    blocks = tutorial.get("steps") or []
-    if blocks and isinstance(blocks[0], dict) and "headline" in blocks[0]:  # no methods: one flat list
-        blocks = [{"name": "", "steps": blocks}]
-    rows = []
-    for pos, block in enumerate(blocks):
-        steps = block.get("steps") or []
-        heads = [str(s.get("headline", "")).strip() for s in steps]
-        descs = [str(s.get("description", "")).strip() for s in steps]
-        if not any(heads) or not any(descs):
-            raise DataError(f"tutorial {tutorial.get('title')!r}, method {pos + 1}: steps need 'headline' and "
-                            "'description'")
-        rows.append({"title": tutorial.get("title", ""), "method": block.get("name", ""),
-                     "text": " ".join(d for d in descs if d), "summary": " ".join(h for h in heads if h),
-                     "n_steps": len(steps)})
-    return pd.DataFrame(rows)
 
 
 def lead(texts: Sequence[str], k: int = 1) -> list[str]:

@@ -12,14 +12,14 @@ import pytest
 
 from culturelab import reported
 from culturelab.data import DataError
-from culturelab.data import turkish_plu as tp
+from culturelab.turkish_plu import data as tp
 from culturelab.turkish_plu.corpus import corpus_stats
 
 
 # ------------------------------------------------------------------ the real release
 def test_val_test_sizes_equal_table4_except_the_missing_nep_row(real_root):
     table4 = reported.load("turkish_plu", "table4").set_index(["task", "split"])["value"]
-    sizes = tp.split_size_table(real_root.parent).set_index(["task", "split"])["value"]
+    sizes = tp.Release(real_root.parent).split_sizes().set_index(["task", "split"])["value"]
     for (task, split), n in sizes.items():
         if (task, split) == ("nep", "test"):
             assert (n, table4[(task, split)]) == (655, 656)  # the release lacks one NEP test row
@@ -35,7 +35,7 @@ def test_pinned_checksums_match_the_shared_copies(real_root):
 
 
 def test_linking_blocks_match_the_pilot_files(real_root):
-    links = tp.load_linking("all", real_root.parent)
+    links = tp.Release(real_root.parent).linking("all")
     pilot_test = json.loads((real_root / "linking" / "original-hyperlinks-test.json").read_text(encoding="utf-8"))
     first = links[(links["split"] == "test") & (links["origin"] == "original")]
     assert list(first["step"]) == list(pilot_test)
@@ -45,18 +45,19 @@ def test_linking_blocks_match_the_pilot_files(real_root):
 
 
 def test_corpus_reproduces_the_original_row_of_table3(real_root):
-    stats = corpus_stats(tp.load_corpus(real_root.parent)).set_index("source").loc["Original"]
+    stats = corpus_stats(tp.Release(real_root.parent).corpus()).set_index("source").loc["Original"]
     assert (stats["tutorials"], stats["methods"], stats["steps"]) == (2009, 6720, 38481)
     assert round(stats["avg_steps"], 2) == 19.15 and round(stats["avg_methods"], 2) == 3.34
 
 
 def test_si_and_nep_tests_are_original_turkish_with_categories(real_root):
-    corpus = tp.load_corpus(real_root.parent)
-    si = tp.load_mc("si", "test", real_root.parent, corpus)
+    release = tp.Release(real_root.parent)
+    corpus = release.corpus()
+    si = release.mc("si", "test", corpus)
     assert (si["origin"] == "original").all()
     assert si["category"].value_counts().to_dict() == {"C&E": 191, "H&G": 162, "HE": 128, "H&C": 71,
                                                        "P&A": 36, "C&OV": 24}
-    so = tp.load_mc("so", "test", real_root.parent, corpus)
+    so = release.mc("so", "test", corpus)
     assert so["options"].map(len).eq(2).all() and so["label"].value_counts().to_dict() == {1: 555, 0: 466}
 
 
@@ -130,10 +131,10 @@ def test_download_from_the_pinned_commit_is_verified_and_cached(mirror, tmp_path
                                                              tp.FILES["si-test"].commit, hashlib.sha256(data).hexdigest()))
     monkeypatch.setenv("CULTURELAB_DATA", str(tmp_path / "empty"))
     monkeypatch.setenv("CULTURELAB_TURKISH_PLU_MIRROR", url)
-    path = tp.path_of("si-test")
+    path = tp.Release().path("si-test")
     assert path.read_bytes() == data and "downloads" in str(path)
     shutil.rmtree(served / tp.FILES["si-test"].commit)  # a second call needs no server
-    assert tp.read_mc(tp.path_of("si-test"), "si")["options"].iloc[0][1] == "Makası sil."
+    assert tp.read_mc(tp.Release().path("si-test"), "si")["options"].iloc[0][1] == "Makası sil."
 
 
 def test_download_with_a_wrong_checksum_is_refused(mirror, tmp_path, monkeypatch, tmp_cache):
@@ -142,7 +143,7 @@ def test_download_with_a_wrong_checksum_is_refused(mirror, tmp_path, monkeypatch
     monkeypatch.setenv("CULTURELAB_DATA", str(tmp_path / "empty"))
     monkeypatch.setenv("CULTURELAB_TURKISH_PLU_MIRROR", url)
     with pytest.raises(ValueError, match="checksum"):
-        tp.path_of("si-test")
+        tp.Release().path("si-test")
 
 
 def test_real_files_download_from_the_mirror(mirror, real_root, tmp_path, monkeypatch, tmp_cache):
@@ -150,27 +151,66 @@ def test_real_files_download_from_the_mirror(mirror, real_root, tmp_path, monkey
     _publish(served, "nep-test", (real_root / tp.FILES["nep-test"].local).read_bytes())
     monkeypatch.setenv("CULTURELAB_DATA", str(tmp_path / "empty"))
     monkeypatch.setenv("CULTURELAB_TURKISH_PLU_MIRROR", url)
-    assert len(tp.read_mc(tp.path_of("nep-test"), "nep", "test")) == 655
+    assert len(tp.read_mc(tp.Release().path("nep-test"), "nep", "test")) == 655
+
+
+# ------------------------------------------------------------------ data sources
+def test_each_data_source_of_a_released_file(mirror, real_root, tmp_path, monkeypatch, tmp_cache):
+    url, served = mirror
+    _publish(served, "nep-test", (real_root / tp.FILES["nep-test"].local).read_bytes())
+    monkeypatch.setenv("CULTURELAB_TURKISH_PLU_MIRROR", url)
+    local = real_root / tp.FILES["nep-test"].local
+    assert tp.Release(real_root.parent, "local").path("nep-test") == local
+    assert tp.Release(real_root.parent, "auto").path("nep-test") == local
+    downloaded = tp.Release(real_root.parent, "download").path("nep-test")  # even with a local copy
+    assert "downloads" in str(downloaded) and downloaded.read_bytes() == local.read_bytes()
+    with pytest.raises(FileNotFoundError, match=r"no local copy of Turkish PLU's mc/next-event-prediction-test\.csv"):
+        tp.Release(tmp_path / "empty", "local").path("nep-test")
+    with pytest.raises(ValueError, match="no 'sample' copy"):
+        tp.Release(real_root.parent, "sample").path("nep-test")
+    with pytest.raises(KeyError, match="unknown Turkish PLU file"):
+        tp.Release().path("pilot")
 
 
 # ------------------------------------------------------------------ summarization
-def test_summarization_sample_local_copy_and_errors(tmp_path):
-    sample, source = tp.load_summarization(source="sample")
-    assert source == "sample" and len(sample) == 12 and sample["id"].iloc[0] == "sample-0"
+def test_summarization_sample_when_the_example_tutorial_cannot_be_had(mirror, tmp_path, monkeypatch, tmp_cache):
+    url, _ = mirror  # serves nothing: the download of example_tutorial.json fails
+    monkeypatch.setenv("CULTURELAB_TURKISH_PLU_MIRROR", url)
+    empty = tmp_path / "empty"
+    for data_source in ("auto", "sample"):
+        release = tp.Release(empty, data_source)
+        assert release.summarization_source() == "sample"
+        sample, used = release.summarization()
+        assert used == "sample" and len(sample) == 12 and sample["id"].iloc[0] == "sample-0"
+    assert tp.sample_pairs().equals(sample)
+    assert tp.Release(empty, "download").summarization_source() == "download"
+    with pytest.raises(FileNotFoundError, match="no local copy of the summarization set"):
+        tp.Release(empty, "local").summarization()
+
+
+def test_summarization_local_copy_and_errors(tmp_path):
     folder = tmp_path / "tr-wikihow-summ" / "data"
     folder.mkdir(parents=True)
     pd.DataFrame({"text": ["Kapağı aç. Kağıdı koy."], "summary": ["Aç."]}).to_parquet(folder / "test-00000.parquet")
     pd.DataFrame({"text": ["x"], "summary": ["y"]}).to_parquet(folder / "train-00000.parquet")
-    local, source = tp.load_summarization("test", folder.parent)
-    assert source == "local" and local[["text", "summary"]].values.tolist() == [["Kapağı aç. Kağıdı koy.", "Aç."]]
+    release = tp.Release(tmp_path / "empty", summ_dir=folder.parent)
+    local, used = release.summarization("test")
+    assert used == "local" and local[["text", "summary"]].values.tolist() == [["Kapağı aç. Kağıdı koy.", "Aç."]]
+    # the same copy found at its place under the data directory, with no summ_dir
+    (tmp_path / "data" / "turkish_plu").mkdir(parents=True)
+    shutil.copytree(folder.parent, tmp_path / "data" / "turkish_plu" / tp.SUMMARIZATION_DIR)
+    again, used = tp.Release(tmp_path / "data").summarization("test")
+    assert used == "local" and again.equals(local)
+    with pytest.raises(FileNotFoundError, match="not a folder"):  # a summ_dir given is never skipped for a sample
+        tp.Release(tmp_path / "data", summ_dir=folder / "test-00000.parquet").summarization("test")
     pd.DataFrame({"text": ["ok", ""], "summary": ["a", "b"]}).to_csv(folder / "validation.csv", index=False)
     with pytest.raises(DataError, match=r"validation\.csv, row 3, column 'text'"):
         tp.read_summarization(folder.parent, "val")
 
 
 def test_summarization_pairs_from_the_released_tutorial(real_root):
-    pairs, source = tp.load_summarization(source="example", data_dir=real_root.parent)
-    assert source == "example" and len(pairs) == 4
+    pairs, used = tp.Release(real_root.parent).summarization()  # auto, no local copy of the set: the sample
+    assert used == "example" and len(pairs) == 4
     assert pairs["summary"].iloc[0].startswith("Yazıcını ağa bağla.")
     assert "Yazıcını ağa bağla." not in pairs["text"].iloc[0]  # headlines are not in the document
 

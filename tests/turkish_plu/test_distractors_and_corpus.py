@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from culturelab.data import turkish_plu as tp
 from culturelab.turkish_plu import corpus as tc
+from culturelab.turkish_plu import data as tp
 from culturelab.turkish_plu import distractors as ds
 
 
@@ -66,10 +66,12 @@ def test_corpus_stats_profile_and_register(corpus_json):
 def test_table8_implies_one_confusion_matrix_and_its_exact_precision():
     import culturelab as cl
 
-    reported = cl.reported.load("turkish_plu", "table8").set_index("metric")["value"].to_dict()
-    solutions = tc.confusion_from_metrics(reported, n=135)
+    table8 = cl.reported.load("turkish_plu", "table8")
+    reported, n = table8.set_index("metric")["value"].to_dict(), int(table8["n"].iloc[0])
+    assert n == 135  # 15 % of the 900 annotated tutorials
+    solutions = tc.confusion_from_metrics(reported, n=n)
     assert solutions.values.tolist() == [[64, 11, 7, 53]]
     exact = tc.metrics_of_confusion(*solutions.iloc[0])
     assert round(float(exact["precision"]), 2) == 85.33 != reported["precision"]  # the paper prints 85.34
-    assert tc.confusion_from_metrics({**reported, "recall": 95.0}, n=135).empty
-    assert tc.confusion_from_metrics(reported, n=135, tol=0.001).empty  # only with the 0.01 slack
+    assert tc.confusion_from_metrics({**reported, "recall": 95.0}, n=n).empty
+    assert tc.confusion_from_metrics(reported, n=n, tol=0.001).empty  # only with the 0.01 slack

@@ -129,3 +129,24 @@ def test_recall_table_agrees_with_the_shared_ranking_metrics_with_ties_and_minus
     for n in (1, 5, 10):
         assert table[f"R@{n}"] == pytest.approx(100 * recall_at_n(scores, truth, n).mean())
     assert table["MRR"] == pytest.approx(reciprocal_rank(scores, truth).mean())
+
+
+def test_table5_beside_compares_only_full_pool_runs_over_all_queries_with_the_bm25_row():
+    import pandas as pd
+
+    from culturelab.reported import load
+
+    rows = [("full", "all", "A", "R@1", 6.5), ("full", "all", "A", "MRR", 0.1), ("full", "original", "A", "R@1", 1.0),
+            ("full", "all", "B", "R@1", 4.5), ("small (80)", "all", "C", "R@1", 50.0)]
+    recall = pd.DataFrame(rows, columns=["pool", "group", "system", "metric", "value"])
+    table = lk.table5_beside(recall)
+    reported = load("turkish_plu", "table5")
+    bm25 = reported[reported["model"] == lk.BM25_ROW].set_index("metric")["value"]
+    assert table["system"].unique().tolist() == ["A", "B"] and set(table["paper_model"]) == {lk.BM25_ROW}
+    r1 = table[table["metric"] == "R@1"].set_index("system")
+    assert r1.loc["A", "delta"] == pytest.approx(6.5 - bm25["R@1"]) and r1.loc["B", "ours"] == 4.5
+    assert table.loc[table["metric"] == "R@10", "ours"].isna().all()  # reported cells we have no run for
+    bars = lk.recall_with_paper(recall)
+    assert {"A / full", "B / full", "C / small (80)", f"paper {lk.BEST_ROW}"} <= set(bars["system"])
+    assert "MRR" not in set(bars["metric"])
+

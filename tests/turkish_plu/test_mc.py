@@ -9,9 +9,7 @@ import pytest
 from culturelab.data import DataError
 from culturelab.metrics.choice import accuracy_table
 from culturelab.models import load_model
-from culturelab.params import ParameterError
 from culturelab.turkish_plu import mc
-from culturelab.turkish_plu.checks import check_choices
 
 
 def frame() -> pd.DataFrame:
@@ -116,13 +114,6 @@ def test_composition_and_subset():
     big = pd.concat([t] * 5, ignore_index=True)
     assert mc.subset(big, 2, seed=1).equals(mc.subset(big, 2, seed=1)) and len(mc.subset(big, 2)) == 8
     assert len(mc.subset(big, 0)) == len(big)
-
-
-def test_notebook_parameter_checks_name_the_key():
-    with pytest.raises(ParameterError, match="tasks: unknown value"):
-        check_choices("tasks", ["gi", "summarization"], ["gi", "si", "so", "nep"])
-    with pytest.raises(ParameterError, match="must not be empty"):
-        check_choices("tasks", [], ["gi"])
 
 
 def test_score_all_runs_every_scorer_on_the_same_items(tiny_causal_dir, tmp_cache):

@@ -39,9 +39,9 @@ def test_builder_is_deterministic_per_seed(toy_corpus):
 
 
 def test_real_corpus_instances(real_root):
-    from culturelab.data.turkish_plu import load_corpus
+    from culturelab.turkish_plu.data import Release
 
-    inst = ro.build_reorder_instances(load_corpus(real_root.parent))
+    inst = ro.build_reorder_instances(Release(real_root.parent).corpus())
     assert len(inst) == 2631 and inst["n_steps"].between(5, 10).all() and inst["id"].is_unique
 
 
@@ -64,3 +64,11 @@ def test_scoring_uses_the_shared_metrics(toy_corpus, tiny_causal_dir, tmp_cache)
 def test_random_expectation_per_length():
     t = ro.random_expectation([5, 10, 5], n_samples=3000).set_index(["n_steps", "metric"])["value"]
     assert t[(5, "pair_acc")] == 0.5 and abs(t[(10, "rho")]) < 0.05 and t[(10, "ld")] > t[(5, "ld")]
+
+
+def test_table6_so_beside_puts_each_method_beside_each_paper_row():
+    scored = pd.DataFrame({"method": ["as shown", "as shown", "llm"], "pair_acc": [0.5, 0.6, 1.0]})
+    table = ro.table6_so_beside(scored)
+    assert len(table) == 2 * len(ro.SO_PAPER_ROWS) and set(table["paper_model"]) == set(ro.SO_PAPER_ROWS)
+    row = table[(table["method"] == "as shown") & (table["paper_model"] == "Random")].iloc[0]
+    assert row["ours"] == pytest.approx(55.0) and row["reported"] == 50.0 and row["delta"] == pytest.approx(5.0)

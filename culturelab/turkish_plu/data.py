@@ -1,31 +1,33 @@
 """Turkish PLU (Uzunoğlu & Şahin, IJCNLP-AACL 2023): procedural tasks on Turkish wikiHow.
 
-Where the files come from, in order: ``<data_dir>/turkish_plu/<folder>/<file>`` (the layout of
-``shared/data/turkish_plu``: ``mc/``, ``linking/``, ``corpus/``), else a one-time download of
-the same file from GitHub ``GGLAB-KU/turkish-plu`` at a pinned commit, SHA-256 checked
-(:data:`FILES`). The full train splits and the summarization data are only on the Hugging
-Face hub (:data:`HF_MC`, :data:`HF_SUMMARIZATION`): :func:`load_mc_train` and
-:func:`load_summarization` take a local copy or fetch them (internet needed).
+Every file is read through a :class:`Release`, which speaks the project's data-source vocabulary
+(:data:`culturelab.data.sources.DATA_SOURCES`): ``data_dir = ""`` means ``$CULTURELAB_DATA``;
+``data_source`` ``local`` reads ``<data_dir>/turkish_plu/<folder>/<file>`` (the layout of
+``shared/data/turkish_plu``: ``mc/``, ``linking/``, ``corpus/``), ``download`` fetches the same
+file once from GitHub ``GGLAB-KU/turkish-plu`` at a pinned commit, SHA-256 checked
+(:data:`FILES`), and ``auto`` takes each file's local copy, else its download. The summarization
+set is only on the Hugging Face hub (:data:`HF_SUMMARIZATION`): :meth:`Release.summarization`
+reads a local copy or downloads it, and ``sample`` gives pairs built from the release's one full
+tutorial, else the pairs written by us (:func:`sample_pairs`). The full train splits of the
+multiple-choice tasks are only on the hub too (:data:`HF_MC`, :func:`load_mc_train`).
 
 Tables returned (one row per item, validated on the way in — a malformed value raises
 :class:`~culturelab.data.DataError` naming the file, the row and the column; CSV rows count
 the header as row 1 and a quoted multi-line record as one row):
 
-* :func:`load_mc` — the four multiple-choice tasks (``gi``, ``si``, ``so``, ``nep``):
+* :meth:`Release.mc` — the four multiple-choice tasks (``gi``, ``si``, ``so``, ``nep``):
   ``id, task, split, row, goal, context, prev_step, options, label, n_options, origin,
   category``. ``goal`` is the item's own goal title (GI: the gold option); ``context`` is what
   the model reads (GI: the step, SI/SO: the goal, NEP: the previous step); ``options`` has 4
   strings (2 for step ordering, whose ``xxx`` dummies are dropped); ``origin`` is
   ``original`` when the goal is a title of the original Turkish corpus, else ``translated``.
-* :func:`load_corpus` — the original-Turkish corpus, one row per *method*: ``tutorial,
+* :meth:`Release.corpus` — the original-Turkish corpus, one row per *method*: ``tutorial,
   category, category_tr, method, steps, n_steps, is_ordered``.
-* :func:`load_linking` — step → goal pairs with the reconstructed train/test split and origin.
-* :func:`load_goal_negatives` — goal-inference negatives of the original corpus with cosines.
+* :meth:`Release.linking` — step → goal pairs with the reconstructed train/test split and origin.
+* :meth:`Release.goal_negatives` — goal-inference negatives of the original corpus with cosines.
 
->>> TASKS["nep"], RELEASED_SIZES[("nep", "test")], PAPER_SIZES[("nep", "test")]
-('next-event-prediction', 655, 656)
->>> category_abbrev("Sağlık")
-'HE'
+>>> TASKS["nep"], FILES["nep-test"].local
+('next-event-prediction', 'mc/next-event-prediction-test.csv')
 """
 
 from __future__ import annotations
@@ -34,13 +36,13 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from culturelab.data.sources import Remote, hf_snapshot, locate
+from culturelab import config
+from culturelab.data.sources import Remote, download, hf_snapshot, resolve_source, sample_dir
 from culturelab.data.validate import DataError, require_columns, validate_rows
 
 SUBDIR = "turkish_plu"
@@ -48,16 +50,10 @@ SUBDIR = "turkish_plu"
 TASKS = {"gi": "goal-inference", "si": "step-inference", "so": "step-ordering", "nep": "next-event-prediction"}
 TASK_NAMES = {"gi": "Goal Inference", "si": "Step Inference", "so": "Step Ordering", "nep": "Next Event Prediction"}
 SPLITS = ("val", "test")
-#: rows in the released val/test CSVs [verified]; the paper's Table 4 says 656 for the NEP test
-RELEASED_SIZES = {("gi", "val"): 5000, ("gi", "test"): 837, ("si", "val"): 5000, ("si", "test"): 612,
-                  ("so", "val"): 10000, ("so", "test"): 1021, ("nep", "val"): 5000, ("nep", "test"): 655}
-PAPER_SIZES = {**RELEASED_SIZES, ("nep", "test"): 656}
 #: Turkish breadcrumb label (``category[1]``) → the paper's abbreviation (Table 3)
 CATEGORIES = {"Araba ve Diğer Araçlar": "C&OV", "Bilgisayar ve Elektronik Cihazlar": "C&E",
               "Bilgisayar ve Elektronik": "C&E", "Sağlık": "HE", "Hobi ve Beceriler": "H&C",
               "Ev ve Bahçe": "H&G", "Evcil ve Yabani Hayvanlar": "P&A"}
-CATEGORY_NAMES = {"C&OV": "Cars and Other Vehicles", "C&E": "Computers and Electronics", "HE": "Health",
-                  "H&C": "Hobbies and Crafts", "H&G": "Home and Garden", "P&A": "Pets and Animals"}
 CATEGORY_ORDER = ["C&E", "HE", "H&G", "H&C", "P&A", "C&OV"]
 
 GITHUB = "https://raw.githubusercontent.com/GGLAB-KU/turkish-plu"
@@ -125,24 +121,12 @@ HF_MC = {"gi": ("mcemilg/turkish-plu-goal-inference", "a1d486a4394887ae3165b2d5a
          "so": ("mcemilg/turkish-plu-step-ordering", "e17ebf7917c06b3d40a2446ad062929af76cb6cb"),
          "nep": ("mcemilg/turkish-plu-next-event-prediction", "0ebf43f4bf4d6c7e96e3fbe6974c8e4c40fba1ab")}
 HF_SUMMARIZATION = ("ardauzunoglu/tr-wikihow-summ", "e18b665eeba6ad0833f85899f9ce81532311544d")
-SUMMARIZATION_SIZES = {"train": 113356, "validation": 6082, "test": 5984}
+#: the folder of a local copy of the summarization set under ``<data_dir>/turkish_plu``
+SUMMARIZATION_DIR = "summarization"
+#: the summarization splits (``val`` is an alias of ``validation``)
+SUMMARIZATION_SPLITS = ("train", "validation", "val", "test")
 
 _SWAG = ["sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label"]
-
-
-def category_abbrev(label: str) -> str:
-    """The paper's abbreviation (``C&E``, ``HE``, …) for a Turkish breadcrumb label."""
-    if label not in CATEGORIES:
-        raise ValueError(f"unknown category {label!r} (expected one of {sorted(set(CATEGORIES))})")
-    return CATEGORIES[label]
-
-
-def path_of(key: str, data_dir: str | os.PathLike | None = None, *, download: bool = True) -> Path:
-    """The local path of a released file: ``<data_dir>/turkish_plu/…``, else downloaded once."""
-    if key not in FILES:
-        raise KeyError(f"unknown Turkish PLU file {key!r}; choose one of {sorted(FILES)}")
-    f = FILES[key]
-    return locate(f"{SUBDIR}/{f.local}", data_dir=data_dir, remote=f.remote() if download else None)
 
 
 def _read_json(path: Path) -> Any:
@@ -169,7 +153,7 @@ def _int_in(lo: int, hi: int):
 # ------------------------------------------------------------------ corpus
 def read_corpus(path: str | os.PathLike) -> pd.DataFrame:
     """Parse a method-level ``wikihow.json`` file (a list of ``{task, category, method, caption,
-    is_ordered}``) into the tidy corpus table; see :func:`load_corpus`."""
+    is_ordered}``) into the tidy corpus table; see :meth:`Release.corpus`."""
     path = Path(path)
     records = _read_json(path)
     if not isinstance(records, list):
@@ -197,16 +181,6 @@ def read_corpus(path: str | os.PathLike) -> pd.DataFrame:
     return out
 
 
-def load_corpus(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
-    """The original-Turkish wikiHow corpus (6,720 methods of 2,009 tutorials), one row per method.
-
-    Columns: ``tutorial`` (title), ``category`` (``C&E``…), ``category_tr``, ``method``,
-    ``steps`` (step headlines), ``n_steps``, ``is_ordered`` (the paper's BERTurk orderliness
-    classifier, applied per method).
-    """
-    return read_corpus(path_of("corpus", data_dir))
-
-
 def title_categories(corpus: pd.DataFrame) -> dict[str, str]:
     """Tutorial title → category abbreviation (titles compared without a trailing ``?``).
 
@@ -228,7 +202,7 @@ def normalise_title(title: str) -> str:
 
 # ------------------------------------------------------------------ multiple choice
 def read_mc(path: str | os.PathLike, task: str, split: str = "test") -> pd.DataFrame:
-    """Parse one SWAG-schema CSV of a multiple-choice task into the tidy table of :func:`load_mc`
+    """Parse one SWAG-schema CSV of a multiple-choice task into the tidy table of :meth:`Release.mc`
     (without ``origin``/``category``)."""
     if task not in TASKS:
         raise ValueError(f"task must be one of {list(TASKS)}, not {task!r}")
@@ -259,20 +233,6 @@ def read_mc(path: str | os.PathLike, task: str, split: str = "test") -> pd.DataF
         "goal": list(goal), "context": list(context), "prev_step": list(prev) if prev is not None else None,
         "options": endings, "label": labels.to_numpy(), "n_options": n_options,
     })
-
-
-def load_mc(task: str, split: str = "test", data_dir: str | os.PathLike | None = None,
-            corpus: pd.DataFrame | None = None) -> pd.DataFrame:
-    """A multiple-choice split of the release (``val`` or ``test``) as a tidy table.
-
-    ``origin``/``category`` come from the original-Turkish corpus (loaded unless given):
-    ``category`` is ``None`` for goals outside it (the translated part has no categories in
-    the release).
-    """
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS} (train splits: load_mc_train), not {split!r}")
-    table = read_mc(path_of(f"{task}-{split}", data_dir), task, split)
-    return annotate_origin(table, load_corpus(data_dir) if corpus is None else corpus)
 
 
 def annotate_origin(table: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
@@ -330,52 +290,6 @@ def read_linking(path: str | os.PathLike) -> pd.DataFrame:
     return table
 
 
-def load_linking(split: str = "test", data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Linking-actions pairs of a split (``test``, ``train`` or ``all``)."""
-    if split not in {"test", "train", "all"}:
-        raise ValueError(f"split must be 'test', 'train' or 'all', not {split!r}")
-    table = read_linking(path_of("hyperlinks", data_dir))
-    return table if split == "all" else table[table["split"] == split].reset_index(drop=True)
-
-
-def load_pilot_linking(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
-    """The gold-only pilot splits of App. E (156 train + 52 test original-Turkish pairs)."""
-    rows = []
-    for split in ("train", "test"):
-        pairs = _read_json(path_of(f"pilot-{split}", data_dir))
-        rows += [{"step": s, "goal": g, "split": split} for s, g in pairs.items()]
-    return pd.DataFrame(rows)
-
-
-def load_translated_goals(data_dir: str | os.PathLike | None = None) -> list[str]:
-    """The 49,562 translated goal titles (infinitive form) of the linking-actions candidate pool."""
-    text = path_of("translated-goals", data_dir).read_text(encoding="utf-8")
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def load_goal_negatives(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Goal-inference negatives of the original corpus: one row per (goal, negative) with its
-    similarity ``rank`` (1 = most similar) and the released ``cosine``; ``steps`` of the goal."""
-    path = path_of("goal-negatives", data_dir)
-    data = _read_json(path)
-    rows = []
-    for pos, (goal, item) in enumerate(data.items()):
-        negs, sims = item.get("negative_candidates"), item.get("negative_candidates_similarities")
-        if not (isinstance(negs, list) and isinstance(sims, list) and len(negs) == len(sims) == 3):
-            raise DataError(f"{path}, record {pos + 1} ({goal!r}), field 'negative_candidates': "
-                            "needs 3 negatives with 3 similarities")
-        order = sorted(range(3), key=lambda i: -float(sims[i]))
-        for rank, i in enumerate(order, start=1):
-            rows.append({"goal": goal, "rank": rank, "negative": negs[i], "cosine": float(sims[i]),
-                         "steps": list(item.get("steps") or [])})
-    return pd.DataFrame(rows)
-
-
-def load_example_tutorial(data_dir: str | os.PathLike | None = None) -> dict[str, Any]:
-    """The one full tutorial-level record of the release (``example_tutorial.json``)."""
-    return _read_json(path_of("example-tutorial", data_dir))
-
-
 # ------------------------------------------------------------------ summarization
 def _read_summ_file(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
@@ -414,51 +328,191 @@ def read_summarization(folder: str | os.PathLike, split: str = "test") -> pd.Dat
     return table
 
 
-def load_summarization(split: str = "test", local_dir: str | os.PathLike | None = None, *,
-                       source: str = "auto", data_dir: str | os.PathLike | None = None) -> tuple[pd.DataFrame, str]:
-    """Summarization pairs and where they came from.
-
-    ``source``: ``local`` (``local_dir``, a copy of the HF dataset), ``hf`` (download
-    ``ardauzunoglu/tr-wikihow-summ`` at its pinned revision; internet), ``example`` (pairs
-    built with the paper's recipe from the one released full tutorial — real text, 4
-    method-level pairs) or ``sample`` (the 12 pairs written by us for tests and demos). ``auto``
-    takes ``local`` when ``local_dir`` is given, else ``example`` when that file is reachable,
-    else ``sample``. Returns ``(table, source)`` with columns ``id, text, summary``.
-    """
-    from culturelab.turkish_plu.summarization import pairs_from_tutorial
-
-    if source not in {"auto", "local", "hf", "example", "sample"}:
-        raise ValueError(f"source must be auto, local, hf, example or sample, not {source!r}")
-    if source == "auto":
-        source = "local" if local_dir else "example"
-    if source in {"local", "hf"}:
-        repo, revision = HF_SUMMARIZATION
-        folder = hf_snapshot(repo, local_dir=local_dir if source == "local" else None, revision=revision)
-        return read_summarization(folder, split), source
-    if source == "example":
-        try:
-            tutorial = load_example_tutorial(data_dir)
-        except (FileNotFoundError, ConnectionError):
-            source = "sample"
-        else:
-            pairs = pairs_from_tutorial(tutorial)
-            pairs.insert(0, "id", [f"example-{i}" for i in range(len(pairs))])
-            return pairs, "example"
-    sample = resources.files("culturelab.data") / "samples" / SUBDIR / "summarization_sample.jsonl"
-    with resources.as_file(sample) as p:
-        table = _read_summ_file(Path(p))
-    table.insert(0, "id", [f"sample-{i}" for i in range(len(table))])
-    return table, "sample"
-
-
-def split_size_table(data_dir: str | os.PathLike | None = None, tasks: Sequence[str] = tuple(TASKS)) -> pd.DataFrame:
-    """Rows per released val/test file and per linking split, beside Table 4 (long form:
-    ``task, split, value``)."""
+def read_goal_negatives(path: str | os.PathLike) -> pd.DataFrame:
+    """Parse ``original_goal_inference.json`` ({goal: {steps, negative_candidates,
+    negative_candidates_similarities}}) into one row per (goal, negative) with its similarity
+    ``rank`` (1 = most similar), the released ``cosine`` and the goal's ``steps``."""
+    path = Path(path)
     rows = []
-    corpus = load_corpus(data_dir)
-    for task in tasks:
-        for split in SPLITS:
-            rows.append({"task": task, "split": split, "value": len(load_mc(task, split, data_dir, corpus))})
-    links = load_linking("all", data_dir)
-    rows += [{"task": "linking", "split": s, "value": int((links["split"] == s).sum())} for s in ("train", "test")]
+    for pos, (goal, item) in enumerate(_read_json(path).items()):
+        negs, sims = item.get("negative_candidates"), item.get("negative_candidates_similarities")
+        if not (isinstance(negs, list) and isinstance(sims, list) and len(negs) == len(sims) == 3):
+            raise DataError(f"{path}, record {pos + 1} ({goal!r}), field 'negative_candidates': "
+                            "needs 3 negatives with 3 similarities")
+        order = sorted(range(3), key=lambda i: -float(sims[i]))
+        for rank, i in enumerate(order, start=1):
+            rows.append({"goal": goal, "rank": rank, "negative": negs[i], "cosine": float(sims[i]),
+                         "steps": list(item.get("steps") or [])})
     return pd.DataFrame(rows)
+
+
+def pairs_from_tutorial(tutorial: dict[str, Any]) -> pd.DataFrame:
+    """Document–summary pairs from one tutorial-level record, with the paper's recipe: per method
+    or part, the document is the step descriptions joined and the summary the step headlines
+    joined (the whole tutorial when it has no methods). Columns ``title, method, text, summary,
+    n_steps``.
+
+    >>> t = {"title": "X", "steps": [{"name": "m", "steps": [{"headline": "Aç.", "description": "Kapağı aç."}]}]}
+    >>> pairs_from_tutorial(t)[["text", "summary"]].values.tolist()
+    [['Kapağı aç.', 'Aç.']]
+    """
+    blocks = tutorial.get("steps") or []
+    if blocks and isinstance(blocks[0], dict) and "headline" in blocks[0]:  # no methods: one flat list
+        blocks = [{"name": "", "steps": blocks}]
+    rows = []
+    for pos, block in enumerate(blocks):
+        steps = block.get("steps") or []
+        heads = [str(s.get("headline", "")).strip() for s in steps]
+        descs = [str(s.get("description", "")).strip() for s in steps]
+        if not any(heads) or not any(descs):
+            raise DataError(f"tutorial {tutorial.get('title')!r}, method {pos + 1}: steps need 'headline' and "
+                            "'description'")
+        rows.append({"title": tutorial.get("title", ""), "method": block.get("name", ""),
+                     "text": " ".join(d for d in descs if d), "summary": " ".join(h for h in heads if h),
+                     "n_steps": len(steps)})
+    return pd.DataFrame(rows)
+
+
+def sample_pairs() -> pd.DataFrame:
+    """The 12 document–summary pairs written by us (``summarization_sample.jsonl`` in
+    :func:`~culturelab.data.sources.sample_dir`), ids ``sample-<i>``.
+
+    >>> t = sample_pairs()
+    >>> len(t), t.columns.tolist()
+    (12, ['id', 'text', 'summary'])
+    """
+    table = _read_summ_file(sample_dir(SUBDIR) / "summarization_sample.jsonl")
+    table.insert(0, "id", [f"sample-{i}" for i in range(len(table))])
+    return table
+
+
+def split_sizes(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Rows per task split (``frames`` as :meth:`Release.mc_splits` gives them), in the long form
+    of Table 4 (``task, split, value``).
+
+    >>> split_sizes({"so test": pd.DataFrame({"task": ["so"] * 2, "split": "test"})}).values.tolist()
+    [['so', 'test', 2]]
+    """
+    return pd.DataFrame([{"task": t["task"].iloc[0], "split": t["split"].iloc[0], "value": len(t)}
+                         for t in frames.values()])
+
+
+# ------------------------------------------------------------------ where the files come from
+@dataclass(frozen=True)
+class Release:
+    """The authors' release as one data source: ``data_dir`` (``""``: ``$CULTURELAB_DATA``) and
+    ``data_source``. For the GitHub files (:data:`FILES`), ``local`` reads
+    ``<data_dir>/turkish_plu/<file>``, ``download`` fetches the file once at its pinned commit
+    (SHA-256 checked) and ``auto`` takes each file's local copy, else its download. For the
+    summarization set (:meth:`summarization`) ``summ_dir`` (``""``:
+    ``<data_dir>/turkish_plu/summarization``) is the local copy and ``auto`` falls back to
+    ``sample``.
+
+    >>> Release("/nowhere").summarization_source()
+    'sample'
+    >>> Release("/nowhere", "local").path("corpus")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no local copy of Turkish PLU's corpus/original-wikihow-tr-wikihow.json under /nowhere: ...
+    """
+
+    data_dir: str | os.PathLike = ""
+    data_source: str = "auto"
+    summ_dir: str | os.PathLike = ""
+
+    def path(self, key: str) -> Path:
+        """The local path of a released file (downloaded once when ``data_source`` asks for it or
+        ``auto`` finds no local copy)."""
+        if key not in FILES:
+            raise KeyError(f"unknown Turkish PLU file {key!r}; choose one of {sorted(FILES)}")
+        f = FILES[key]
+        local = config.data_dir(self.data_dir) / SUBDIR / f.local
+        source = resolve_source(self.data_source, local if local.is_file() else None, what=f"Turkish PLU's {f.local}",
+                                data_dir=self.data_dir)
+        if source == "local":
+            return local
+        if source != "download":
+            raise ValueError(f"Turkish PLU's {f.local} has no {source!r} copy; use data_source auto, local or download")
+        return download(f.remote(), str(Path(SUBDIR, f.local).parent))
+
+    def corpus(self) -> pd.DataFrame:
+        """The original-Turkish wikiHow corpus (6,720 methods of 2,009 tutorials), one row per
+        method: ``tutorial`` (title), ``category`` (``C&E``…), ``category_tr``, ``method``,
+        ``steps`` (step headlines), ``n_steps``, ``is_ordered`` (the paper's BERTurk orderliness
+        classifier, applied per method)."""
+        return read_corpus(self.path("corpus"))
+
+    def mc(self, task: str, split: str = "test", corpus: pd.DataFrame | None = None) -> pd.DataFrame:
+        """A multiple-choice split of the release (``val`` or ``test``) as a tidy table.
+
+        ``origin``/``category`` come from the original-Turkish corpus (loaded unless given):
+        ``category`` is ``None`` for goals outside it (the translated part has no categories in
+        the release)."""
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS} (train splits: load_mc_train), not {split!r}")
+        table = read_mc(self.path(f"{task}-{split}"), task, split)
+        return annotate_origin(table, self.corpus() if corpus is None else corpus)
+
+    def mc_splits(self, tasks: Sequence[str] = tuple(TASKS), corpus: pd.DataFrame | None = None
+                  ) -> dict[str, pd.DataFrame]:
+        """Every val and test split of ``tasks``, keyed ``"<task> <split>"`` (e.g. ``"si test"``)."""
+        corpus = self.corpus() if corpus is None else corpus
+        return {f"{t} {s}": self.mc(t, s, corpus) for t in tasks for s in SPLITS}
+
+    def linking(self, split: str = "test") -> pd.DataFrame:
+        """Linking-actions pairs of a split (``test``, ``train`` or ``all``)."""
+        if split not in {"test", "train", "all"}:
+            raise ValueError(f"split must be 'test', 'train' or 'all', not {split!r}")
+        table = read_linking(self.path("hyperlinks"))
+        return table if split == "all" else table[table["split"] == split].reset_index(drop=True)
+
+    def translated_goals(self) -> list[str]:
+        """The 49,562 translated goal titles (infinitive form) of the linking-actions candidate pool."""
+        text = self.path("translated-goals").read_text(encoding="utf-8")
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+    def goal_negatives(self) -> pd.DataFrame:
+        """Goal-inference negatives of the original corpus (:func:`read_goal_negatives`)."""
+        return read_goal_negatives(self.path("goal-negatives"))
+
+    def split_sizes(self, tasks: Sequence[str] = tuple(TASKS)) -> pd.DataFrame:
+        """Rows per released val/test file and per linking split, beside Table 4 (long form:
+        ``task, split, value``)."""
+        links = self.linking("all")
+        linking = [{"task": "linking", "split": s, "value": int((links["split"] == s).sum())} for s in ("train", "test")]
+        return pd.concat([split_sizes(self.mc_splits(tasks)), pd.DataFrame(linking)], ignore_index=True)
+
+    def _summarization_copy(self) -> Path | None:
+        """The local copy of the summarization set: ``summ_dir`` when given, else
+        ``<data_dir>/turkish_plu/summarization`` when it exists."""
+        if self.summ_dir:
+            return Path(self.summ_dir).expanduser()
+        folder = config.data_dir(self.data_dir) / SUBDIR / SUMMARIZATION_DIR
+        return folder if folder.is_dir() else None
+
+    def summarization_source(self) -> str:
+        """Where :meth:`summarization` reads from: ``local`` (``summ_dir`` when given, else
+        ``<data_dir>/turkish_plu/summarization`` when it exists), ``download`` (the hub) or ``sample``."""
+        return resolve_source(self.data_source, self._summarization_copy(), auto="sample",
+                              what=f"the summarization set ({HF_SUMMARIZATION[0]})", data_dir=self.data_dir)
+
+    def summarization(self, split: str = "test") -> tuple[pd.DataFrame, str]:
+        """Summarization pairs (``id, text, summary``) and where they came from.
+
+        ``local``/``download``: a split of ``ardauzunoglu/tr-wikihow-summ`` (the local copy, or
+        the hub at its pinned revision). ``sample``: the pairs built with the paper's recipe from
+        the one full tutorial of the release (``example``: real text, 4 method-level pairs; its
+        local copy, else its verified download), or, when that file cannot be had, the 12 pairs
+        written by us (``sample``, :func:`sample_pairs`)."""
+        source = self.summarization_source()
+        if source in {"local", "download"}:
+            repo, revision = HF_SUMMARIZATION
+            local = self._summarization_copy() if source == "local" else None
+            return read_summarization(hf_snapshot(repo, local_dir=local, revision=revision), split), source
+        try:
+            tutorial = _read_json(Release(self.data_dir).path("example-tutorial"))
+        except (FileNotFoundError, ConnectionError):
+            return sample_pairs(), "sample"
+        pairs = pairs_from_tutorial(tutorial)
+        pairs.insert(0, "id", [f"example-{i}" for i in range(len(pairs))])
+        return pairs, "example"

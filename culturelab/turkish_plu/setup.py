@@ -1,0 +1,93 @@
+"""Allowed parameter values of the Turkish PLU notebooks, in one place, and their one entry
+point :func:`open`.
+
+``culturelab check``, ``culturelab run`` and ``start_run`` apply :data:`CHOICES` (keys shared by
+the notebooks), :data:`NOTEBOOK_CHOICES` (per-notebook overrides) and :func:`check` (rules that tie
+several keys) before any data or model is loaded.
+
+>>> from culturelab.params import check_choices
+>>> check_choices({"tasks": ["gi", "xx"], "max_steps": 30}, CHOICES)
+["tasks: ['xx'] not allowed; choose from gi, si, so, nep", 'max_steps: must be between 2 and 26, got 30']
+>>> check("03_step_ordering", {"min_steps": 8, "max_steps": 6})
+['min_steps: must be ≤ max_steps (8 > 6)']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from culturelab import prompts
+from culturelab.data.sources import DATA_SOURCES
+from culturelab.params import Choice, in_range, one_of
+from culturelab.parsing import LETTERS
+from culturelab.tasks.reorder import POLICIES
+from culturelab.turkish_plu.data import SUMMARIZATION_SPLITS, TASKS, Release
+from culturelab.turkish_plu.mc import MC_TEMPLATES, NORMALISATIONS
+
+if TYPE_CHECKING:
+    from culturelab.runner import Run
+
+PAPER = "turkish_plu"
+#: the notebooks that can run on a sample (``data_source`` ``sample``, or ``auto`` without a local copy)
+SAMPLE_NOTEBOOKS = ("05_summarization",)
+#: the release's files have a local copy or a verified download, but no sample
+RELEASE_SOURCES = tuple(s for s in DATA_SOURCES if s != "sample")
+#: the 4-option tasks (step ordering has 2 options, so it has no distractor ranks)
+FOUR_WAY = tuple(t for t in TASKS if t != "so")
+
+
+def _versions(*templates: str) -> list[str]:
+    """The prompt versions every one of ``templates`` has."""
+    common = set.intersection(*(set(prompts.versions(PAPER, t)) for t in templates))
+    return sorted(common)
+
+
+_COUNT = in_range(0, 10**6)
+
+CHOICES: dict[str, Choice] = {
+    "data_source": one_of(RELEASE_SOURCES),
+    "tasks": one_of(TASKS),
+    "normalisations": one_of(NORMALISATIONS),
+    "normalisation": one_of(NORMALISATIONS),
+    "policy": one_of(POLICIES),
+    "split": one_of(SUMMARIZATION_SPLITS),
+    "min_steps": in_range(2, len(LETTERS)),
+    "max_steps": in_range(2, len(LETTERS)),
+    "bm25_prefix": in_range(0, 20),
+    "max_queries": _COUNT,
+    "n_dense_queries": _COUNT,
+    "dense_pool_size": _COUNT,
+    "lead_ks": lambda ks: None if all(k >= 1 for k in ks) else f"every k must be ≥ 1, got {list(ks)}",
+}
+
+NOTEBOOK_CHOICES: dict[str, dict[str, Choice]] = {
+    "02_mc_tasks": {"prompt_version": one_of(_versions(*MC_TEMPLATES))},
+    "03_step_ordering": {"prompt_version": one_of(_versions("reorder"))},
+    "05_summarization": {"data_source": one_of(DATA_SOURCES), "prompt_version": one_of(_versions("summarize"))},
+    "06_distractors": {"tasks": one_of(FOUR_WAY), "prompt_version": one_of(_versions(*MC_TEMPLATES))},
+}
+
+
+def check(topic: str, params: Mapping[str, Any]) -> list[str]:
+    """Rules that tie several parameters: ``min_steps`` ≤ ``max_steps``.
+
+    >>> check("03_step_ordering", {"min_steps": 5, "max_steps": 10})
+    []
+    """
+    if "min_steps" in params and "max_steps" in params and params["min_steps"] > params["max_steps"]:
+        return [f"min_steps: must be ≤ max_steps ({params['min_steps']} > {params['max_steps']})"]
+    return []
+
+
+def open(run: Run) -> Release:
+    """The release as the notebook's parameters ask for it (``data_dir``, ``data_source``,
+    ``summ_dir``), with where the data comes from stamped on ``run``: ``sample`` when the
+    summarization notebook falls back to sample pairs, ``released`` otherwise. Files are read
+    on demand through the returned :class:`~culturelab.turkish_plu.data.Release`."""
+    p = run.params
+    release = Release(p.get("data_dir", ""), p.get("data_source", "auto"), p.get("summ_dir", ""))
+    topic = run.notebook.rsplit("/", 1)[-1]
+    sample = topic in SAMPLE_NOTEBOOKS and release.summarization_source() == "sample"
+    run.set_data_source("sample" if sample else "released")
+    return release
