@@ -50,7 +50,7 @@ def build_questions(n: int, seed: int = 0) -> list[dict]:
         rows = dishes.sample(n=min(n, len(dishes)), random_state=seed).itertuples(index=False)
         pairs = [(r.sub_label, r.origin) for r in rows]
     else:
-        from culturelab.data.quickstart import load_mcqs
+        from culturelab.quickstart.data import load_mcqs
 
         qs = load_mcqs()
         pool = sorted({o for opts in qs["options"] for o in opts})
