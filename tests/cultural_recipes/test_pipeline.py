@@ -31,22 +31,33 @@ def test_seed_dictionary_variants():
         lexicon.seed_pairs("ocr")
 
 
+def _toy_run(seed: int):
+    kw = {"vector_size": 24, "min_count": 3, "epochs": 10, "progress": False, "seed": seed}
+    zh, zh_counts = alignment.embed_corpus(lambda: corpus.toy_corpus("zh", 1500, seed=seed), "zh",
+                                           name=f"toy-zh-{seed}", **kw)
+    en, _ = alignment.embed_corpus(lambda: corpus.toy_corpus("en", 1500, seed=seed), "en", name=f"toy-en-{seed}", **kw)
+    gold = corpus.toy_gold()
+    res, _table, view = alignment.align_and_translate(zh, en, alignment.select_queries(zh_counts, n=30),
+                                                      progress=False, literal=gold["literal"],
+                                                      cultural=gold["cultural"], max_iter=40, stochastic_interval=8)
+    return zh, zh_counts, res, view, gold
+
+
 def test_toy_corpus_pipeline_aligns_neutral_words_and_finds_planted_equivalents(tmp_cache):
     # 1500 recipes x 10 epochs: with 600 x 8 the vectors of rarer words were too noisy (P@5 0.57);
-    # at this size P@5 is 0.87-1.0 over corpus/word2vec seeds 0-2 and the run still takes ~1.5 s
-    kw = {"vector_size": 24, "min_count": 3, "epochs": 10, "progress": False, "seed": 0}
-    zh, zh_counts = alignment.embed_corpus(lambda: corpus.toy_corpus("zh", 1500), "zh", name="toy-zh", **kw)
-    en, _ = alignment.embed_corpus(lambda: corpus.toy_corpus("en", 1500), "en", name="toy-en", **kw)
-    assert zh.words[0] == max(zh_counts, key=zh_counts.get)  # frequency order kept
-    queries = alignment.select_queries(zh_counts, n=30)
-    gold = corpus.toy_gold()
-    res, _table, view = alignment.align_and_translate(zh, en, queries, progress=False, literal=gold["literal"],
-                                                     cultural=gold["cultural"], max_iter=40, stochastic_interval=8)
-    assert res.n_seed_pairs == 14 and res.skipped_seed_pairs == [("劈", "chop")]  # 劈 is not in the toy corpus
-    summary = alignment.bli_summary(view).set_index("quantity")
-    assert summary.loc["P@5", "ours"] >= 0.6  # comparable corpora from one concept process align
-    top5 = view.set_index("query")["neighbours"]
-    planted = [w for w in gold["cultural"] if w in top5.index]
-    assert len(planted) == 8  # 蒸 → bake, 豆腐 → ham, 淀粉 → flour, 筷子 → fork, …
-    assert sum(bool(gold["cultural"][w] & set(top5[w])) for w in planted) >= 6
-    assert isinstance(view, pd.DataFrame) and (view["manual_label"] == "").all()
+    # at this size P@5 is 0.83-0.93 over corpus/word2vec seeds 0-3 and a run takes ~2 s. A single seed
+    # finds 5-8 of the 8 planted equivalents, so the planted-word claim is checked over three seeds.
+    found, planted_total = 0, 0
+    for seed in range(3):
+        zh, zh_counts, res, view, gold = _toy_run(seed)
+        assert zh.words[0] == max(zh_counts, key=zh_counts.get)  # frequency order kept
+        assert res.n_seed_pairs == 14 and res.skipped_seed_pairs == [("劈", "chop")]  # 劈 is not in the toy corpus
+        summary = alignment.bli_summary(view).set_index("quantity")
+        assert summary.loc["P@5", "ours"] >= 0.6  # comparable corpora from one concept process align
+        top5 = view.set_index("query")["neighbours"]
+        planted = [w for w in gold["cultural"] if w in top5.index]
+        assert len(planted) == 8  # 蒸 → bake, 豆腐 → ham, 淀粉 → flour, 筷子 → fork, …
+        found += sum(bool(gold["cultural"][w] & set(top5[w])) for w in planted)
+        planted_total += len(planted)
+        assert isinstance(view, pd.DataFrame) and (view["manual_label"] == "").all()
+    assert found >= 0.75 * planted_total, (found, planted_total)
