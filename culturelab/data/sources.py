@@ -147,20 +147,22 @@ def sample_dir(paper: str) -> Path:
 
 
 def resolve_source(data_source: str, local: Path | None, *, auto: str = "download", what: str = "the data",
-                   data_dir: str | os.PathLike | None = "") -> str:
+                   data_dir: str | os.PathLike | None = "",
+                   alternatives: tuple[str, ...] = ("download", "sample")) -> str:
     """The concrete source (``local``, ``download`` or ``sample``) for ``data_source``.
 
     ``local`` is the local copy found under the data directory (``None`` when there is none);
     ``auto`` picks it, else falls back to ``auto`` (``download`` for public releases, ``sample``
     where the release is gated or absent). Asking for ``local`` without a local copy raises a
-    :class:`FileNotFoundError` that says where it looked and what to do.
+    :class:`FileNotFoundError` that says where it looked and what to do (``alternatives``: the
+    other sources this paper offers).
 
     >>> resolve_source("auto", None, auto="sample"), resolve_source("auto", Path("."))
     ('sample', 'local')
     >>> resolve_source("local", None, what="CAPTEx's Procedures.csv")
     Traceback (most recent call last):
     ...
-    FileNotFoundError: no local copy of CAPTEx's Procedures.csv under ... set CULTURELAB_DATA or data_dir, or use data_source 'download'
+    FileNotFoundError: no local copy of CAPTEx's Procedures.csv under ... set CULTURELAB_DATA or data_dir, or use data_source 'download' or 'sample'
     """
     if data_source not in DATA_SOURCES:
         raise ValueError(f"data_source must be one of {', '.join(DATA_SOURCES)}, not {data_source!r}")
@@ -170,5 +172,5 @@ def resolve_source(data_source: str, local: Path | None, *, auto: str = "downloa
         return "local" if local is not None else auto
     if data_source == "local" and local is None:
         raise FileNotFoundError(f"no local copy of {what} under {config.data_dir(data_dir)}: set CULTURELAB_DATA or "
-                                f"data_dir, or use data_source {auto!r}")
+                                f"data_dir, or use data_source {' or '.join(map(repr, alternatives))}")
     return data_source
