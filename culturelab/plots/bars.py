@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, mark_chance, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 _HATCHES = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
@@ -19,8 +20,19 @@ _HATCHES = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
 
 def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | None = None,
                  err_high: str | None = None, ax: plt.Axes | None = None, title: str | None = None,
-                 ylabel: str | None = None, rotate: int = 0) -> plt.Figure:
+                 ylabel: str | None = None, rotate: int = 0, n: str | None = None, chance: float | None = None,
+                 min_n: int = MIN_N) -> plt.Figure:
     """Bars of ``y`` per ``x``, one bar per ``hue`` level (hatched for greyscale), optional CI whiskers.
+
+    For model scores: ``n`` names the column of item counts (written under each bar; bars with
+    fewer than ``min_n`` items are greyed out) and ``chance`` draws the chance level.
+
+    >>> t = pd.DataFrame({"country": ["TR", "IR"], "lang": ["en", "en"], "acc": [0.6, 0.4], "n": [40, 3]})
+    >>> ax = grouped_bars(t, "country", "acc", "lang", n="n", chance=0.25).axes[0]
+    >>> from matplotlib.colors import to_hex
+    >>> [to_hex(p.get_facecolor()) for p in ax.patches], ax.texts[1].get_text()
+    (['#000000', '#d9d9d9'], 'n=3')
+    >>> plt.close("all")
 
     >>> t = pd.DataFrame({"country": ["TR", "TR", "IR", "IR"], "lang": ["en", "native"] * 2,
     ...                   "acc": [0.6, 0.5, 0.7, 0.4]})
@@ -46,13 +58,29 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
             lo = np.array([part[err_low].get(v, np.nan) for v in xs], dtype=float)
             hi = np.array([part[err_high].get(v, np.nan) for v in xs], dtype=float)
             yerr = np.vstack([vals - lo, hi - vals])
-        ax.bar(base + (i - (len(hues) - 1) / 2) * width, vals, width, color=colour, alpha=0.85,
-               hatch=_HATCHES[i % len(_HATCHES)], edgecolor="white", linewidth=0.5, label=h, yerr=yerr,
-               error_kw={"elinewidth": 0.8, "capsize": 2})
+        xpos = base + (i - (len(hues) - 1) / 2) * width
+        counts = np.array([part[n].get(v, np.nan) for v in xs], dtype=float) if n else None
+        small = too_few(counts, min_n) if n else np.zeros(len(xs), bool)
+        bars = ax.bar(xpos, vals, width, color=colour, alpha=0.85,
+                      hatch=_HATCHES[i % len(_HATCHES)], edgecolor="white", linewidth=0.5, label=h, yerr=yerr,
+                      error_kw={"elinewidth": 0.8, "capsize": 2})
+        for bar, grey in zip(bars, small):
+            if grey:
+                bar.set_facecolor(SMALL_N_COLOUR)
+                bar.set_alpha(1.0)
+        if n:
+            for xp, count in zip(xpos, counts):
+                if not np.isnan(count):
+                    ax.annotate(f"n={int(count)}", (xp, 0), xytext=(0, 2), textcoords="offset points",
+                                ha="center", va="bottom", fontsize=5, rotation=90, color="#333333")
+        if small.any():
+            note_small_n(fig, min_n, what="bars")
+    if chance is not None:
+        mark_chance(ax, chance)
     ax.set_xticks(base)
     ax.set_xticklabels(xs, rotation=rotate, ha="right" if rotate else "center")
     ax.set_ylabel(ylabel or y)
-    ax.legend(frameon=False, ncols=min(len(hues), 4))
+    ax.legend(frameon=False, ncols=min(len(hues) + (chance is not None), 4))
     if title:
         ax.set_title(title)
     return fig

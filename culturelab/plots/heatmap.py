@@ -9,17 +9,33 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.patches import Rectangle
 
+from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, ci_text, note_small_n, too_few
 from culturelab.plots.style import apply_style
 
 
 def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f", cmap: str = "cividis",
             vmin: float | None = None, vmax: float | None = None, cbar_label: str | None = None,
-            annot: bool = True, ax: plt.Axes | None = None, figsize: tuple[float, float] | None = None) -> plt.Figure:
+            annot: bool = True, ax: plt.Axes | None = None, figsize: tuple[float, float] | None = None,
+            counts: pd.DataFrame | None = None, ci_low: pd.DataFrame | None = None,
+            ci_high: pd.DataFrame | None = None, chance: float | None = None, min_n: int = MIN_N) -> plt.Figure:
     """A heatmap of a wide table (rows × columns). ``cividis`` is perceptually uniform and
     monotone in lightness, so it reads the same in greyscale.
+
+    For model scores pass ``counts`` (items per cell, same shape): each cell then shows its n
+    (and its 95 % CI when ``ci_low``/``ci_high`` are given), cells with fewer than ``min_n``
+    items are greyed out, and ``chance`` is marked on the colour bar.
+
+    >>> m = pd.DataFrame([[0.5, 0.9]], index=["TR"], columns=["gemma", "qwen"])
+    >>> n = pd.DataFrame([[40, 4]], index=["TR"], columns=["gemma", "qwen"])
+    >>> ax = heatmap(m, counts=n, chance=0.25).axes[0]
+    >>> [t.get_text() for t in ax.texts], len(ax.patches)
+    (['0.50\\nn=40', '0.90\\nn=4'], 1)
+    >>> plt.close("all")
 
     >>> m = pd.DataFrame([[0.25, 0.75], [0.5, 1.0]], index=["TR", "IR"], columns=["gemma", "qwen"])
     >>> ax = heatmap(m, title="accuracy").axes[0]
@@ -33,9 +49,33 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
         fig, ax = plt.subplots(figsize=w)
     else:
         fig = ax.figure
-    sns.heatmap(matrix.astype(float), annot=annot, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, ax=ax,
-                linewidths=0.4, linecolor="white", annot_kws={"fontsize": 7},
+    values = matrix.astype(float)
+    labels: pd.DataFrame | bool = annot
+    if annot and (counts is not None or ci_low is not None):
+        def cell(r: object, c: object) -> str:
+            low = ci_low.loc[r, c] if ci_low is not None else np.nan
+            high = ci_high.loc[r, c] if ci_high is not None else np.nan
+            n = counts.loc[r, c] if counts is not None else None
+            return "" if np.isnan(values.loc[r, c]) else ci_text(values.loc[r, c], low, high, n, fmt)
+
+        labels = pd.DataFrame([[cell(r, c) for c in values.columns] for r in values.index])
+    sns.heatmap(values, annot=labels if isinstance(labels, pd.DataFrame) else annot,
+                fmt="" if isinstance(labels, pd.DataFrame) else fmt, cmap=cmap, vmin=vmin, vmax=vmax, ax=ax,
+                linewidths=0.4, linecolor="white", annot_kws={"fontsize": 7 if labels is annot else 5.5},
                 cbar_kws={"label": cbar_label} if cbar_label else None)
+    if counts is not None:
+        small = too_few(counts.reindex(index=values.index, columns=values.columns).to_numpy(), min_n)
+        for i, j in zip(*np.nonzero(small)):
+            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=SMALL_N_COLOUR, edgecolor="white", hatch="///",
+                                   linewidth=0.4, zorder=2))
+        for text in ax.texts:  # keep the labels of greyed cells readable, above the patch
+            text.set_zorder(3)
+        if small.any():
+            note_small_n(fig, min_n)
+    if chance is not None and ax.collections and ax.collections[0].colorbar is not None:
+        bar = ax.collections[0].colorbar
+        bar.ax.axhline(chance, color="#222222", linestyle=":", linewidth=1.2)
+        bar.ax.text(1.6, chance, "chance", transform=bar.ax.get_yaxis_transform(), fontsize=6, va="center")
     ax.set_xlabel(matrix.columns.name or "")
     ax.set_ylabel(matrix.index.name or "")
     ax.grid(False)

@@ -16,16 +16,31 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 
 def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categories: Sequence[str] | None = None,
           title: str | None = None, rmax: float | None = None, ax: plt.Axes | None = None,
-          fill_alpha: float = 0.06, missing: str = "zero") -> plt.Figure:
+          fill_alpha: float = 0.06, missing: str = "zero", rlabel: str | None = None, n: str | None = None,
+          ci_low: str | None = None, ci_high: str | None = None, chance: float | None = None,
+          min_n: int = MIN_N) -> plt.Figure:
     """Draw ``value`` per ``category`` (angles) with one closed polygon per ``series``.
 
     ``categories`` fixes the order of the spokes; categories missing for a series are drawn at 0
     (``missing="zero"``) or left as gaps in the outline, unfilled (``missing="gap"``).
+    ``rlabel`` names the metric on the radial axis. For model scores (one row per series ×
+    category): ``ci_low``/``ci_high`` columns draw a 95 % band, ``n`` the item counts (points
+    resting on fewer than ``min_n`` items are drawn hollow and grey, and the spoke label shows
+    the smallest n), ``chance`` a dotted circle.
+
+    >>> t = pd.DataFrame({"category": ["food", "music", "sport"], "model": "a", "acc": [0.5, 0.25, 0.75],
+    ...                   "lo": [0.4, 0.1, 0.6], "hi": [0.6, 0.4, 0.9], "n": [30, 4, 30]})
+    >>> ax = radar(t, "category", "acc", "model", rlabel="accuracy", n="n", ci_low="lo", ci_high="hi",
+    ...            chance=0.25).axes[0]
+    >>> [tick.get_text() for tick in ax.get_xticklabels()]
+    ['food\\nn=30', 'music\\nn=4', 'sport\\nn=30']
+    >>> plt.close("all")
 
     >>> t = pd.DataFrame({"category": ["food", "music", "sport"] * 2, "model": ["a"] * 3 + ["b"] * 3,
     ...                   "accuracy": [0.5, 0.25, 0.75, 1.0, 0.5, 0.5]})
@@ -48,12 +63,32 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
         part = df[df[series].astype(str) == name].groupby(df[category].astype(str))[value].mean()
         vals = np.array([part.get(c, 0.0 if missing == "zero" else np.nan) for c in cats], dtype=float)
         closed_a, closed_v = np.append(angles, angles[0]), np.append(vals, vals[0])
+        rows = df[df[series].astype(str) == name].groupby(df[category].astype(str))
         ax.plot(closed_a, closed_v, color=colour, linestyle=LINESTYLES[i % len(LINESTYLES)],
                 marker=MARKERS[i % len(MARKERS)], markersize=3.5, linewidth=1.3, label=name)
-        if not np.isnan(vals).any():
+        if ci_low and ci_high:
+            lo = rows[ci_low].mean().reindex(cats).to_numpy(dtype=float)
+            hi = rows[ci_high].mean().reindex(cats).to_numpy(dtype=float)
+            ax.fill_between(closed_a, np.append(lo, lo[0]), np.append(hi, hi[0]), color=colour, alpha=0.15,
+                            linewidth=0)
+        elif not np.isnan(vals).any():
             ax.fill(closed_a, closed_v, color=colour, alpha=fill_alpha)
+        if n:
+            small = too_few(rows[n].sum().reindex(cats).to_numpy(dtype=float), min_n)
+            ax.scatter(angles[small], vals[small], s=22, facecolors="white", edgecolors=SMALL_N_COLOUR,
+                       linewidths=1.2, zorder=4)
+            if small.any():
+                note_small_n(fig, min_n, what="hollow points")
+    if chance is not None:
+        ring = np.linspace(0, 2 * np.pi, 200)
+        ax.plot(ring, np.full_like(ring, chance), color="#555555", linestyle=":", linewidth=1.0,
+                label=f"chance ({chance:.2g})")
+    labels = cats
+    if n:
+        least = df.groupby(df[category].astype(str))[n].min()
+        labels = [f"{c}\nn={int(least[c])}" if c in least else c for c in cats]
     ax.set_xticks(angles)
-    ax.set_xticklabels(cats, fontsize=7.5)
+    ax.set_xticklabels(labels, fontsize=7.5)
     for label, angle in zip(ax.get_xticklabels(), angles):  # anchor labels away from the circle
         c = np.cos(angle)
         label.set_horizontalalignment("left" if c > 0.1 else "right" if c < -0.1 else "center")
@@ -61,6 +96,9 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     top = rmax if rmax is not None else max(float(np.nanmax(df[value])) * 1.05, 1e-9)
     ax.set_ylim(0, top)
     ax.tick_params(axis="y", labelsize=6.5)
+    if rlabel:
+        ax.text(np.deg2rad(ax.get_rlabel_position()), top * 1.02, rlabel, fontsize=7, color="#444444",
+                ha="left", va="bottom")
     ax.grid(True, alpha=0.4)
     ax.spines["polar"].set_alpha(0.4)
     if title:
