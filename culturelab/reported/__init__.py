@@ -4,11 +4,16 @@ Each paper has a folder ``culturelab/reported/<paper>/`` with one CSV per table 
 (one row per reported cell, a ``value`` column plus the columns that identify the cell) and
 a ``README.md`` saying where each number comes from.
 
+Every comparison states its comparability: whether our number was computed on the paper's
+data (``data="same"``, or what differs, e.g. ``"sample data"``) and with the paper's protocol
+(``protocol="same"``, or which step differs). A Δ is printed only where both match; otherwise
+the table shows both numbers and the reason.
+
 >>> import pandas as pd
 >>> rep = pd.DataFrame({"model": ["a", "b"], "value": [0.5, 0.7]})
 >>> ours = pd.DataFrame({"model": ["a"], "value": [0.55]})
->>> compare(rep, ours, on=["model"]).round(2).to_dict("records")
-[{'model': 'a', 'reported': 0.5, 'ours': 0.55, 'delta': 0.05}, {'model': 'b', 'reported': 0.7, 'ours': nan, 'delta': nan}]
+>>> compare(rep, ours, on=["model"], data="same", protocol="same").round(2).to_dict("records")[0]
+{'model': 'a', 'reported': 0.5, 'ours': 0.55, 'delta': 0.05, 'data': 'same', 'protocol': 'same', 'comparable': True}
 """
 
 from __future__ import annotations
@@ -43,17 +48,43 @@ def load(paper: str, table: str) -> pd.DataFrame:
         return pd.read_csv(fh, comment="#")
 
 
+SAME = "same"
+
+
+def data_of(data_source: str | None) -> str:
+    """The ``data`` comparability of a run from its data source (what ``run.set_data_source`` stamped).
+
+    >>> data_of("released"), data_of("sample")
+    ('same', "sample data (ours, not the paper's)")
+    """
+    return SAME if data_source == "released" else f"{data_source} data (ours, not the paper's)"
+
+
 def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value: str = "value",
-            ours_value: str | None = None) -> pd.DataFrame:
-    """Reported, ours and Δ = ours − reported, one row per reported cell (outer join on ``on``).
+            ours_value: str | None = None, *, data: str | None = None, protocol: str | None = None) -> pd.DataFrame:
+    """Reported, ours and Δ = ours − reported, one row per reported cell (outer join on ``on``),
+    with the comparability of the two numbers.
+
+    ``data`` and ``protocol`` are ``"same"`` or say what differs (e.g. ``data="sample data"``,
+    ``protocol="8 of 2,008 items; log-likelihood instead of fine-tuning"``). ``delta`` is only
+    filled where both are ``"same"`` (``comparable``); otherwise both numbers stand side by side
+    (an unstated comparability counts as differing).
 
     >>> rep = pd.DataFrame({"model": ["a"], "value": [0.5]})
     >>> ours = pd.DataFrame({"model": ["a"], "acc": [0.75]})
-    >>> compare(rep, ours, on=["model"], ours_value="acc").to_dict("records")
-    [{'model': 'a', 'reported': 0.5, 'ours': 0.75, 'delta': 0.25}]
+    >>> compare(rep, ours, on=["model"], ours_value="acc", data="same", protocol="same")["delta"].tolist()
+    [0.25]
+    >>> t = compare(rep, ours, on=["model"], ours_value="acc", data="sample data", protocol="same")
+    >>> t[["delta", "comparable"]].to_dict("records")
+    [{'delta': nan, 'comparable': False}]
     """
+    data, protocol = data or "not stated", protocol or "not stated"
     left = reported[[*on, value]].rename(columns={value: "reported"})
     right = ours[[*on, ours_value or value]].rename(columns={ours_value or value: "ours"})
     table = left.merge(right, on=list(on), how="outer", sort=False)
-    table["delta"] = table["ours"] - table["reported"]
+    comparable = data == SAME and protocol == SAME
+    table["delta"] = table["ours"] - table["reported"] if comparable else float("nan")
+    table["data"] = data
+    table["protocol"] = protocol
+    table["comparable"] = comparable
     return table
