@@ -5,22 +5,28 @@ translated titles (49,562) plus the original corpus titles (2,009), normalised a
 retrieval script does (no "How to", "- wikiHow", "?"), with any test gold missing from it
 added (counted). Retrievers:
 
-* :func:`bm25_scores` — BM25+ (the paper's BM25 variant, from ``rank_bm25``'s ``BM25Plus``) via
+* :func:`bm25_retriever` — BM25+ (the paper's BM25 variant, from ``rank_bm25``'s ``BM25Plus``) via
   :mod:`bm25s` (sparse matrices; the same scores as ``rank_bm25``, much faster);
-* :func:`dense_scores` — cosine of sentence embeddings (e.g. ``bundled:e5-small``, query/passage
+* :func:`dense_retriever` — cosine of sentence embeddings (e.g. ``bundled:e5-small``, query/passage
   prefixes) from :mod:`culturelab.models.encoders`.
 
-R@n = share of steps whose gold goal is among the top ``n`` (:func:`culturelab.metrics.retrieval.recall_at_n`).
+R@n = share of steps whose gold goal is among the top ``n``; MRR = mean 1 / rank of the gold.
+Equal scores (frequent with BM25 on short titles) are taken in random order: each query counts
+with its *expected* R@n and 1 / rank (:func:`recall_table`), so the numbers do not depend on the
+order in which the pool happens to list its titles. Scores are computed ``block`` queries at a
+time (:func:`rank_gold`): memory does not grow with queries × pool.
 
 >>> pool = ["Yazıcı Kurmak", "Kek Pişirmek", "Köpek Eğitmek"]
->>> s = bm25_scores(["Yazıcı kablosunu bilgisayara tak.", "Köpeğine mama ver."], pool)
->>> recall_table(s, gold_index(["Yazıcı Kurmak", "Kek Pişirmek"], pool), ns=(1,))["value"].tolist()
-[50.0, 0.75]
+>>> steps = ["Yazıcı kablosunu bilgisayara tak.", "Köpeğine mama ver."]
+>>> ranks = rank_gold(bm25_retriever(pool), steps, gold_index(["Yazıcı Kurmak", "Kek Pişirmek"], pool))
+>>> recall_table(ranks, ns=(1,))["value"].round(4).tolist()  # step 2 shares no word: 3 titles tie
+[66.6667, 0.8056]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -79,49 +85,95 @@ def tokenize(texts: Sequence[str], scheme: str = "unicode", prefix: int | None =
     return [[t[:prefix] if prefix else t for t in tok.tokenize(x)] for x in texts]
 
 
-def bm25_scores(queries: Sequence[str], pool: Sequence[str], *, scheme: str = "unicode", prefix: int | None = None,
-                k1: float = 1.5, b: float = 0.75, delta: float = 1.0) -> np.ndarray:
-    """BM25+ score of every pool title for every query (queries × pool, float32); parameters are
-    ``rank_bm25.BM25Plus``'s defaults; tokens from :func:`tokenize`.
-
-    >>> int(np.argmax(bm25_scores(["kek tarifi"], ["Araba Yıkamak", "Kek Tarifi Hazırlamak"])[0]))
-    1"""
+def bm25_retriever(pool: Sequence[str], *, scheme: str = "unicode", prefix: int | None = None, k1: float = 1.5,
+                   b: float = 0.75, delta: float = 1.0) -> Callable[[Sequence[str]], np.ndarray]:
+    """A BM25+ index of ``pool`` (parameters: ``rank_bm25.BM25Plus``'s defaults; tokens from
+    :func:`tokenize`) as a function: a block of queries → their scores (queries × pool, float32)."""
     import bm25s
 
     retriever = bm25s.BM25(method="bm25+", k1=k1, b=b, delta=delta)
     retriever.index(tokenize(pool, scheme, prefix), show_progress=False)
-    return np.stack([retriever.get_scores(q) for q in tokenize(queries, scheme, prefix)]).astype(np.float32) \
-        if len(queries) else np.zeros((0, len(pool)), dtype=np.float32)
+
+    def score(queries: Sequence[str]) -> np.ndarray:
+        if not len(queries):
+            return np.zeros((0, len(pool)), dtype=np.float32)
+        return np.stack([retriever.get_scores(q) for q in tokenize(queries, scheme, prefix)]).astype(np.float32)
+    return score
 
 
-def dense_scores(queries: Sequence[str], pool: Sequence[str], encoder: str = "bundled:e5-small", *,
-                 device: str = "auto") -> np.ndarray:
-    """Cosine similarity of query (step) and passage (title) embeddings, queries × pool."""
+def bm25_scores(queries: Sequence[str], pool: Sequence[str], **kwargs: Any) -> np.ndarray:
+    """BM25+ score of every pool title for every query (queries × pool, float32; keyword
+    arguments of :func:`bm25_retriever`). For large query sets use :func:`rank_gold`, which
+    scores in blocks.
+
+    >>> int(np.argmax(bm25_scores(["kek tarifi"], ["Araba Yıkamak", "Kek Tarifi Hazırlamak"])[0]))
+    1"""
+    return bm25_retriever(pool, **kwargs)(queries)
+
+
+def dense_retriever(pool: Sequence[str], encoder: str = "bundled:e5-small", *, device: str = "auto"
+                    ) -> Callable[[Sequence[str]], np.ndarray]:
+    """Cosine similarity of query (step) and passage (title) embeddings: the pool is embedded once
+    (and cached on disk); the returned function scores a block of queries (queries × pool)."""
     from culturelab.models.encoders import load_encoder
 
     enc = load_encoder(encoder, device=device)
-    q = enc.encode(list(queries), role="query")
-    p = enc.encode(list(pool), role="passage")
-    return q @ p.T
+    passages = enc.encode(list(pool), role="passage")
+    return lambda queries: enc.encode(list(queries), role="query") @ passages.T if len(queries) \
+        else np.zeros((0, len(pool)), dtype=np.float32)
 
 
-def recall_table(scores: np.ndarray, gold: np.ndarray, ns: Sequence[int] = NS, *, groups: Sequence[str] | None = None
-                 ) -> pd.DataFrame:
-    """R@n (in %) and MRR for a score matrix and the gold column of each query, long form
-    (``group, metric, value, n``); ``groups`` labels each query (e.g. its origin) for per-group rows
-    in addition to ``all``.
+def rank_gold(score: Callable[[Sequence[str]], np.ndarray], queries: Sequence[str], gold: np.ndarray, *,
+              block: int = 256, k: int = 3) -> pd.DataFrame:
+    """Where each query's gold candidate ranks, scoring ``block`` queries at a time so that peak
+    memory is ``block`` × pool, whatever the number of queries: ``above`` (candidates scored
+    higher), ``tied`` (candidates with the gold's score, the gold included), ``expected_rank``
+    (its rank when ties are ordered at random: ``above + (tied + 1) / 2``) and ``top`` (the
+    indices of the ``k`` best candidates, ties in pool order, for showing examples).
 
-    >>> recall_table(np.array([[0.2, 0.8]]), np.array([1]), ns=(1,))["value"].tolist()
-    [100.0, 1.0]"""
-    ranks = gold_ranks(scores, gold)  # one gold per query: R@n and MRR follow from its rank (no full sort)
-    per_query = {f"R@{n}": 100.0 * (ranks <= n) for n in ns}
-    per_query["MRR"] = 1.0 / ranks
+    >>> r = rank_gold(lambda q: np.array([[0.2, 0.9, 0.9]] * len(q)), ["a", "b"], np.array([1, 0]), block=1, k=2)
+    >>> r[["above", "tied", "expected_rank"]].values.tolist(), r["top"].tolist()
+    ([[0.0, 2.0, 1.5], [2.0, 1.0, 3.0]], [[1, 2], [1, 2]])
+    """
+    from culturelab.metrics.retrieval import rank_counts
+
+    gold = np.asarray(gold)
+    parts = []
+    for start in range(0, len(queries), block):
+        scores = score(list(queries[start : start + block]))
+        above, tied = rank_counts(scores, gold[start : start + len(scores)])
+        top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        parts.append(pd.DataFrame({"above": above.astype(float), "tied": tied.astype(float), "top": top.tolist()}))
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["above", "tied", "top"])
+    out.insert(2, "expected_rank", out["above"] + (out["tied"] + 1) / 2)
+    return out
+
+
+def recall_table(ranks: pd.DataFrame, ns: Sequence[int] = NS, *, groups: Sequence[str] | None = None,
+                 seed: int = 0) -> pd.DataFrame:
+    """R@n (in %) and MRR from :func:`rank_gold`'s ``above``/``tied``, equal scores taken in random
+    order (their expectation, :func:`culturelab.metrics.retrieval.expected_recall`; a rule that
+    does not depend on the order of the pool), long form with a bootstrap 95 % CI over queries
+    (``group, metric, value, ci_low, ci_high, n``); ``groups`` labels each query (e.g. its
+    origin) for per-group rows in addition to ``all``.
+
+    >>> r = pd.DataFrame({"above": [0.0, 0.0], "tied": [1.0, 2.0]})
+    >>> recall_table(r, ns=(1,))[["metric", "value"]].values.tolist()  # the tied gold is first half the time
+    [['R@1', 75.0], ['MRR', 0.875]]"""
+    from culturelab.metrics.retrieval import expected_reciprocal_rank, expected_recall
+    from culturelab.stats import summarise
+
+    above, tied = ranks["above"].to_numpy(), ranks["tied"].to_numpy()
+    per_query = {f"R@{n}": 100.0 * expected_recall(above, tied, n) for n in ns}
+    per_query["MRR"] = expected_reciprocal_rank(above, tied)
     labels = np.asarray(groups) if groups is not None else None
     rows = []
     for group in ["all", *(sorted(set(labels)) if labels is not None else [])]:
-        mask = np.ones(len(gold), bool) if group == "all" else labels == group
-        rows += [{"group": group, "metric": m, "value": float(v[mask].mean()), "n": int(mask.sum())}
-                 for m, v in per_query.items()]
+        mask = np.ones(len(ranks), bool) if group == "all" else labels == group
+        for metric, values in per_query.items():
+            s = summarise(pd.DataFrame({"v": values[mask]}), "v", seed=seed).iloc[0]
+            rows.append({"group": group, "metric": metric, "value": s["mean"], "ci_low": s["ci_low"],
+                         "ci_high": s["ci_high"], "n": int(s["n"])})
     return pd.DataFrame(rows)
 
 
@@ -140,58 +192,65 @@ def small_pool(pool: Sequence[str], golds: Sequence[str], size: int, seed: int =
     return golds + [rest[i] for i in picked]
 
 
-def gold_ranks(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
-    """1-based rank of each query's gold candidate, ties broken by candidate order (as
-    :func:`culturelab.metrics.retrieval.recall_at_n` does).
-
-    >>> gold_ranks(np.array([[0.1, 0.5, 0.5], [0.9, 0.2, 0.3]]), np.array([2, 0])).tolist()
-    [2, 1]
-    """
-    rows = np.arange(len(gold))
-    g = scores[rows, gold][:, None]
-    before = np.arange(scores.shape[1])[None, :] < gold[:, None]
-    return (scores > g).sum(axis=1) + ((scores == g) & before).sum(axis=1) + 1
-
-
-def top_k(scores: np.ndarray, pool: Sequence[str], k: int = 3) -> list[list[str]]:
-    """The ``k`` best pool titles of each query (for showing examples).
-
-    >>> top_k(np.array([[0.1, 0.9, 0.5]]), ["a", "b", "c"], 2)
-    [['b', 'c']]"""
-    idx = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    return [[pool[j] for j in row] for row in idx]
-
-
 def _recall_over_all_queries(recall: pd.DataFrame) -> pd.DataFrame:
     return recall[(recall["group"] == "all") & (recall["metric"] != "MRR")]
 
 
-def table5_beside(recall: pd.DataFrame) -> pd.DataFrame:
-    """Each full-pool run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
-    beside the paper's BM25 row of Table 5: ``metric, reported, ours, delta, system, paper_model``.
+def pool_data(pool_size: int, n_added: int) -> str:
+    """The ``data`` comparability of a full-pool run: the test steps are the paper's, the pool is
+    rebuilt from the release (the paper's merged pool is not released).
 
-    >>> r = pd.DataFrame({"pool": "full", "group": "all", "system": "BM25+", "metric": ["R@1", "MRR"],
+    >>> pool_data(51571, 1)
+    "test steps same; pool rebuilt from the release (51,571 titles, 1 test gold added), not the paper's merged pool"
+    """
+    return (f"test steps same; pool rebuilt from the release ({pool_size:,} titles, {n_added} test gold"
+            f"{'s' if n_added != 1 else ''} added), not the paper's merged pool")
+
+
+def bm25_protocol(system: str) -> str:
+    """The ``protocol`` comparability of one of our BM25+ runs with the paper's BM25 row.
+
+    >>> bm25_protocol("BM25+ whitespace")
+    "BM25+ with rank_bm25's defaults as the paper; split(' ') tokens assumed (the paper does not say); ties at their expected rank"
+    """
+    tokens = ("split(' ') tokens assumed (the paper does not say)" if "whitespace" in system
+              else f"tokens differ ({system.removeprefix('BM25+ ')})")
+    return f"BM25+ with rank_bm25's defaults as the paper; {tokens}; ties at their expected rank"
+
+
+def table5_beside(recall: pd.DataFrame, data: str) -> pd.DataFrame:
+    """Each full-pool run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
+    beside the paper's BM25 row of Table 5: ``metric, reported, ours, delta, data, protocol,
+    comparable, system, paper_model`` (``data``: :func:`pool_data`; protocol: :func:`bm25_protocol`;
+    Δ only where both are the paper's).
+
+    >>> r = pd.DataFrame({"pool": "full", "group": "all", "system": "BM25+ whitespace", "metric": ["R@1", "MRR"],
     ...                   "value": [5.0, 0.1]})
-    >>> table5_beside(r).query("metric == 'R@1'")[["reported", "ours"]].values.tolist()
-    [[4.5, 5.0]]
+    >>> table5_beside(r, "same").query("metric == 'R@1'")[["reported", "ours", "comparable"]].values.tolist()
+    [[4.5, 5.0, False]]
     """
     reported = load("turkish_plu", "table5")
     full = _recall_over_all_queries(recall[recall["pool"] == "full"])
-    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"]).assign(system=name)
+    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"], data=data,
+                              protocol=bm25_protocol(name)).assign(system=name)
                       for name, part in full.groupby("system", sort=False)], ignore_index=True
                      ).assign(paper_model=BM25_ROW)
 
 
-def recall_with_paper(recall: pd.DataFrame) -> pd.DataFrame:
-    """R@n of the paper's :data:`BM25_ROW` and :data:`BEST_ROW` (``system`` "paper …") and of each of
-    our runs over all queries (``system`` "<system> / <pool>"): ``system, metric, value``, for
+def recall_with_paper(recall: pd.DataFrame, n_paper: int = 440) -> pd.DataFrame:
+    """R@n of the paper's :data:`BM25_ROW` and :data:`BEST_ROW` (``system`` "paper …", over its
+    ``n_paper`` test steps, no CI) and of each of our runs over all queries (``system``
+    "<system> / <pool>", with CI and n): ``system, metric, value, ci_low, ci_high, n``, for
     :func:`culturelab.turkish_plu.figures.recall_bars`.
 
-    >>> r = pd.DataFrame({"pool": "full", "group": "all", "system": "BM25+", "metric": ["R@1"], "value": [5.0]})
+    >>> r = pd.DataFrame({"pool": "full", "group": "all", "system": "BM25+", "metric": ["R@1"], "value": [5.0],
+    ...                   "ci_low": [3.0], "ci_high": [7.0], "n": [440]})
     >>> recall_with_paper(r)["system"].unique().tolist()
     ['paper BM25', 'paper Sup. SimCSE-TR BERTurk', 'BM25+ / full']
     """
     reported = load("turkish_plu", "table5")
-    paper = reported[reported["model"].isin([BM25_ROW, BEST_ROW])].assign(system=lambda d: "paper " + d["model"])
+    paper = reported[reported["model"].isin([BM25_ROW, BEST_ROW])].assign(system=lambda d: "paper " + d["model"],
+                                                                           n=n_paper)
     ours = _recall_over_all_queries(recall).assign(system=lambda d: d["system"] + " / " + d["pool"])
-    return pd.concat([paper, ours], ignore_index=True)[["system", "metric", "value"]]
+    return pd.concat([paper, ours], ignore_index=True).reindex(
+        columns=["system", "metric", "value", "ci_low", "ci_high", "n"])

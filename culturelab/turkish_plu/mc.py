@@ -46,8 +46,14 @@ PAPER = "turkish_plu"
 NORMALISATIONS = ("sum", "mean")
 #: the prompt templates of the multiple-choice tasks (``culturelab/prompts/turkish_plu.yaml``)
 MC_TEMPLATES = ("gi_context", "si_context", "so_context", "nep_context", "so_option")
-#: the paper's Table 6 row each of our methods stands beside (for Δ)
-PAPER_ANALOGUE = {"random": "Random", "majority (val)": "Random", "llm": "BERTurk ZS"}
+#: the paper's Table 6 row each of our methods stands beside
+PAPER_ANALOGUE = {"random": "Random", "majority (val)": "Random", "llm": "BERTurk ZS", "fine-tuned": "BERTurk FT"}
+#: how each of our methods differs from the protocol of the Table 6 row it stands beside
+PROTOCOLS = {"random": "same",
+             "majority (val)": "the validation split's majority label, not random guessing",
+             "llm": "zero-shot log-likelihood of a causal LM with the Cetvel prompts; the paper's ZS is a "
+                    "random-head encoder",
+             "predictions": "predictions made elsewhere (how they were made is not checked here)"}
 
 
 def _finish(frame: pd.DataFrame, scores: Sequence[Sequence[float]], method: str,
@@ -263,7 +269,7 @@ def score_all(items: pd.DataFrame, *, model: LanguageModel | None = None, refere
               normalisations: Sequence[str] = NORMALISATIONS, version: str = "v1") -> pd.DataFrame:
     """Every scorer on ``items``: majority (when ``reference`` gives validation labels), random
     (when ``random_seeds``), lexical overlap and TF-IDF on all items, and the LM (when ``model``)
-    on :func:`subset` (``max_llm_instances`` per task, drawn with ``seed``), plus the prompt-free
+    on :func:`subset` (``max_llm_instances`` per task, drawn with ``seed``; 0: all), plus the prompt-free
     :func:`options_only_predictions` audit. Baseline rows have
     ``model = "baseline"``."""
     parts = [majority_predictions(items, reference)] if reference is not None else []
@@ -271,9 +277,26 @@ def score_all(items: pd.DataFrame, *, model: LanguageModel | None = None, refere
     parts += [overlap_predictions(items, seed), tfidf_predictions(items, seed),
               options_only_predictions(items, seed)]
     parts = [p.assign(model="baseline") for p in parts]
-    if model is not None and max_llm_instances:
+    if model is not None:
         parts.append(llm_predictions(model, subset(items, max_llm_instances, seed), normalisations, version))
     return pd.concat(parts, ignore_index=True)
+
+
+def accuracy_by_task(results: pd.DataFrame, by: Sequence[str] = ("task", "method", "model"), *,
+                     seed: int = 0) -> pd.DataFrame:
+    """Accuracy (0–1) with its 95 % bootstrap CI, n and the chance level (1 / options) per
+    ``by`` group — the tidy table every model figure and full-size result file uses.
+
+    >>> t = pd.DataFrame({"task": ["so"] * 4, "method": "m", "model": "x", "correct": [1, 1, 0, 1],
+    ...                   "valid": True, "n_options": 2})
+    >>> accuracy_by_task(t)[["task", "accuracy", "n", "chance"]].values.tolist()
+    [['so', 0.75, 4, 0.5]]
+    """
+    from culturelab.metrics.choice import accuracy_table
+
+    table = accuracy_table(results, list(by), seed=seed)
+    chance = (1.0 / results["n_options"]).groupby([results[b] for b in by], sort=True, observed=True).mean()
+    return table.merge(chance.rename("chance").reset_index(), on=list(by), how="left")
 
 
 # ------------------------------------------------------------------ predictions made elsewhere
@@ -347,34 +370,49 @@ def score_predictions(frame: pd.DataFrame, predictions: pd.DataFrame) -> pd.Data
 
 
 # ------------------------------------------------------------------ beside the paper
-def table6_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
-    """Our accuracies (``task, method, accuracy`` in 0–1, CIs optional) beside the paper's Table 6
-    (in %): one row per (our method, task) with the paper row it stands beside (``paper_model``),
-    ``reported``, ``ours``, ``delta`` (percentage points). LLM rows stand beside the paper's best
-    "zero-shot" (a random head, not prompting); predictions rows beside the same-named paper row
-    when the file's model name is one of Table 6's (e.g. ``BERTurk FT``)."""
+def _method_key(method: str) -> str:
+    """``llm (mean)`` → ``llm``, ``fine-tuned (val→test)`` → ``fine-tuned``, ``predictions: x`` → ``predictions``."""
+    return method.split(":")[0].split(" (")[0] if method.startswith(("llm", "fine-tuned", "predictions")) else method
+
+
+def table6_beside(accuracy: pd.DataFrame, test_sizes: dict[str, int],
+                  protocols: dict[str, str] | None = None) -> pd.DataFrame:
+    """Our accuracies (``task, method, accuracy`` in 0–1, ``n``, CIs optional) beside the paper's
+    Table 6 (in %): one row per (our method, task) with the paper row it stands beside
+    (``paper_model``), ``reported``, ``ours``, the comparability (``data``: "same" when all of the
+    task's ``test_sizes`` items were scored, else how many; ``protocol``: :data:`PROTOCOLS`, or
+    ``protocols[method]``) and ``delta`` (percentage points) only where both are "same". LLM rows
+    stand beside the paper's best "zero-shot" (a random head, not prompting), fine-tuned rows beside
+    BERTurk FT, predictions rows beside the same-named paper row when the file's model name is one
+    of Table 6's (e.g. ``BERTurk FT``).
+
+    >>> acc = pd.DataFrame({"task": ["so"], "method": ["random"], "accuracy": [0.5], "n": [1021]})
+    >>> table6_beside(acc, {"so": 1021})[["reported", "ours", "delta", "data"]].values.tolist()
+    [[50.0, 50.0, 0.0, 'same']]
+    """
     from culturelab.reported import compare, load
 
     reported = load(PAPER, "table6")
     names = set(reported["model"])
+    protocols = {**PROTOCOLS, **(protocols or {})}
     rows = []
-    for method, part in accuracy.groupby("method", sort=False):
-        key = method.split(" (")[0] if method.startswith("llm") else method
-        analogue = PAPER_ANALOGUE.get(key) or (method.removeprefix("predictions: ")
-                                                if method.removeprefix("predictions: ") in names else None)
+    for (method, task), part in accuracy.groupby(["method", "task"], sort=False):
+        key = _method_key(method)
+        named = method.removeprefix("predictions: ")
+        analogue = PAPER_ANALOGUE.get(key) or (named if key == "predictions" and named in names else None)
+        n, full = int(part["n"].iloc[0]), int(test_sizes[task])
+        data = "same" if n >= full else f"{n} of {full} test items"
+        protocol = protocols.get(method, protocols.get(key, "not in the paper"))
         ours = part.assign(value=100 * part["accuracy"])
-        if analogue is None:
-            table = ours[["task"]].assign(reported=np.nan, ours=ours["value"].to_numpy(), delta=np.nan)
-        else:
-            table = compare(reported[reported["model"] == analogue], ours, on=["task"])
-            table = table[table["ours"].notna()]
-        table = table.assign(method=method, paper_model=analogue)
+        paper = reported[(reported["model"] == analogue) & (reported["task"] == task)]
+        table = compare(paper, ours, on=["task"], data=data, protocol=protocol)
+        table = table[table["ours"].notna()].assign(method=method, paper_model=analogue)
         extra = [c for c in ("ci_low", "ci_high", "n") if c in part.columns]
         table = table.merge(part[["task", *extra]], on="task", how="left")
         for c in ("ci_low", "ci_high"):
             if c in table:
                 table[c] = 100 * table[c]
         rows.append(table)
-    cols = ["task", "method", "paper_model", "reported", "ours", "delta", "ci_low", "ci_high", "n"]
+    cols = ["task", "method", "paper_model", "reported", "ours", "delta", "ci_low", "ci_high", "n", "data", "protocol"]
     out = pd.concat(rows, ignore_index=True)
     return out[[c for c in cols if c in out.columns]]

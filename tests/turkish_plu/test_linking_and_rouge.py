@@ -13,26 +13,92 @@ from culturelab.turkish_plu import summarization as sm
 POOL = ["Yazıcı Kurmak", "Kek Pişirmek", "Köpek Eğitmek", "Yazıcı Kartuşu Değiştirmek", "Bahçe Sulamak"]
 
 
+def ranks_of(scores: np.ndarray, gold: np.ndarray, block: int = 2):
+    return lk.rank_gold(lambda q: scores[[int(i) for i in q]], [str(i) for i in range(len(scores))], gold, block=block)
+
+
 def test_recall_at_n_on_a_hand_made_pool():
     # query 0: gold 0 ranked 1st; query 1: gold 1 ranked 3rd; query 2: gold 2 ranked 5th (last)
     scores = np.array([[0.9, 0.1, 0.2, 0.3, 0.0],
                        [0.5, 0.4, 0.1, 0.6, 0.0],
                        [0.5, 0.4, 0.0, 0.6, 0.3]])
     gold = np.array([0, 1, 2])
-    assert lk.gold_ranks(scores, gold).tolist() == [1, 3, 5]
-    table = lk.recall_table(scores, gold, ns=(1, 3, 5), groups=["original", "translated", "translated"])
+    ranks = ranks_of(scores, gold)
+    assert ranks["expected_rank"].tolist() == [1, 3, 5] and ranks["top"].tolist()[1] == [3, 0, 1]
+    table = lk.recall_table(ranks, ns=(1, 3, 5), groups=["original", "translated", "translated"])
     got = table.set_index(["group", "metric"])["value"].round(4).to_dict()
     assert got[("all", "R@1")] == pytest.approx(100 / 3, abs=1e-3)
     assert got[("all", "R@3")] == pytest.approx(200 / 3, abs=1e-3)
     assert got[("all", "R@5")] == 100.0
     assert got[("all", "MRR")] == pytest.approx((1 + 1 / 3 + 1 / 5) / 3, abs=1e-4)
     assert got[("translated", "R@1")] == 0.0 and got[("original", "R@1")] == 100.0
+    every = table[table["group"] == "all"]
+    assert (every["ci_low"] <= every["value"]).all() and (every["value"] <= every["ci_high"]).all()
 
 
-def test_ties_rank_in_candidate_order_like_recall_at_n():
-    scores = np.zeros((1, 4))
-    assert lk.gold_ranks(scores, np.array([2])).tolist() == [3]
-    assert lk.recall_table(scores, np.array([2]), ns=(2, 3)).set_index("metric")["value"].to_dict()["R@3"] == 100.0
+def test_ties_count_at_their_expected_rank_whatever_the_pool_order():
+    scores = np.zeros((1, 4))  # four equal scores: the gold is at rank 1..4 with equal chance
+    table = lk.recall_table(ranks_of(scores, np.array([2])), ns=(1, 2, 4)).set_index("metric")["value"]
+    assert table.to_dict() == pytest.approx({"R@1": 25.0, "R@2": 50.0, "R@4": 100.0, "MRR": (1 + 1/2 + 1/3 + 1/4) / 4})
+    # the same numbers whichever column the gold sits in (the old rule gave R@1 = 100 for column 0)
+    for g in range(4):
+        assert lk.recall_table(ranks_of(scores, np.array([g])), ns=(1,))["value"].iloc[0] == 25.0
+
+
+def test_expected_ties_equal_the_mean_over_random_tie_breaks():
+    from culturelab.metrics.retrieval import recall_at_n, reciprocal_rank
+
+    rng = np.random.default_rng(1)
+    scores = rng.integers(0, 3, size=(40, 12)).astype(float)
+    gold = rng.integers(0, 12, size=40)
+    truth = np.zeros(scores.shape, bool)
+    truth[np.arange(40), gold] = True
+    table = lk.recall_table(ranks_of(scores, gold, block=7), ns=(1, 3)).set_index("metric")["value"]
+    draws = [scores + 1e-3 * rng.random(scores.shape) for _ in range(4000)]  # jitter only reorders ties
+    for n in (1, 3):
+        mc = np.mean([100 * recall_at_n(d, truth, n).mean() for d in draws])
+        assert table[f"R@{n}"] == pytest.approx(mc, abs=0.6)
+        assert table[f"R@{n}"] == pytest.approx(100 * recall_at_n(scores, truth, n, ties="expected").mean())
+    mrr = np.mean([reciprocal_rank(d, truth).mean() for d in draws])
+    assert table["MRR"] == pytest.approx(mrr, abs=0.005)
+    assert table["MRR"] == pytest.approx(reciprocal_rank(scores, truth, ties="expected").mean())
+
+
+def test_shared_metrics_with_expected_ties_on_several_gold_items_match_brute_force():
+    from itertools import permutations
+
+    from culturelab.metrics.retrieval import recall_at_n, reciprocal_rank
+
+    scores = np.array([[0.5, 0.5, 0.5, 0.5, 0.9, 0.1]])
+    gold = np.array([[1, 0, 1, 0, 0, 0]], bool)  # two golds inside a block of four ties, one item above
+    r_at, rr = {1: [], 2: [], 3: []}, []
+    for perm in permutations(range(4)):  # every order of the tied block
+        s = scores.copy()
+        s[0, :4] += 1e-6 * np.array(perm)
+        for n in r_at:
+            r_at[n].append(recall_at_n(s, gold, n)[0])
+        rr.append(reciprocal_rank(s, gold)[0])
+    for n, hits in r_at.items():
+        assert recall_at_n(scores, gold, n, ties="expected")[0] == pytest.approx(np.mean(hits))
+    assert reciprocal_rank(scores, gold, ties="expected")[0] == pytest.approx(np.mean(rr))
+    with pytest.raises(ValueError, match="ties must be one of"):
+        recall_at_n(scores, gold, 1, ties="first")
+
+
+def test_recall_and_mrr_agree_with_trec_eval_without_ties():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = np.random.default_rng(0)
+    scores = rng.random((60, 25))
+    scores[rng.random(scores.shape) < 0.1] *= -1  # negative scores too; all distinct (trec_eval orders ties by name)
+    gold = rng.integers(0, 25, size=60)
+    qrels = {f"q{i}": {f"d{g}": 1} for i, g in enumerate(gold)}
+    run = {f"q{i}": {f"d{j}": float(v) for j, v in enumerate(row)} for i, row in enumerate(scores)}
+    trec = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "success"}).evaluate(run)
+    table = lk.recall_table(ranks_of(scores, gold, block=16),
+                            ns=(1, 5, 10)).set_index("metric")["value"]
+    for n in (1, 5, 10):
+        assert table[f"R@{n}"] == pytest.approx(100 * np.mean([q[f"success_{n}"] for q in trec.values()]))
+    assert table["MRR"] == pytest.approx(np.mean([q["recip_rank"] for q in trec.values()]))
 
 
 def test_bm25s_scores_equal_rank_bm25_bm25plus():
@@ -116,21 +182,6 @@ def test_summary_predictions_file_by_id_by_order_and_bad_rows(tmp_path):
         sm.read_summary_predictions(no_col, ids)
 
 
-def test_recall_table_agrees_with_the_shared_ranking_metrics_with_ties_and_minus_inf():
-    from culturelab.metrics.retrieval import recall_at_n, reciprocal_rank
-
-    rng = np.random.default_rng(0)
-    scores = rng.integers(0, 4, size=(200, 30)).astype(float)  # many ties
-    scores[rng.random(scores.shape) < 0.1] = -np.inf
-    gold = rng.integers(0, 30, size=200)
-    truth = np.zeros(scores.shape, bool)
-    truth[np.arange(200), gold] = True
-    table = lk.recall_table(scores, gold, ns=(1, 5, 10)).set_index("metric")["value"]
-    for n in (1, 5, 10):
-        assert table[f"R@{n}"] == pytest.approx(100 * recall_at_n(scores, truth, n).mean())
-    assert table["MRR"] == pytest.approx(reciprocal_rank(scores, truth).mean())
-
-
 def test_table5_beside_compares_only_full_pool_runs_over_all_queries_with_the_bm25_row():
     import pandas as pd
 
@@ -139,12 +190,15 @@ def test_table5_beside_compares_only_full_pool_runs_over_all_queries_with_the_bm
     rows = [("full", "all", "A", "R@1", 6.5), ("full", "all", "A", "MRR", 0.1), ("full", "original", "A", "R@1", 1.0),
             ("full", "all", "B", "R@1", 4.5), ("small (80)", "all", "C", "R@1", 50.0)]
     recall = pd.DataFrame(rows, columns=["pool", "group", "system", "metric", "value"])
-    table = lk.table5_beside(recall)
+    table = lk.table5_beside(recall, lk.pool_data(51571, 1))
     reported = load("turkish_plu", "table5")
     bm25 = reported[reported["model"] == lk.BM25_ROW].set_index("metric")["value"]
     assert table["system"].unique().tolist() == ["A", "B"] and set(table["paper_model"]) == {lk.BM25_ROW}
     r1 = table[table["metric"] == "R@1"].set_index("system")
-    assert r1.loc["A", "delta"] == pytest.approx(6.5 - bm25["R@1"]) and r1.loc["B", "ours"] == 4.5
+    assert r1.loc["A", "ours"] == 6.5 and r1.loc["A", "reported"] == bm25["R@1"] and r1.loc["B", "ours"] == 4.5
+    # our pool is rebuilt from the release, so no delta is printed; the reasons stand beside the numbers
+    assert table["delta"].isna().all() and not table["comparable"].any()
+    assert table["data"].str.contains("pool rebuilt").all() and table["protocol"].str.contains("tokens").all()
     assert table.loc[table["metric"] == "R@10", "ours"].isna().all()  # reported cells we have no run for
     bars = lk.recall_with_paper(recall)
     assert {"A / full", "B / full", "C / small (80)", f"paper {lk.BEST_ROW}"} <= set(bars["system"])

@@ -89,9 +89,13 @@ def test_predictions_file_scored_with_missing_and_bad_rows(tmp_path):
                   "model": "BERTurk FT"}).to_csv(path, index=False)
     scored = mc.score_predictions(t, mc.read_predictions(path))
     assert scored["correct"].tolist() == [True, False, False, True] and scored["valid"].tolist() == [True, True, False, True]
-    beside = mc.table6_beside(accuracy_table(scored, ["task", "method"]))
-    row = beside.set_index("task").loc["si"]
-    assert row["paper_model"] == "BERTurk FT" and row["reported"] == 91.34 and row["delta"] == pytest.approx(100 - 91.34)
+    acc = accuracy_table(scored, ["task", "method"])
+    sizes = {"si": 1, "gi": 1, "so": 1, "nep": 1}
+    row = mc.table6_beside(acc, sizes).set_index("task").loc["si"]  # how the file was made is not known
+    assert row["paper_model"] == "BERTurk FT" and row["reported"] == 91.34 and np.isnan(row["delta"])
+    assert row["protocol"] == mc.PROTOCOLS["predictions"] and row["data"] == "same"
+    row = mc.table6_beside(acc, sizes, {"predictions: BERTurk FT": "same"}).set_index("task").loc["si"]
+    assert row["delta"] == pytest.approx(100 - 91.34)
     pd.DataFrame({"id": ["si-test-0", "gi-test-1"], "prediction": [1, "B"]}).to_csv(path, index=False)
     with pytest.raises(DataError, match=r"berturk\.csv, row 3, column 'prediction'"):
         mc.read_predictions(path)
@@ -103,8 +107,13 @@ def test_predictions_file_scored_with_missing_and_bad_rows(tmp_path):
 def test_table6_beside_pairs_random_with_the_paper_random_row():
     acc = pd.DataFrame({"task": ["so", "gi"], "method": ["random", "random"], "accuracy": [0.5, 0.3],
                         "ci_low": [0.4, 0.2], "ci_high": [0.6, 0.4], "n": [10, 10]})
-    b = mc.table6_beside(acc).set_index("task")
-    assert b.loc["so", "delta"] == 0.0 and b.loc["gi", "delta"] == pytest.approx(5.0) and b.loc["gi", "ci_low"] == 20.0
+    b = mc.table6_beside(acc, {"so": 10, "gi": 20}).set_index("task")
+    assert b.loc["so", "delta"] == 0.0 and b.loc["gi", "ci_low"] == 20.0
+    # a subset of the test items: both numbers, no delta, and the reason
+    assert np.isnan(b.loc["gi", "delta"]) and b.loc["gi", "data"] == "10 of 20 test items"
+    llm = pd.DataFrame({"task": ["si"], "method": ["llm (mean)"], "accuracy": [0.5], "n": [612]})
+    row = mc.table6_beside(llm, {"si": 612}).iloc[0]
+    assert row["paper_model"] == "BERTurk ZS" and "random-head" in row["protocol"] and np.isnan(row["delta"])
 
 
 def test_composition_and_subset():
@@ -124,3 +133,5 @@ def test_score_all_runs_every_scorer_on_the_same_items(tiny_causal_dir, tmp_cach
     assert counts == {"majority (val)": 4, "random": 8, "lexical overlap": 4, "tf-idf char": 4,
                       "options only (tf-idf)": 4, "llm (mean)": 4}
     assert set(out.loc[out["method"] != "llm (mean)", "model"]) == {"baseline"}
+    every = mc.score_all(t, model=lm, max_llm_instances=0, normalisations=["mean"])  # 0 means all items
+    assert (every["method"] == "llm (mean)").sum() == 4

@@ -1,0 +1,195 @@
+"""Fine-tuned multiple-choice baselines: the paper's "FT" rows of Table 6, with a model that is here.
+
+The paper fine-tunes BERTurk, DistilBERTurk and XLM-R with ``AutoModelForMultipleChoice`` on each
+task's *train* split (124K–539K items) and evaluates on test. The train splits are not in the
+release (they are on the Hugging Face hub, :func:`culturelab.turkish_plu.data.load_mc_train`), so
+the default protocol here fine-tunes on the **validation** split and evaluates on test; pass
+``split="train"`` with the hub copy (or a local one) for the paper's protocol.
+
+The model is the same shape as ``AutoModelForMultipleChoice``: a transformer backbone
+(``AutoModel``: any 🤗 encoder or decoder — ``bundled:gemma3-270m``, ``hf:dbmdz/bert-base-turkish-cased``
+…) reads "<prompt> <option>" (the Cetvel prompts of :func:`culturelab.turkish_plu.mc.add_prompts`),
+pools its last hidden states (at the last token of a decoder, the first of an encoder), and a
+linear head gives one score per option; the options of
+an item are compared by softmax cross-entropy. One model per task, as in the paper. ``layers``
+trains only the top transformer layers (with the head; 0 = all), which makes a CPU run affordable.
+
+>>> find_layers(torch.nn.Module()) is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from culturelab.turkish_plu.mc import _finish, add_prompts
+
+#: where the training items come from: the released validation split (here) or the hub's train split (the paper)
+SPLITS = ("val", "train")
+
+
+def backbone_path(spec: str) -> str:
+    """The 🤗 folder or hub id of a model spec (``bundled:<name>`` is converted once, ``hf:<id>``
+    is used as is).
+
+    >>> backbone_path("hf:dbmdz/bert-base-turkish-cased")
+    'dbmdz/bert-base-turkish-cased'
+    """
+    backend, _, name = spec.partition(":")
+    if backend == "bundled":
+        from culturelab.models.bundled import bundled_model_dir
+
+        return str(bundled_model_dir(name))
+    if backend == "hf":
+        return name
+    raise ValueError(f"fine-tuning needs a 'bundled:' or 'hf:' model (weights to train), not {spec!r}")
+
+
+def find_layers(backbone: torch.nn.Module) -> torch.nn.ModuleList | None:
+    """The backbone's list of transformer blocks (the longest ``ModuleList`` in it), or None."""
+    lists = [m for m in backbone.modules() if isinstance(m, torch.nn.ModuleList)]
+    return max(lists, key=len) if lists else None
+
+
+def is_decoder(model_type: str) -> bool:
+    """Whether a 🤗 model type is a decoder-only LM (pooled at its last token) rather than an
+    encoder (pooled at its first, ``[CLS]``, token).
+
+    >>> is_decoder("gemma3_text"), is_decoder("bert"), is_decoder("xlm-roberta")
+    (True, False, False)
+    """
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+    return model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+
+class OptionScorer(torch.nn.Module):
+    """Backbone → hidden state of the last token (decoders) or the first (encoders, as
+    ``AutoModelForMultipleChoice``) → linear head: one score per (prompt, option) row."""
+
+    def __init__(self, path: str, layers: int = 0):
+        from transformers import AutoModel
+
+        super().__init__()
+        self.backbone = AutoModel.from_pretrained(path, dtype=torch.float32)
+        self.last_token = is_decoder(self.backbone.config.model_type)
+        hidden = self.backbone.config.get_text_config().hidden_size
+        self.head = torch.nn.Linear(hidden, 1)
+        if layers:  # train only the top `layers` blocks (and what follows them) with the head
+            blocks = find_layers(self.backbone)
+            self.backbone.requires_grad_(False)
+            if blocks is None:
+                raise ValueError(f"{path}: no transformer blocks found to train the top {layers} of")
+            for block in list(blocks)[-layers:]:
+                block.requires_grad_(True)
+            for name, module in self.backbone.named_children():
+                if "norm" in name:
+                    module.requires_grad_(True)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        hidden = self.backbone(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        # right padding: a row's last real token is at (its length − 1)
+        at = attention_mask.sum(1) - 1 if self.last_token else torch.zeros_like(attention_mask[:, 0])
+        return self.head(hidden[torch.arange(len(hidden), device=hidden.device), at]).squeeze(-1)
+
+
+def option_texts(frame: pd.DataFrame, version: str = "v1") -> list[list[str]]:
+    """What the scorer reads for each option of each item: "<prompt> <option>" with the Cetvel
+    prompts (step ordering: the two orders of its step pair).
+
+    >>> t = pd.DataFrame({"task": ["si"], "goal": ["Kek Pişirmek"], "context": ["Kek Pişirmek"],
+    ...                   "options": [["Un ele.", "Araba yıka."]]})
+    >>> option_texts(t)[0]
+    ['Hedef: Kek Pişirmek Örnek Adım: Un ele.', 'Hedef: Kek Pişirmek Örnek Adım: Araba yıka.']
+    """
+    prompted = add_prompts(frame, version)
+    return [[f"{p} {o}" for o in opts] for p, opts in zip(prompted["prompt"], prompted["llm_options"])]
+
+
+def _batches(texts: list[list[str]], tokenizer, size: int, max_length: int, device: str):
+    for start in range(0, len(texts), size):
+        chunk = texts[start : start + size]
+        enc = tokenizer([t for opts in chunk for t in opts], padding=True, truncation=True, max_length=max_length,
+                        return_tensors="pt")
+        yield start, len(chunk), enc["input_ids"].to(device), enc["attention_mask"].to(device)
+
+
+def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bundled:gemma3-270m",
+                    epochs: int = 1, layers: int = 0, lr: float = 2e-5, batch_size: int = 8, seed: int = 0,
+                    device: str = "auto", max_length: int = 96, version: str = "v1"
+                    ) -> tuple[np.ndarray, pd.DataFrame]:
+    """Fine-tune one :class:`OptionScorer` on ``train`` (items of one task: ``options``, ``label``)
+    and score every option of ``test``; returns the test scores (items × options) and the training
+    loss per step (``epoch, step, loss``)."""
+    from transformers import AutoTokenizer
+
+    from culturelab.models.device import resolve_device
+
+    device = resolve_device(device)
+    torch.manual_seed(seed)
+    path = backbone_path(model)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.padding_side = "right"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    scorer = OptionScorer(path, layers).to(device)
+    optimiser = torch.optim.AdamW([p for p in scorer.parameters() if p.requires_grad], lr=lr)
+    texts, labels = option_texts(train, version), torch.tensor(train["label"].to_numpy(), dtype=torch.long)
+    rng = np.random.default_rng(seed)
+    history = []
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.startswith("cuda"))
+    for epoch in range(epochs):
+        order = rng.permutation(len(texts))
+        scorer.train()
+        for step, (start, n, ids, mask) in enumerate(_batches([texts[i] for i in order], tokenizer, batch_size,
+                                                              max_length, device)):
+            with autocast:
+                scores = scorer(ids, mask).float().view(n, -1)
+            loss = torch.nn.functional.cross_entropy(scores, labels[order[start : start + n]].to(device))
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            history.append({"epoch": epoch, "step": step, "loss": float(loss.detach())})
+    scorer.eval()
+    test_texts, out = option_texts(test, version), []
+    with torch.no_grad(), autocast:
+        for _, n, ids, mask in _batches(test_texts, tokenizer, batch_size * 2, max_length, device):
+            out.append(scorer(ids, mask).float().view(n, -1).cpu().numpy())
+    return (np.concatenate(out) if out else np.zeros((0, 0))), pd.DataFrame(history)
+
+
+def finetune_predictions(train: pd.DataFrame, test: pd.DataFrame, *, split: str = "val",
+                         tasks: Sequence[str] | None = None, **kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One fine-tuned model per task (``train`` → ``test``, keyword arguments of
+    :func:`train_and_score`): the scored test items in the shape of the other scorers
+    (:mod:`culturelab.turkish_plu.mc`; ``method`` "fine-tuned (<split>→test)", ``model`` the spec)
+    and the training losses (with ``task``)."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
+    model = kwargs.get("model", "bundled:gemma3-270m")
+    parts, losses = [], []
+    for task in tasks or list(dict.fromkeys(test["task"])):
+        tr, te = train[train["task"] == task], test[test["task"] == task]
+        if tr.empty or te.empty:
+            raise ValueError(f"fine-tuning {task!r}: {len(tr)} training and {len(te)} test items")
+        scores, history = train_and_score(tr, te, **kwargs)
+        parts.append(_finish(te, scores, f"fine-tuned ({split}→test)").assign(model=model))
+        losses.append(history.assign(task=task))
+    return pd.concat(parts, ignore_index=True), pd.concat(losses, ignore_index=True)
+
+
+def protocol(split: str, model: str, n_train: int, epochs: int, layers: int) -> str:
+    """The ``protocol`` comparability of a fine-tuned row with Table 6's "BERTurk FT".
+
+    >>> protocol("val", "bundled:gemma3-270m", 200, 1, 2)
+    'fine-tuned on the validation split (200 items per task) instead of train; bundled:gemma3-270m, top 2 layers + head, 1 epoch(s), not BERTurk'
+    """
+    where = "the validation split" if split == "val" else "the train split"
+    size = f"{n_train} items per task" if n_train else "all items"
+    trained = f"top {layers} layers + head" if layers else "all layers + head"
+    base = f"fine-tuned on {where} ({size})" + (" instead of train" if split == "val" else "")
+    return f"{base}; {model}, {trained}, {epochs} epoch(s), not BERTurk"
