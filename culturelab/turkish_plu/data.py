@@ -50,6 +50,8 @@ SUBDIR = "turkish_plu"
 TASKS = {"gi": "goal-inference", "si": "step-inference", "so": "step-ordering", "nep": "next-event-prediction"}
 TASK_NAMES = {"gi": "Goal Inference", "si": "Step Inference", "so": "Step Ordering", "nep": "Next Event Prediction"}
 SPLITS = ("val", "test")
+#: where fine-tuned baselines take their training items: the released validation split, or the hub's train split
+FINETUNE_SPLITS = ("val", "train")
 #: Turkish breadcrumb label (``category[1]``) → the paper's abbreviation (Table 3)
 CATEGORIES = {"Araba ve Diğer Araçlar": "C&OV", "Bilgisayar ve Elektronik Cihazlar": "C&E",
               "Bilgisayar ve Elektronik": "C&E", "Sağlık": "HE", "Hobi ve Beceriler": "H&C",
@@ -252,12 +254,14 @@ def annotate_origin(table: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
 def load_mc_train(task: str, local_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """The full train split of a multiple-choice task from the Hugging Face re-upload
     (``mcemilg/turkish-plu-*``, pinned revision) or a local copy of it (a folder holding
-    ``*train*.csv``). Needs internet without a local copy."""
+    ``*train*.csv``; with several tasks' files, ``*<task stem>*train*.csv``, e.g.
+    ``step-inference-train.csv``). Needs internet without a local copy."""
     if task not in TASKS:
         raise ValueError(f"task must be one of {list(TASKS)}, not {task!r}")
     repo, revision = HF_MC[task]
     folder = hf_snapshot(repo, local_dir=local_dir, revision=revision, allow_patterns=["*train*.csv"])
-    files = sorted(folder.rglob("*train*.csv"))
+    # a folder holding several tasks' train files: the one named after this task
+    files = sorted(folder.rglob(f"*{TASKS[task]}*train*.csv")) or sorted(folder.rglob("*train*.csv"))
     if not files:
         raise FileNotFoundError(f"{folder}: no *train*.csv of {repo} found")
     return read_mc(files[0], task, "train")

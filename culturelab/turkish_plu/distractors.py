@@ -6,8 +6,9 @@ Two sources of similarity ranks (rank 1 = the distractor most similar to the gol
   used to pick them (``original_goal_inference.json``): :func:`original_gi_instances` builds
   4-way goal-inference items from them (one step per goal, options shuffled with a seed);
 * for the released test sets, :func:`add_similarity_ranks` ranks each item's distractors by
-  character TF-IDF cosine to the gold option (the paper's BERTurk POS-pooled vectors need hub
-  weights).
+  cosine to the gold option in the multilingual e5 space (the paper's BERTurk POS-pooled vectors
+  need hub weights) — independent of the character TF-IDF the surface scorers use, which is kept
+  as a labelled baseline (``similarity="tfidf"``).
 
 Scored tables (see :mod:`culturelab.turkish_plu.mc`) then give :func:`pick_rates` (share of items
 where the model chose the gold or the distractor of each rank) and :func:`position_confusion`
@@ -72,18 +73,50 @@ def original_gi_instances(negatives: pd.DataFrame, corpus: pd.DataFrame, *, seed
     return table
 
 
-def add_similarity_ranks(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rank each item's distractors by character 2–4-gram TF-IDF cosine to its gold option
-    (``option_rank``: 0 = gold, 1 = most similar distractor; ``option_cosine``)."""
+def option_similarities(frame: pd.DataFrame, similarity: str = "bundled:e5-small", *, device: str = "auto"
+                        ) -> list[np.ndarray]:
+    """Per item, the cosine of each option to the item's gold option: by sentence embeddings of an
+    encoder spec (``bundled:e5-small``, ``st:<id>``; the options embedded as passages) or, with
+    ``similarity="tfidf"``, by the character 2–4-gram TF-IDF of the surface baselines (fitted on
+    all options)."""
     options = [list(o) for o in frame["options"]]
     flat = [o for opts in options for o in opts]
-    vec = char_tfidf().fit(flat)
-    matrix = vec.transform(flat)
+    if similarity == "tfidf":
+        matrix = char_tfidf().fit_transform(flat)
+        vectors = None
+    else:
+        from culturelab.models.encoders import load_encoder
+
+        vectors = load_encoder(similarity, device=device).encode(flat, role="passage")
     bounds = np.cumsum([0] + [len(o) for o in options])
-    ranks, cosines = [], []
+    out = []
     for i, label in enumerate(frame["label"]):
-        block = matrix[bounds[i]:bounds[i + 1]]
-        sims = np.asarray((block @ block[int(label)].T).todense()).ravel()
+        lo, hi = bounds[i], bounds[i + 1]
+        if vectors is None:
+            block = matrix[lo:hi]
+            out.append(np.asarray((block @ block[int(label)].T).todense()).ravel())
+        else:
+            out.append(vectors[lo:hi] @ vectors[lo + int(label)])
+    return out
+
+
+def add_similarity_ranks(frame: pd.DataFrame, similarity: str = "bundled:e5-small", *, device: str = "auto"
+                         ) -> pd.DataFrame:
+    """Rank each item's distractors by their similarity to its gold option
+    (:func:`option_similarities`): ``option_rank`` (0 = gold, 1 = most similar distractor, ties in
+    option order), ``option_cosine`` (the gold: 1.0) and ``similarity`` (what ranked them).
+
+    The default, the multilingual e5 encoder, is independent of the surface scorers (character
+    TF-IDF), so a scorer's errors on "rank 1" distractors are not true by construction;
+    ``similarity="tfidf"`` gives the surface ranks as a labelled baseline.
+
+    >>> t = pd.DataFrame({"options": [["kek yap", "araba yıka", "kek yapma", "çay iç"]], "label": [0]})
+    >>> add_similarity_ranks(t, "tfidf")["option_rank"].tolist()
+    [[0, 2, 1, 3]]
+    """
+    ranks, cosines = [], []
+    for sims, label in zip(option_similarities(frame, similarity, device=device), frame["label"]):
+        sims = np.asarray(sims, dtype=float)
         sims[int(label)] = np.inf
         order = np.argsort(-sims, kind="stable")
         rank = np.empty(len(sims), dtype=int)
@@ -92,8 +125,29 @@ def add_similarity_ranks(frame: pd.DataFrame) -> pd.DataFrame:
         sims[int(label)] = 1.0
         cosines.append(sims.tolist())
     out = frame.copy()
-    out["option_rank"], out["option_cosine"] = ranks, cosines
+    out["option_rank"], out["option_cosine"], out["similarity"] = ranks, cosines, similarity
     return out
+
+
+def rank_agreement(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """How two similarity rankings of the same items agree, per task: the share of items whose
+    rank-1 distractor is the same, and the mean Spearman correlation of the three distractor ranks.
+
+    >>> a = pd.DataFrame({"task": ["si"] * 2, "option_rank": [[0, 1, 2, 3], [1, 0, 2, 3]]})
+    >>> rank_agreement(a, a.assign(option_rank=[[0, 1, 3, 2], [1, 0, 2, 3]]))[["same_rank1", "spearman"]].values.tolist()
+    [[1.0, 0.75]]
+    """
+    from scipy.stats import spearmanr
+
+    rows = []
+    for (task, pa), (_, pb) in zip(a.groupby("task", sort=True), b.groupby("task", sort=True)):
+        same, rho = [], []
+        for ra, rb in zip(pa["option_rank"], pb["option_rank"]):
+            keep = [i for i, r in enumerate(ra) if r > 0]  # the distractors
+            same.append(ra.index(1) == rb.index(1))
+            rho.append(spearmanr([ra[i] for i in keep], [rb[i] for i in keep]).statistic)
+        rows.append({"task": task, "n": len(pa), "same_rank1": float(np.mean(same)), "spearman": float(np.nanmean(rho))})
+    return pd.DataFrame(rows)
 
 
 def pick_rates(scored: pd.DataFrame, by: Sequence[str] = ("method", "category")) -> pd.DataFrame:
@@ -109,7 +163,7 @@ def pick_rates(scored: pd.DataFrame, by: Sequence[str] = ("method", "category"))
 
 def pick_matrix(rates: pd.DataFrame, rows: str = "category", columns: str = "picked") -> pd.DataFrame:
     """A wide ``rows × picked`` table of shares (gold first, then ranks), for a heatmap; each row
-    label carries its number of items, e.g. ``C&E (n=12)``.
+    label carries its number of items, e.g. ``C&E (n=12)``, and ``attrs["n"]`` lists them.
 
     >>> r = pd.DataFrame({"category": ["HE", "HE"], "picked": ["gold", "rank 2"], "count": [3, 1],
     ...                   "share": [0.75, 0.25]})
@@ -120,11 +174,25 @@ def pick_matrix(rates: pd.DataFrame, rows: str = "category", columns: str = "pic
     order = ["gold", "rank 1", "rank 2", "rank 3"] + (["invalid"] if "invalid" in wide.columns else [])
     counts = rates.groupby(rows)["count"].sum()
     wide.index = pd.Index([f"{r} (n={int(counts[r])})" for r in wide.index], name=rows)
-    return wide.reindex(columns=order, fill_value=0.0)
+    wide = wide.reindex(columns=order, fill_value=0.0)
+    wide.attrs["n"] = counts.reindex([str(i).rsplit(" (n=", 1)[0] for i in wide.index]).tolist()
+    return wide
+
+
+def row_counts(matrix: pd.DataFrame, totals: pd.Series) -> pd.DataFrame:
+    """A matrix of the same shape as ``matrix`` holding each row's number of items (``totals``,
+    in row order) in every cell — the ``counts`` of an honest heatmap of row shares.
+
+    >>> row_counts(pd.DataFrame([[0.5, 0.5]], index=["a"]), pd.Series([8])).values.tolist()
+    [[8, 8]]
+    """
+    return pd.DataFrame(np.repeat(np.asarray(totals)[:, None], matrix.shape[1], axis=1), index=matrix.index,
+                        columns=matrix.columns)
 
 
 def position_confusion(scored: pd.DataFrame) -> pd.DataFrame:
-    """Gold position × predicted position, each row normalised to 1 (A, B, C, D labels).
+    """Gold position × predicted position, each row normalised to 1 (A, B, C, D labels); ``attrs["n"]``
+    holds the items per row.
 
     >>> position_confusion(pd.DataFrame({"label": [0, 0, 1], "pred": [0, 1, 1], "n_options": [2] * 3})).values.tolist()
     [[0.5, 0.5], [0.0, 1.0]]
@@ -132,7 +200,9 @@ def position_confusion(scored: pd.DataFrame) -> pd.DataFrame:
     n = int(scored["n_options"].max())
     letters = [chr(65 + i) for i in range(n)]
     table = pd.crosstab(scored["label"], scored["pred"]).reindex(index=range(n), columns=range(n), fill_value=0)
-    table = table.div(table.sum(axis=1).replace(0, np.nan), axis=0).fillna(0.0)
+    totals = table.sum(axis=1)
+    table = table.div(totals.replace(0, np.nan), axis=0).fillna(0.0)
     table.index = pd.Index(letters, name="gold position")
     table.columns = pd.Index(letters, name="predicted position")
+    table.attrs["n"] = totals.tolist()
     return table

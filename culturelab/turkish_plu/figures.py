@@ -45,8 +45,9 @@ def steps_histogram(corpus: pd.DataFrame) -> plt.Figure:
 
 
 def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[str]) -> plt.Figure:
-    """One panel per task: our methods' accuracy (%, 95 % CI) as bars, the paper's BERTurk ZS/FT
-    and Random as horizontal lines; one shared legend below the panels."""
+    """One panel per task: our methods' accuracy (%, 95 % CI, n under each bar, bars on fewer than 10
+    items grey) as bars, chance (``acc["chance"]``) dotted, the paper's BERTurk ZS/FT and Random as
+    horizontal lines; one shared legend below the panels."""
     apply_style()
     tasks = list(tasks)
     fig, axes = plt.subplots(1, len(tasks), figsize=(2.9 * len(tasks) + 0.6, 3.6), squeeze=False)
@@ -55,7 +56,8 @@ def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[s
     for ax, task in zip(axes[0], tasks):
         part = acc[acc["task"] == task].assign(acc=lambda d: 100 * d["accuracy"], lo=lambda d: 100 * d["ci_low"],
                                                hi=lambda d: 100 * d["ci_high"], task_name=TASK_NAMES[task])
-        grouped_bars(part, "task_name", "acc", "method", err_low="lo", err_high="hi", ax=ax, ylabel="accuracy (%)")
+        grouped_bars(part, "task_name", "acc", "method", err_low="lo", err_high="hi", ax=ax, ylabel="accuracy (%)",
+                     n="n", chance=100 * float(part["chance"].iloc[0]))
         ax.get_legend().remove()
         for label, (model, ls) in styles.items():
             v = reported.loc[(reported["task"] == task) & (reported["model"] == model), "value"]
@@ -72,8 +74,9 @@ def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[s
 
 
 def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep")) -> plt.Figure:
-    """Per-category accuracy (%, 95 % CI) of each method, one panel per task; the item count of
-    each category is in its label (random guesses pool several seeds, so their n is larger)."""
+    """Per-category accuracy (%, 95 % CI, n under each bar, bars on fewer than 10 items grey) of each
+    method, one panel per task, chance (4 options) dotted; the item count of each category is in its
+    label (random guesses pool several seeds, so their n is larger)."""
     apply_style()
     fig, axes = plt.subplots(len(tasks), 1, figsize=(7.0, 2.5 * len(tasks) + 0.5), squeeze=False)
     for ax, task in zip(axes[:, 0], tasks):
@@ -85,7 +88,7 @@ def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep")) -> 
                                                    hi=lambda d: 100 * d["ci_high"])
         part["category"] = [f"{c}\n(n={items.get(c, 0)})" for c in part["category"].astype(str)]
         grouped_bars(part, "category", "acc", "method", err_low="lo", err_high="hi", ax=ax,
-                     ylabel="accuracy (%)", title=TASK_NAMES[task])
+                     ylabel="accuracy (%)", title=TASK_NAMES[task], n="n", chance=25.0)
         ax.get_legend().remove()
         ax.set_ylim(0, 100)
         ax.set_xlabel("")
@@ -144,8 +147,12 @@ def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
 
 
 def heatmap_panels(matrices: dict[str, pd.DataFrame], *, fmt: str = ".2f", vmax: float | None = 1.0,
-                   cbar_label: str = "share of items") -> plt.Figure:
-    """Several annotated heatmaps side by side (one per title in ``matrices``)."""
+                   cbar_label: str = "share of items", chance: float | None = None) -> plt.Figure:
+    """Several annotated heatmaps side by side (one per title in ``matrices``). A matrix of row
+    shares with ``attrs["n"]`` (items per row) shows n in each cell and greys out rows of fewer
+    than 10 items; ``chance`` is marked on the colour bar."""
+    from culturelab.turkish_plu.distractors import row_counts
+
     apply_style()
     n = len(matrices)
     label_width = 0.055 * max(len(str(r)) for m in matrices.values() for r in m.index)
@@ -153,7 +160,9 @@ def heatmap_panels(matrices: dict[str, pd.DataFrame], *, fmt: str = ".2f", vmax:
     height = max(2.6, 0.36 * max(m.shape[0] for m in matrices.values()) + 1.5)
     fig, axes = plt.subplots(1, n, figsize=(width, height), squeeze=False)
     for i, (ax, (title, m)) in enumerate(zip(axes[0], matrices.items())):
-        heatmap(m, ax=ax, title=title, fmt=fmt, vmin=0, vmax=vmax, cbar_label=cbar_label if i == n - 1 else None)
+        counts = row_counts(m, pd.Series(m.attrs["n"])) if "n" in m.attrs else None
+        heatmap(m, ax=ax, title=title, fmt=fmt, vmin=0, vmax=vmax, cbar_label=cbar_label if i == n - 1 else None,
+                counts=counts, chance=chance)
         ax.tick_params(axis="x", labelrotation=45)
         if i:
             ax.set_ylabel("")

@@ -160,7 +160,7 @@ def recall_table(ranks: pd.DataFrame, ns: Sequence[int] = NS, *, groups: Sequenc
     >>> r = pd.DataFrame({"above": [0.0, 0.0], "tied": [1.0, 2.0]})
     >>> recall_table(r, ns=(1,))[["metric", "value"]].values.tolist()  # the tied gold is first half the time
     [['R@1', 75.0], ['MRR', 0.875]]"""
-    from culturelab.metrics.retrieval import expected_reciprocal_rank, expected_recall
+    from culturelab.metrics.retrieval import expected_recall, expected_reciprocal_rank
     from culturelab.stats import summarise
 
     above, tied = ranks["above"].to_numpy(), ranks["tied"].to_numpy()

@@ -36,6 +36,9 @@ MIN_STEPS, MAX_STEPS = 5, 10
 METRICS = ("rho", "tau", "ld", "pair_acc")
 #: the paper's step-ordering rows (Table 6) that adjacent-pair accuracy is put beside
 SO_PAPER_ROWS = ("Random", "BERTurk ZS", "BERTurk FT")
+#: why adjacent-pair accuracy of full answers is context for Table 6's SO column, not a reproduction
+SO_DATA = "original-Turkish ordered methods (all consecutive pairs), not the SO test set"
+SO_PROTOCOL = "a full order asked and its consecutive pairs scored, not a two-way choice"
 
 
 def instance_id(tutorial: str, method: str, steps: Sequence[str]) -> str:
@@ -167,8 +170,9 @@ def by_length(scored: pd.DataFrame, by: Sequence[str] = ("method",), *, seed: in
 
 def table6_so_beside(scored: pd.DataFrame) -> pd.DataFrame:
     """Mean adjacent-pair accuracy (%) of each ``method`` beside each of the paper's step-ordering
-    accuracies (Table 6, rows :data:`SO_PAPER_ROWS`): ``task, reported, ours, delta, paper_model,
-    method``, one row per (method, paper row).
+    accuracies (Table 6, rows :data:`SO_PAPER_ROWS`): ``task, reported, ours, delta, data, protocol,
+    comparable, paper_model, method``, one row per (method, paper row); different items and a
+    different question (:data:`SO_DATA`, :data:`SO_PROTOCOL`), so no Δ.
 
     >>> t = table6_so_beside(pd.DataFrame({"method": ["as shown"] * 2, "pair_acc": [0.5, 0.7]}))
     >>> t[["paper_model", "ours"]].values.tolist()[0]
@@ -176,6 +180,6 @@ def table6_so_beside(scored: pd.DataFrame) -> pd.DataFrame:
     """
     pairs = scored.groupby("method")["pair_acc"].mean().mul(100).rename("value").reset_index().assign(task="so")
     reported = load("turkish_plu", "table6").query("task == 'so'")
-    return pd.concat([compare(reported[reported["model"] == row], pairs[pairs["method"] == method], on=["task"])
-                      .assign(paper_model=row, method=method)
+    return pd.concat([compare(reported[reported["model"] == row], pairs[pairs["method"] == method], on=["task"],
+                              data=SO_DATA, protocol=SO_PROTOCOL).assign(paper_model=row, method=method)
                       for method in pairs["method"] for row in SO_PAPER_ROWS], ignore_index=True)

@@ -22,7 +22,7 @@ from culturelab.data.sources import DATA_SOURCES
 from culturelab.params import Choice, in_range, one_of
 from culturelab.parsing import LETTERS
 from culturelab.tasks.reorder import POLICIES
-from culturelab.turkish_plu.data import SUMMARIZATION_SPLITS, TASKS, Release
+from culturelab.turkish_plu.data import FINETUNE_SPLITS, SUMMARIZATION_SPLITS, TASKS, Release
 from culturelab.turkish_plu.mc import MC_TEMPLATES, NORMALISATIONS
 
 if TYPE_CHECKING:
@@ -58,6 +58,10 @@ CHOICES: dict[str, Choice] = {
     "max_queries": _COUNT,
     "n_dense_queries": _COUNT,
     "dense_pool_size": _COUNT,
+    "finetune_split": one_of(FINETUNE_SPLITS),
+    "finetune_epochs": in_range(1, 1000),
+    "finetune_layers": in_range(0, 1000),
+    "finetune_lr": lambda lr: None if 0 < lr < 1 else f"must be between 0 and 1, got {lr}",
     "lead_ks": lambda ks: None if all(k >= 1 for k in ks) else f"every k must be ≥ 1, got {list(ks)}",
 }
 

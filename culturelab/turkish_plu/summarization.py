@@ -138,6 +138,49 @@ def tokenizer_demo(pairs: Sequence[tuple[str, str]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: where summarization pairs can come from that are not the paper's test split
+NOT_REAL = {"example": "the 4 method-level pairs of the release's one example tutorial",
+            "sample": "pairs written by us"}
+
+
+def data_comparability(source: str, n_pairs: int) -> str:
+    """The ``data`` comparability of our ROUGE with Table 7's, from where the pairs came from
+    (:meth:`culturelab.turkish_plu.data.Release.summarization`).
+
+    >>> data_comparability("local", 5984), data_comparability("example", 4)
+    ('same', "4 pairs: the 4 method-level pairs of the release's one example tutorial, not the test split")
+    """
+    if source in NOT_REAL:
+        return f"{n_pairs} pairs: {NOT_REAL[source]}, not the test split"
+    return "same"
+
+
+def warn_if_not_real(source: str, n_pairs: int) -> str | None:
+    """Say loudly — a markdown warning in a notebook, a printed line elsewhere, and a Python
+    warning — when the pairs are not the summarization set (``source`` ``example`` or ``sample``);
+    returns the message (None for real data).
+
+    >>> warn_if_not_real("local", 5984) is None
+    True
+    """
+    if source not in NOT_REAL:
+        return None
+    import warnings
+
+    message = (f"⚠️ **No summarization data: these {n_pairs} pairs are {NOT_REAL[source]}, not the paper's "
+               "test split (5,984 pairs of ardauzunoglu/tr-wikihow-summ).** Every number below is a demonstration "
+               "of the method, not a result; results are stamped data_source=sample. Put a local copy under "
+               "<data_dir>/turkish_plu/summarization or pass summ_dir (or data_source: download with internet).")
+    try:
+        from IPython.display import Markdown, display
+
+        display(Markdown(message))
+    except ImportError:  # pragma: no cover - IPython comes with the notebook stack
+        print(message)
+    warnings.warn(message.replace("*", ""), UserWarning, stacklevel=2)
+    return message
+
+
 def read_summary_predictions(path: str | os.PathLike, ids: Sequence[str]) -> pd.DataFrame:
     """Summaries made elsewhere: a CSV/JSONL/parquet file with ``id`` and ``prediction`` (or
     ``summary_pred``/``generated``/``output``) and optionally ``model``; without ``id`` the rows are

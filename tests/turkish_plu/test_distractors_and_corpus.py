@@ -37,14 +37,30 @@ def test_original_gi_items_keep_ranks_and_avoid_shared_steps(corpus_json):
 def test_similarity_ranks_pick_rates_and_position_confusion():
     t = pd.DataFrame({"options": [["Kek Pişirmek", "Kekler Pişirmek", "Araba Sürmek", "Kedi Beslemek"]],
                       "label": [0], "n_options": [4]})
-    ranked = ds.add_similarity_ranks(t)
-    assert ranked["option_rank"].iloc[0][:2] == [0, 1]
+    ranked = ds.add_similarity_ranks(t, "tfidf")
+    assert ranked["option_rank"].iloc[0][:2] == [0, 1] and set(ranked["similarity"]) == {"tfidf"}
     scored = pd.concat([ranked.assign(pred=p, method="m", category="HE") for p in (0, 1, 1, 3)], ignore_index=True)
     rates = ds.pick_rates(scored).set_index("picked")["share"].to_dict()
     assert rates["gold"] == 0.25 and rates["rank 1"] == 0.5 and sum(rates.values()) == 1.0
     assert ds.pick_matrix(ds.pick_rates(scored)).columns.tolist() == ["gold", "rank 1", "rank 2", "rank 3"]
+    assert ds.pick_matrix(ds.pick_rates(scored)).attrs["n"] == [4]
     conf = ds.position_confusion(scored)
     assert conf.loc["A"].tolist() == [0.25, 0.5, 0.0, 0.25] and conf.loc["B"].sum() == 0.0
+    assert conf.attrs["n"] == [4, 0, 0, 0]
+
+
+def test_e5_similarity_ranks_are_independent_of_the_surface_tfidf(tmp_cache):
+    # the gold's paraphrase shares no character n-grams with it; its look-alike shares many
+    t = pd.DataFrame({"task": ["si"], "label": [0], "n_options": [4],
+                      "options": [["Köpeğini besle.", "Hayvanına mama ver.", "Köpüğünü temizle.", "Arabayı yıka."]]})
+    e5 = ds.add_similarity_ranks(t)  # bundled multilingual e5
+    surface = ds.add_similarity_ranks(t, "tfidf")
+    assert set(e5["similarity"]) == {"bundled:e5-small"} and sorted(e5["option_rank"].iloc[0]) == [0, 1, 2, 3]
+    cos = e5["option_cosine"].iloc[0]
+    assert cos[0] == 1.0 and cos[1] > cos[3]  # a paraphrase is closer than an unrelated step
+    assert surface["option_rank"].iloc[0][1] == 3  # no shared n-grams: last by surface form
+    agree = ds.rank_agreement(e5, surface)
+    assert agree[["task", "n"]].values.tolist() == [["si", 1]] and 0 <= agree["same_rank1"].iloc[0] <= 1
 
 
 def test_corpus_stats_profile_and_register(corpus_json):

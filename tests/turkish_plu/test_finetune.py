@@ -9,7 +9,6 @@ import pytest
 
 from culturelab.turkish_plu import finetune as ft
 
-
 FOODS = {"rice": "rice is cooked with saffron", "bread": "bread is baked with flour",
          "tea": "tea is served with sugar", "soup": "the soup has lentils"}
 

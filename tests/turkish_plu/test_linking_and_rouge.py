@@ -204,3 +204,14 @@ def test_table5_beside_compares_only_full_pool_runs_over_all_queries_with_the_bm
     assert {"A / full", "B / full", "C / small (80)", f"paper {lk.BEST_ROW}"} <= set(bars["system"])
     assert "MRR" not in set(bars["metric"])
 
+
+
+def test_summarization_without_data_says_so_loudly():
+    with pytest.warns(UserWarning, match="No summarization data: these 4 pairs are the 4 method-level pairs"):
+        message = sm.warn_if_not_real("example", 4)
+    assert "not the paper's test split" in message and "data_source=sample" in message
+    with pytest.warns(UserWarning, match="pairs written by us"):
+        sm.warn_if_not_real("sample", 12)
+    assert sm.warn_if_not_real("download", 5984) is None
+    assert sm.data_comparability("local", 5984) == "same"
+    assert sm.data_comparability("sample", 12).startswith("12 pairs: pairs written by us")
