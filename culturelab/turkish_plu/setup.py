@@ -84,6 +84,24 @@ def check(topic: str, params: Mapping[str, Any]) -> list[str]:
     return []
 
 
+#: the language-model section of each notebook: what it asks of the model and its name
+LM_SECTIONS = {"02_mc_tasks": ("loglikelihood", "zero-shot LM scoring"),
+               "03_step_ordering": ("generate", "LM reordering"),
+               "05_summarization": ("generate", "zero-shot LM summaries"),
+               "06_distractors": ("loglikelihood", "LM scoring of the distractor items")}
+
+
+def lm_section(run: Run) -> bool:
+    """Whether the notebook's language-model section runs: ``run_llm`` is on and the model can
+    answer what the section asks (:data:`LM_SECTIONS`; when it cannot — e.g. generation with a
+    masked LM, log-probabilities from the OpenAI API — the run says so in one line, records the
+    skip and the notebook goes on without the section)."""
+    if not run.params.get("run_llm", False):
+        return False
+    kind, section = LM_SECTIONS[run.notebook.rsplit("/", 1)[-1]]
+    return run.supports(kind, section)
+
+
 def open(run: Run) -> Release:
     """The release as the notebook's parameters ask for it (``data_dir``, ``data_source``,
     ``summ_dir``), with where the data comes from stamped on ``run``: ``sample`` when the
