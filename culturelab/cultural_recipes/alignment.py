@@ -291,18 +291,3 @@ def table2_beside_paper(view: pd.DataFrame) -> pd.DataFrame:
     wide["our_label"] = [mine.loc[q, "label"] if q in mine.index else "—" for q in wide["query"]]
     order = list(dict.fromkeys(load_reported("cultural_recipes", "table2")["query"]))
     return wide.set_index("query").loc[order].reset_index()
-
-
-COVERAGE_STATUSES = ("recomputed", "redrawn", "missing")
-
-
-def coverage() -> pd.DataFrame:
-    """What of the paper culturelab covers, item by item (every table, figure and text claim):
-    ``item, content, status`` (:data:`COVERAGE_STATUSES`), the ``notebook`` that shows it and a
-    ``note`` (for ``missing``: why). Ours, kept in ``reported/cultural_recipes/coverage.csv``.
-
-    >>> c = coverage()
-    >>> sorted(c["status"].unique()), c.loc[c["item"] == "Table 2", "notebook"].item()
-    (['missing', 'recomputed', 'redrawn'], 'cultural_recipes/01_bli_alignment')
-    """
-    return load_reported("cultural_recipes", "coverage").fillna({"notebook": ""})

@@ -154,8 +154,8 @@ def _rule_labels(columns: list[str]) -> list[str]:
 
 
 def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -> plt.Figure:
-    """Several rule-share heatmaps on one colour scale (R1–R6, UA columns), stacked (or side by
-    side). Each panel is a dict: ``matrix`` (rows × rules), ``title``, and for our numbers
+    """Several rule-share heatmaps on one colour scale (R1–R6, UA columns), stacked (each with the
+    scale's bar, so the columns line up) or side by side (one bar). Each panel is a dict: ``matrix`` (rows × rules), ``title``, and for our numbers
     ``n`` (a Series: what each row rests on — picks, or shown distractors for a base-rate
     reference), ``ci_low``/``ci_high`` (same shape as ``matrix``). Cells of rows with n below
     ``MIN_N`` are greyed; rows without ``n`` (the paper's published shares) are drawn as printed.
@@ -181,7 +181,7 @@ def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -
                     kw[key] = panel[key].reindex(index=m.index, columns=RULES)
         labelled = {k: v.set_axis(_rule_labels(RULES), axis=1) for k, v in kw.items()}
         heatmap(m.set_axis(_rule_labels(RULES), axis=1), fmt=".3f", vmin=0, vmax=vmax, ax=ax,
-                cbar_label="share", title=panel["title"], cbar=i == 0, **labelled)
+                cbar_label="share", title=panel["title"], cbar=not side_by_side or i == len(panels) - 1, **labelled)
         ax.set_xlabel("")
         ax.set_ylabel("")
         if not side_by_side and i < len(panels) - 1:

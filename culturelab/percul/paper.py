@@ -462,21 +462,6 @@ def table4() -> pd.DataFrame:
     return reported.load(PAPER, "table4")
 
 
-COVERAGE_STATUSES = ("recomputed", "redrawn", "missing")
-
-
-def coverage() -> pd.DataFrame:
-    """What of the paper culturelab covers, item by item (every table, figure and text claim):
-    ``item, content, status`` (:data:`COVERAGE_STATUSES`), the ``notebook`` that shows it and a
-    ``note`` (for ``missing``: why). Ours, kept in ``reported/percul/coverage.csv``.
-
-    >>> c = coverage()
-    >>> sorted(c["status"].unique()), c.loc[c["item"] == "Figure 16", "notebook"].item()
-    (['missing', 'recomputed', 'redrawn'], 'percul/04_distractors')
-    """
-    return reported.load(PAPER, "coverage").fillna({"notebook": ""})
-
-
 def fig5_tables(ours: pd.DataFrame | None = None, *, label: str = "ours"
                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Figure 5's matrices — the paper's 23 rows (Table 5, its row order; n = Table 1's story

@@ -12,7 +12,6 @@ import pytest
 from culturelab.cultural_recipes import adaptation, concepts, evaluation
 from culturelab.cultural_recipes.data import DIRECTIONS, load_split
 from culturelab.reported import load as load_reported
-from culturelab.runner import Run
 
 from ..core.fake_openai import FakeOpenAI
 
@@ -20,10 +19,8 @@ NO_BERTSCORE = {"en": None, "zh": None}
 
 
 @pytest.fixture()
-def make_run(tmp_path, monkeypatch, tmp_cache):
-    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
-    monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
-    return lambda spec: Run("cultural_recipes/02_adaptation", {"model": spec, "seed": 0, "device": "cpu"}, name="t")
+def make_run(notebook_run):
+    return lambda spec: notebook_run("cultural_recipes/02_adaptation", spec)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from culturelab import reported
 from culturelab.cultural_recipes import alignment, evaluation, human_eval
 from culturelab.cultural_recipes import data as cr
 from culturelab.runner import all_notebooks
@@ -94,8 +95,8 @@ def test_human_tables_beside_the_paper():
 
 
 def test_coverage_names_every_table_and_figure_with_a_status_and_a_reason():
-    c = alignment.coverage()
-    assert set(c["status"]) <= set(alignment.COVERAGE_STATUSES)
+    c = reported.coverage("cultural_recipes")
+    assert set(c["status"]) <= set(reported.COVERAGE_STATUSES)
     found: dict[str, set[int]] = {"Table": set(), "Figure": set()}
     for item in c["item"]:
         m = re.match(r"(Table|Figure) (\d+)", item)

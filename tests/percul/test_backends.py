@@ -13,7 +13,6 @@ import pytest
 from culturelab.percul import distractors, figures, paper, pipeline, robustness, translation
 from culturelab.percul.data import load
 from culturelab.percul.scoring import add_protocol, per_category, summary
-from culturelab.runner import Run
 
 from ..core.fake_openai import FakeOpenAI
 
@@ -21,10 +20,8 @@ ANSWER = '{"Explanation": "…", "Choice Number": 2}'
 
 
 @pytest.fixture()
-def make_run(tmp_path, monkeypatch, tmp_cache):
-    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
-    monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
-    return lambda spec: Run("percul/01_benchmark", {"model": spec, "seed": 0, "device": "cpu"}, name="t")
+def make_run(notebook_run):
+    return lambda spec: notebook_run("percul/01_benchmark", spec)
 
 
 @pytest.fixture(scope="module")

@@ -139,8 +139,8 @@ def test_headline_claims_recompute_from_the_papers_tables():
 
 
 def test_coverage_names_every_table_and_figure_with_a_status_and_a_reason():
-    c = paper.coverage()
-    assert set(c["status"]) <= set(paper.COVERAGE_STATUSES)
+    c = reported.coverage("percul")
+    assert set(c["status"]) <= set(reported.COVERAGE_STATUSES)
 
     def numbers(kind: str) -> set[int]:
         found: set[int] = set()
