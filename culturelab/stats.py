@@ -56,6 +56,18 @@ def summarise(df: pd.DataFrame, value: str, by: Sequence[str] = (), *, level: fl
     return pd.DataFrame(rows)
 
 
+def proportion_ci(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion k/n; ``(nan, nan)`` when n = 0.
+
+    >>> [round(v, 3) for v in proportion_ci(3, 10)], proportion_ci(0, 0)
+    ([0.108, 0.603], (nan, nan))
+    """
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
 def mcnemar(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> dict[str, float]:
     """Exact McNemar test for paired binary outcomes (e.g. English vs native on the same items).
 

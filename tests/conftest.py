@@ -30,6 +30,17 @@ def tmp_cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / "cache"
 
 
+@pytest.fixture()
+def notebook_run(tmp_path, monkeypatch, tmp_cache):
+    """``make(notebook, spec)``: a :class:`culturelab.runner.Run` of ``notebook`` for the model
+    ``spec`` on CPU, writing its runs and figures under ``tmp_path`` (and a fresh cache)."""
+    from culturelab.runner import Run
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
+    return lambda notebook, spec: Run(notebook, {"model": spec, "seed": 0, "device": "cpu"}, name="t")
+
+
 @pytest.fixture(scope="session")
 def tiny_causal_dir(tmp_path_factory) -> Path:
     """A 2-layer GPT-2 with a byte-level BPE tokenizer, saved as a 🤗 folder (random weights)."""

@@ -21,6 +21,7 @@ output that stays in the source language or is empty is *counted*, never dropped
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pandas as pd
 
@@ -104,3 +105,53 @@ def reference_outputs(matched: pd.DataFrame, direction: str, system: str = "Ref"
     """The first reference of each item as an "output" (Figure 4 compares it with the systems)."""
     return _table([_row(rec, direction, system, "", serialize(rec.targets[0]))
                    for rec in matched.itertuples(index=False)])
+
+
+def case_study(outputs: pd.DataFrame, *, direction: str = "zh2en", recipe_id: str | None = None) -> pd.DataFrame:
+    """Table 7's view: one source recipe of ``direction`` (the first, unless ``recipe_id``) as each
+    of our systems adapted it, below the paper's three adaptations of Figure 1's red-bean soup as
+    printed (a different source recipe: Figure 1's is not in the paper text).
+
+    >>> case_study(pd.DataFrame(columns=COLUMNS))["system"].tolist()
+    ['MT-zs', 'MT-ft', 'GPT-4']
+    """
+    from culturelab.reported import load as load_reported
+
+    paper = load_reported("cultural_recipes", "table7").rename(columns={"output": "prediction"})
+    paper = paper.assign(source="paper (Table 7): Figure 1's red-bean soup")
+    part = outputs[outputs["direction"] == direction]
+    if part.empty:
+        return paper[["source", "system", "prediction"]]
+    chosen = part[part["recipe_id"] == (recipe_id or part["recipe_id"].iloc[0])]
+    ours = chosen.assign(source="ours: " + chosen["source_text"])[["source", "system", "prediction"]]
+    return pd.concat([paper[["source", "system", "prediction"]], ours], ignore_index=True)
+
+
+#: the notebook section of the model's adaptations, for the run's "skipped" line
+MODEL_SECTION = "Adaptation by the model (the paper's prompts)"
+
+
+def all_systems(run: Any, data: dict[str, pd.DataFrame], silver: dict[str, pd.DataFrame], *, style: str = "llm",
+                max_new_tokens: int = 256, temperature: float = 0.0, seed: int = 0, system: str | None = None
+                ) -> pd.DataFrame:
+    """Every system's outputs for each direction of ``data``: the run's model with the paper's
+    prompt (:func:`adapt`; skipped, with one recorded line, when its backend cannot generate),
+    *Retrieval* (its ``silver`` pool), *Source copy* and the references (``Ref``).
+
+    >>> class Run:
+    ...     def supports(self, kind, section): return False
+    >>> from culturelab.cultural_recipes.data import load_split
+    >>> d = {"en2zh": load_split("en2zh", "gold", data_source="sample")}
+    >>> s = {"en2zh": load_split("en2zh", "silver", data_source="sample")}
+    >>> sorted(all_systems(Run(), d, s)["system"].unique())
+    ['Ref', 'Retrieval', 'Source copy']
+    """
+    model = run.model() if run.supports("generate", MODEL_SECTION) else None
+    parts = []
+    for direction, matched in data.items():
+        if model is not None:
+            parts.append(adapt(model, matched, direction, style=style, max_new_tokens=max_new_tokens,
+                               temperature=temperature, seed=seed, system=system))
+        parts += [retrieval_outputs(matched, silver[direction], direction), copy_outputs(matched, direction),
+                  reference_outputs(matched, direction, "Ref")]
+    return pd.concat(parts, ignore_index=True)

@@ -25,6 +25,7 @@ import pandas as pd
 import yaml
 
 from culturelab.cultural_recipes.data import LANGS, strip_headings
+from culturelab.stats import proportion_ci
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,9 @@ def literal_rates(outputs: pd.DataFrame, concepts: tuple[Concept, ...] | None = 
     """Literal-translation rate per (concept, direction, system).
 
     ``outputs`` needs ``direction, system, source_text, prediction`` (an adaptation table).
-    Returns ``concept, direction, system, c_source, c_literal, recipes, rate, control``.
+    Returns ``concept, direction, system, c_source, c_literal, recipes, rate``, its 95 % Wilson
+    interval over the ``c_source`` occurrences (``ci_low``, ``ci_high``; with ``clip`` only), and
+    ``control``.
     """
     concepts = concepts or load_concepts()
     rows = []
@@ -99,7 +102,9 @@ def literal_rates(outputs: pd.DataFrame, concepts: tuple[Concept, ...] | None = 
                      for p in sys_part["prediction"]]
             total = sum(c_src)
             hit = sum(min(t, s) if clip else t for s, t in zip(c_src, c_tgt) if s > 0)
+            low, high = proportion_ci(hit, total) if clip else (float("nan"), float("nan"))
             rows.append({"concept": concept.name, "direction": concept.direction, "system": system,
                          "c_source": total, "c_literal": hit, "recipes": sum(1 for s in c_src if s > 0),
-                         "rate": hit / total if total else float("nan"), "control": concept.control})
+                         "rate": hit / total if total else float("nan"), "ci_low": low, "ci_high": high,
+                         "control": concept.control})
     return pd.DataFrame(rows)

@@ -93,6 +93,10 @@ _TEMPLATES = [
 ]
 
 
+#: the size of our toy corpus per language ("all" of it: what ``max_recipes = 0`` reads)
+TOY_RECIPES = 1500
+
+
 def _word(concept: str, lang: int, rng: np.random.Generator, literal_rate: float) -> str:
     if concept in NEUTRAL:
         return NEUTRAL[concept][lang]
@@ -100,7 +104,7 @@ def _word(concept: str, lang: int, rng: np.random.Generator, literal_rate: float
     return literal if rng.random() < literal_rate else typical
 
 
-def toy_corpus(lang: str, n_recipes: int = 500, *, seed: int = 0, literal_rate: float = 0.1) -> list[dict]:
+def toy_corpus(lang: str, n_recipes: int = TOY_RECIPES, *, seed: int = 0, literal_rate: float = 0.1) -> list[dict]:
     """``n_recipes`` synthetic recipes in ``lang`` (``zh`` or ``en``); deterministic per seed and
     language (the two languages use different random streams: comparable, not parallel)."""
     if lang not in {"zh", "en"}:
@@ -168,11 +172,14 @@ class Corpora:
 def corpora(zh_corpus: str | os.PathLike = "", en_corpus: str | os.PathLike = "", *, max_recipes: int = 0,
             seed: int = 0) -> Corpora:
     """The corpus files when both are given (the first ``max_recipes`` recipes of each, 0 = all),
-    else ``max_recipes`` recipes of our toy corpus per language, with its planted gold lexicon.
+    else ``max_recipes`` recipes of our toy corpus per language (0 = all of it:
+    :data:`TOY_RECIPES`), with its planted gold lexicon.
 
     >>> c = corpora(max_recipes=3)
     >>> c.data_source, c.name, len(c.zh()), c.cultural["蒸"]
     ('sample', 'toy', 3, {'bake'})
+    >>> len(corpora().en()) == TOY_RECIPES
+    True
     >>> r = corpora("zh.jsonl", "en.csv", max_recipes=100)
     >>> r.data_source, r.name, r.max_recipes, r.literal
     ('released', 'recipes', 100, None)
@@ -182,7 +189,8 @@ def corpora(zh_corpus: str | os.PathLike = "", en_corpus: str | os.PathLike = ""
     if zh_corpus:
         return Corpora(Path(zh_corpus), Path(en_corpus), "recipes", max_recipes or None, "released")
     gold = toy_gold()
-    return Corpora(lambda: toy_corpus("zh", max_recipes, seed=seed), lambda: toy_corpus("en", max_recipes, seed=seed),
+    size = max_recipes or TOY_RECIPES
+    return Corpora(lambda: toy_corpus("zh", size, seed=seed), lambda: toy_corpus("en", size, seed=seed),
                    "toy", None, "sample", gold["literal"], gold["cultural"])
 
 
@@ -267,7 +275,12 @@ def is_content_word(word: str) -> bool:
 
 
 def content_words(counts: dict[str, int] | Counter, *, n: int = 100, exclude: Iterable[str] = ()) -> list[str]:
-    """The ``n`` most frequent content words (ties broken alphabetically), ``exclude`` removed."""
+    """The ``n`` most frequent content words (``0``: all of them; ties broken alphabetically),
+    ``exclude`` removed.
+
+    >>> content_words({"豆腐": 9, "蒸": 7, "的": 50}, n=0)
+    ['豆腐', '蒸']
+    """
     skip = set(exclude)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     out = []
@@ -275,6 +288,6 @@ def content_words(counts: dict[str, int] | Counter, *, n: int = 100, exclude: It
         if word in skip or not is_content_word(word):
             continue
         out.append(word)
-        if len(out) >= n:
+        if n and len(out) >= n:
             break
     return out

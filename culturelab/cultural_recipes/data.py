@@ -354,3 +354,51 @@ def table1_stats(matched: pd.DataFrame) -> pd.DataFrame:
                      "mean_tokens_source": sum(src_tokens) / max(len(src_tokens), 1),
                      "mean_tokens_target": sum(trg_tokens) / max(len(trg_tokens), 1)})
     return pd.DataFrame(rows)
+
+
+def load_splits(directions: Iterable[str], splits: Iterable[str] = tuple(SPLIT_FILES), *,
+                data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> dict[str, pd.DataFrame]:
+    """Every split of the given directions (both directions of a split in one table; its
+    ``attrs["data_source"]`` is ``released``, ``sample`` or ``mixed``), for Table 1.
+
+    >>> t = load_splits(["zh2en", "en2zh"], ["gold"], data_source="sample")
+    >>> len(t["gold"]), t["gold"].attrs["data_source"]
+    (10, 'sample')
+    """
+    out = {}
+    for split in splits:
+        parts = [load_split(d, split, data_dir=data_dir, data_source=data_source) for d in directions]
+        out[split] = pd.concat(parts, ignore_index=True)
+        out[split].attrs["data_source"] = data_source_of(parts)
+    return out
+
+
+def table1_beside_paper(splits: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Table 1 recomputed (:func:`table1_stats`) beside the paper's: ``splits`` maps each split
+    name (``train``, ``valid``, ``test``, ``silver``, ``gold``) to its matched recipes (e.g.
+    :func:`load_splits`). The paper merges train and valid (``train+valid``); the exact
+    train/valid/test sizes come from the repository README. The token counts follow the paper
+    (jieba for Chinese, whitespace for English), so Δ is filled where the split is the release's.
+
+    >>> t = table1_beside_paper(load_splits(["zh2en"], ["gold"], data_source="sample"))
+    >>> t.set_index("quantity").loc["n_source", ["ours", "reported", "delta"]].tolist()
+    [5.0, 25.0, nan]
+    """
+    from culturelab.reported import compare, data_of
+    from culturelab.reported import load as load_reported
+
+    tables = dict(splits)
+    if "train" in tables and "valid" in tables:
+        merged = pd.concat([tables["train"], tables["valid"]], ignore_index=True).assign(split="train+valid")
+        merged.attrs["data_source"] = data_source_of([tables["train"], tables["valid"]])
+        tables["train+valid"] = merged
+    paper = load_reported(SUBDIR, "table1")
+    keys = ["split", "direction", "quantity"]
+    parts = []
+    for table in tables.values():
+        ours = table1_stats(table).melt(id_vars=["direction", "split"], var_name="quantity", value_name="value")
+        ours["value"] = ours["value"].astype(float)
+        rep = paper.merge(ours[keys], on=keys)
+        if len(rep):
+            parts.append(compare(rep, ours, on=keys, data=data_of(table.attrs.get("data_source")), protocol="same"))
+    return pd.concat(parts, ignore_index=True).dropna(subset=["ours", "reported"]).reset_index(drop=True)

@@ -32,6 +32,8 @@ import pandas as pd
 
 from culturelab.cultural_recipes.data import LANGS, strip_headings, tokenize
 from culturelab.metrics import generation as gen
+from culturelab.reported import compare
+from culturelab.stats import bootstrap_ci
 
 COMPAT = ("coastalcph-2023",)
 METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "#Tok")
@@ -108,33 +110,62 @@ def bertscore_best(predictions: Sequence[str], references: Sequence[Sequence[str
     return best
 
 
+def _corpus_interval(metric: Any, preds: list[str], streams: list[list[str | None]], n_bootstrap: int, *,
+                     seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap 95 % interval of a SacreBLEU corpus metric: recipes resampled with
+    replacement, the corpus score recomputed from the resampled segment statistics (as
+    SacreBLEU's own paired bootstrap does)."""
+    if n_bootstrap < 2 or len(preds) < 2:
+        return float("nan"), float("nan")
+    stats = np.asarray(metric._extract_corpus_statistics(preds, streams), dtype=float)
+    rows = np.random.default_rng(seed).integers(0, len(stats), size=(n_bootstrap, len(stats)))
+    scores = [metric._compute_score_from_stats(stats[r].sum(axis=0)).score for r in rows]
+    return float(np.percentile(scores, 2.5)), float(np.percentile(scores, 97.5))
+
+
 def corpus_scores(predictions: Sequence[str], references: Sequence[Sequence[str]], lang: str, *,
                   compat: str | None = None, bertscore_model: str | None = None, zh_tokenizer: str = "char",
-                  bertscore_values: np.ndarray | None = None) -> dict[str, float]:
+                  bertscore_values: np.ndarray | None = None, n_bootstrap: int = 0) -> dict[str, float]:
     """BLEU, chrF, ROUGE-L, BERTScore and #Tok of one system on one test set (×100).
 
     ``bertscore_values`` (per-recipe F1 already computed) skips loading the backbone again.
+    ``n_bootstrap`` > 1 adds a 95 % percentile bootstrap interval of each metric (``BLEU_ci_low``,
+    ``BLEU_ci_high``, …: the corpus score recomputed for BLEU and chrF, the mean for ROUGE-L and
+    BERTScore — recipes resampled; none for the release-compatible BLEU/chrF, which score one
+    hypothesis).
     """
     import sacrebleu
+    from sacrebleu.metrics import BLEU, CHRF
 
     _check(predictions, references, lang, compat)
     preds = [_joined(p, lang) for p in predictions]
     refs = [[_joined(r, lang) for r in rs] for rs in references]
+    intervals: dict[str, tuple[float, float]] = {}
     if compat:  # the release's call: per-recipe lists where streams are expected
         bleu = sacrebleu.corpus_bleu(preds, refs).score
         chrf = sacrebleu.corpus_chrf(preds, refs).score
     else:
-        bleu = gen.bleu(preds, gen.reference_streams(refs))
-        chrf = gen.chrf(preds, gen.reference_streams(refs))
+        streams = gen.reference_streams(refs)
+        bleu = gen.bleu(preds, streams)
+        chrf = gen.chrf(preds, streams)
+        intervals["BLEU"] = _corpus_interval(BLEU(), preds, streams, n_bootstrap)
+        intervals["ChrF"] = _corpus_interval(CHRF(), preds, streams, n_bootstrap)
     rl = rouge_l_best(preds, refs, lang, compat=compat, zh_tokenizer=zh_tokenizer)
     if bertscore_values is None:
         bertscore_values = bertscore_best([strip_headings(p) for p in predictions],
                                           [[strip_headings(r) for r in rs] for rs in references],
                                           model=bertscore_model, lang=lang)
     bs = np.asarray(bertscore_values, dtype=float)
-    return {"BLEU": float(bleu), "ChrF": float(chrf), "R-L": float(np.mean(rl) * 100),
-            "B-Sc": float(np.mean(bs) * 100) if len(bs) and not np.isnan(bs).all() else float("nan"),
-            "#Tok": float(np.mean([len(p.split()) for p in preds]))}
+    scores = {"BLEU": float(bleu), "ChrF": float(chrf), "R-L": float(np.mean(rl) * 100),
+              "B-Sc": float(np.mean(bs) * 100) if len(bs) and not np.isnan(bs).all() else float("nan"),
+              "#Tok": float(np.mean([len(p.split()) for p in preds]))}
+    if n_bootstrap > 1:
+        for name, values in (("R-L", np.asarray(rl) * 100), ("B-Sc", bs * 100)):
+            intervals[name] = bootstrap_ci(values, n_resamples=n_bootstrap)
+        for name in ("BLEU", "ChrF", "R-L", "B-Sc"):
+            low, high = intervals.get(name, (float("nan"), float("nan")))
+            scores[f"{name}_ci_low"], scores[f"{name}_ci_high"] = low, high
+    return scores
 
 
 def segment_scores(predictions: Sequence[str], references: Sequence[Sequence[str]], lang: str, *,
@@ -177,7 +208,7 @@ def per_output_bertscore(outputs: pd.DataFrame, bertscore: dict[str, str | None]
 def score_outputs(outputs: pd.DataFrame, *, compat: str | Sequence[str | None] | None = None,
                   bertscore: dict[str, str | None] | None = None, zh_tokenizer: str = "char",
                   by: Sequence[str] = ("direction", "split", "system"),
-                  bertscore_values: np.ndarray | None = None) -> pd.DataFrame:
+                  bertscore_values: np.ndarray | None = None, n_bootstrap: int = 0) -> pd.DataFrame:
     """Score every system of an adaptation table (see :mod:`.adaptation`): one row per group
     (and per ``compat`` setting when a list is given) with ``n``, ``invalid`` (outputs not in the
     target language — still scored) and the metrics.
@@ -185,6 +216,7 @@ def score_outputs(outputs: pd.DataFrame, *, compat: str | Sequence[str | None] |
     ``bertscore`` maps the target language to a backbone spec (default: MiniLM for English
     only); BERTScore is computed once and shared by all ``compat`` settings (it has no defect);
     pass ``bertscore_values`` (:func:`per_output_bertscore`) to reuse it across calls.
+    ``n_bootstrap`` > 1 adds each metric's 95 % interval (:func:`corpus_scores`).
     """
     settings = list(compat) if isinstance(compat, (list, tuple)) else [compat]
     outputs = outputs.reset_index(drop=True)
@@ -196,7 +228,8 @@ def score_outputs(outputs: pd.DataFrame, *, compat: str | Sequence[str | None] |
             meta = dict(zip(by, key))
             lang = LANGS[part["direction"].iloc[0]][1]
             scores = corpus_scores(part["prediction"].tolist(), part["references"].tolist(), lang, compat=setting,
-                                   zh_tokenizer=zh_tokenizer, bertscore_values=bs_all[part.index.to_numpy()])
+                                   zh_tokenizer=zh_tokenizer, bertscore_values=bs_all[part.index.to_numpy()],
+                                   n_bootstrap=n_bootstrap)
             rows.append({**meta, "n": len(part), "invalid": int((~part["valid"].astype(bool)).sum()), **scores,
                          "compat": setting or "corrected"})
     return pd.DataFrame(rows)
@@ -216,26 +249,73 @@ def score_segments(outputs: pd.DataFrame, *, bertscore: dict[str, str | None] | 
     return pd.concat(parts).sort_index() if parts else pd.DataFrame(columns=list(METRICS))
 
 
-def long_form(scores: pd.DataFrame, id_columns: Sequence[str] = ("direction", "split", "system", "compat")
+def long_form(scores: pd.DataFrame, id_columns: Sequence[str] = ("direction", "split", "system", "compat", "n")
               ) -> pd.DataFrame:
-    """Wide metric columns → one row per metric (``metric``, ``value``), as the reported tables."""
+    """Wide metric columns → one row per metric (``metric``, ``value``, and ``ci_low``/``ci_high``
+    where the scores carry intervals), as the reported tables.
+
+    >>> s = pd.DataFrame({"system": ["x"], "BLEU": [20.0], "BLEU_ci_low": [15.0], "BLEU_ci_high": [25.0]})
+    >>> long_form(s).to_dict("records")
+    [{'system': 'x', 'metric': 'BLEU', 'value': 20.0, 'ci_low': 15.0, 'ci_high': 25.0}]
+    """
     ids = [c for c in id_columns if c in scores.columns]
-    return scores.melt(id_vars=ids, value_vars=[m for m in METRICS if m in scores.columns], var_name="metric",
-                       value_name="value")
+    metrics = [m for m in METRICS if m in scores.columns]
+    long = scores.melt(id_vars=ids, value_vars=metrics, var_name="metric", value_name="value")
+    for bound in ("ci_low", "ci_high"):
+        if any(f"{m}_{bound}" in scores for m in metrics):
+            long[bound] = np.concatenate([scores.get(f"{m}_{bound}", pd.Series(np.nan, index=scores.index)).to_numpy()
+                                          for m in metrics])
+    return long
 
 
-def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame, system_map: dict[str, str] | None = None
-                       ) -> pd.DataFrame:
-    """Reported vs ours per (direction, method, metric) with Δ; ``status`` marks the paper's
-    scrambled cells (Table 4). ``system_map`` renames our systems to the paper's method names."""
-    from culturelab.reported import compare
+def protocol_of(metric: str, lang: str, *, compat: str | None = None, bertscore_model: str | None = None,
+                zh_tokenizer: str = "char") -> str:
+    """How one of our metric values differs from the paper's computation of it (§5.1: SacreBLEU
+    defaults on jieba-segmented text, ROUGE-L, BERTScore with bert-base-uncased / bert-base-chinese):
+    ``"same"`` or the reason.
 
+    >>> protocol_of("BLEU", "zh"), protocol_of("R-L", "zh")
+    ('same', 'ROUGE-L over characters (the paper: jieba words)')
+    >>> protocol_of("ChrF", "en", compat="coastalcph-2023")
+    "the authors' released script (the paper states SacreBLEU defaults)"
+    """
+    if metric == "#Tok":
+        return "same"
+    if metric == "B-Sc":
+        paper = "bert-base-chinese" if lang == "zh" else "bert-base-uncased"
+        return f"BERTScore with {bertscore_model or 'no backbone'} (the paper: {paper})"
+    if compat:
+        return "the authors' released script (the paper states SacreBLEU defaults)" if metric in ("BLEU", "ChrF") \
+            else "the authors' released script (empty-token ROUGE-L for Chinese)" if lang == "zh" else "same"
+    if metric == "R-L" and lang == "zh" and zh_tokenizer != "jieba":
+        return "ROUGE-L over characters (the paper: jieba words)"
+    return "same"
+
+
+def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame, system_map: dict[str, str] | None = None, *,
+                       data: str = "not stated", bertscore: dict[str, str | None] | None = None,
+                       zh_tokenizer: str = "char") -> pd.DataFrame:
+    """Reported vs ours per (direction, method, compat, metric) for the systems the paper has
+    (``system_map`` renames ours to its method names), with comparability: ``data`` for all rows,
+    each row's ``protocol`` (:func:`protocol_of`), Δ only where both are ``"same"``; ``status``
+    marks the paper's scrambled cells (Table 4). Metrics we did not compute are left out."""
+    bertscore = {"en": "bundled:minilm", "zh": None} if bertscore is None else bertscore
+    on = ["direction", "method", "metric"]
     mine = long_form(ours).assign(method=lambda t: t["system"].map(lambda s: (system_map or {}).get(s, s)))
-    table = compare(reported, mine, on=["direction", "method", "metric"])
-    status = reported.set_index(["direction", "method", "metric"])["status"] if "status" in reported else None
-    if status is not None:
-        table["status"] = [status.get((d, m, k), "") for d, m, k in
-                           zip(table["direction"], table["method"], table["metric"])]
+    mine = mine.merge(reported[on].drop_duplicates(), on=on, how="inner")
+    mine["protocol"] = [protocol_of(m, LANGS[d][1], compat=None if c == "corrected" else c,
+                                    bertscore_model=bertscore.get(LANGS[d][1]), zh_tokenizer=zh_tokenizer)
+                        for m, d, c in zip(mine["metric"], mine["direction"], mine["compat"])]
+    parts = [compare(reported.merge(part[on].drop_duplicates(), on=on), part, on=on, data=data, protocol=protocol)
+             .assign(compat=part["compat"].iloc[0])
+             for (protocol, _), part in mine.groupby(["protocol", "compat"], sort=False)]
+    columns = [*on, "compat", "reported", "ours", "delta", "data", "protocol", "comparable"]
+    if not parts:
+        return pd.DataFrame(columns=[*columns, "status"])
+    table = pd.concat(parts, ignore_index=True)[columns].dropna(subset=["ours"]).reset_index(drop=True)
+    status = reported.set_index(on)["status"] if "status" in reported else None
+    table["status"] = [status.get((d, m, k), "") for d, m, k in zip(table["direction"], table["method"],
+                                                                     table["metric"])] if status is not None else ""
     return table
 
 

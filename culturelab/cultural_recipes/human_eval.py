@@ -86,3 +86,41 @@ def join_ratings(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: pd.DataFr
     joined = joined[joined["_merge"] == "both"].drop(columns="_merge").reset_index(drop=True)
     joined.attrs["unmatched"] = unmatched
     return joined
+
+
+#: how our Table 6 may differ from the paper's (which states neither the level nor the τ variant)
+TAU_PROTOCOL = "segment-level τ-b over the rated systems except Human (the paper states neither); no Smatch"
+
+
+def table5_beside_paper(summary: pd.DataFrame, *, data: str = "not stated") -> pd.DataFrame:
+    """Our :func:`table5` (mean per direction, system, criterion) beside the paper's Table 5, for
+    the systems it rated; Δ only where ``data`` is ``"same"`` (the summary itself is the paper's:
+    mean and SD over recipes).
+
+    >>> r = pd.DataFrame({"recipe_id": ["a", "b"], "direction": "zh2en", "system": "GPT-4", "GRA": [6, 7],
+    ...                   "CON": 6, "PRE": 6, "CUL": 6})
+    >>> t = table5_beside_paper(table5(r), data="same").set_index("criterion")
+    >>> float(t.loc["GRA", "reported"]), float(t.loc["GRA", "delta"])
+    (6.0, 0.5)
+    """
+    from culturelab.reported import compare
+    from culturelab.reported import load as load_reported
+
+    ours = summary.rename(columns={"system": "method", "mean": "value"})
+    table = compare(load_reported("cultural_recipes", "table5"), ours, on=["direction", "method", "criterion"],
+                    data=data, protocol="same")
+    return table.dropna(subset=["ours", "reported"]).reset_index(drop=True)
+
+
+def table6_beside_paper(tau: pd.DataFrame, *, data: str = "not stated") -> pd.DataFrame:
+    """Our Kendall τ (:func:`kendall_table`) beside the paper's Table 6 (protocol:
+    :data:`TAU_PROTOCOL`, so never a Δ)."""
+    from culturelab.reported import compare
+    from culturelab.reported import load as load_reported
+
+    if tau.empty:
+        return pd.DataFrame(columns=["direction", "criterion", "metric", "reported", "ours", "delta", "data",
+                                     "protocol", "comparable"])
+    table = compare(load_reported("cultural_recipes", "table6"), tau, on=["direction", "criterion", "metric"],
+                    ours_value="tau", data=data, protocol=TAU_PROTOCOL)
+    return table.dropna(subset=["ours", "reported"]).reset_index(drop=True)

@@ -37,6 +37,7 @@ True
 
 from __future__ import annotations
 
+import math
 import re
 import time
 import warnings
@@ -217,10 +218,13 @@ def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "u
 
 
 def unsupervised_init(x: Any, z: Any, *, vocab: int = 4000, actions: Sequence[str] = ("unit", "center", "unit"),
-                      csls_k: int = 10, direction: str = "union") -> tuple[np.ndarray, np.ndarray]:
+                      csls_k: int = 10, direction: str = "union", budget_mb: int = 512
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """Initial dictionary with no bilingual signal (ACL 2018): over the first ``vocab`` rows of each
-    (normalised, frequency-sorted) space, describe every word by the **sorted** row of √(XXᵀ) —
-    invariant to rotations of the space — and match the descriptors by CSLS in both directions.
+    (normalised, frequency-sorted) space (``0``: all), describe every word by the **sorted** row of
+    √(XXᵀ) — invariant to rotations of the space — and match the descriptors by CSLS in both
+    directions. The descriptors are n × n, so n is capped (with a warning) at what fits
+    ``budget_mb`` MiB (about six n × n float32 matrices at the peak).
 
     >>> rng = np.random.default_rng(0)
     >>> x = normalize(rng.normal(size=(30, 6)))
@@ -231,6 +235,11 @@ def unsupervised_init(x: Any, z: Any, *, vocab: int = 4000, actions: Sequence[st
     xt = as_tensor(x)
     zt = as_tensor(z, xt.device)
     n = min(len(xt), len(zt), vocab) if vocab > 0 else min(len(xt), len(zt))
+    fits = math.isqrt(budget_mb * 2**20 // (6 * 4))
+    if n > fits:
+        warnings.warn(f"unsupervised initialisation over {fits} words, not {n}: {n} x {n} descriptors do not fit "
+                      f"budget_mb={budget_mb}", stacklevel=2)
+        n = fits
 
     def profile(m: torch.Tensor) -> torch.Tensor:
         u, s, _ = torch.linalg.svd(m[:n], full_matrices=False)
@@ -362,7 +371,7 @@ class VecMap:
                 raise ValueError(f"no {'numeral ' if cfg.init == 'numerals' else ''}string is in both vocabularies")
             return src, trg, len(src), []
         src, trg = unsupervised_init(x, z, vocab=cfg.unsupervised_vocab, actions=cfg.normalize,
-                                     csls_k=cfg.csls_k, direction=cfg.direction)
+                                     csls_k=cfg.csls_k, direction=cfg.direction, budget_mb=cfg.budget_mb)
         return src, trg, 0, []
 
     def fit(self, x: Any, z: Any, seed_pairs: Sequence[tuple[Any, Any]] | None = None, *,

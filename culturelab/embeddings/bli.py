@@ -23,8 +23,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import hypergeom
 
 from culturelab.embeddings.space import RETRIEVALS, translate
+from culturelab.stats import proportion_ci
 
 #: the labels of :func:`table2_view`, from best to worst
 LABELS = ("literal", "cultural", "error")
@@ -76,7 +78,8 @@ def evaluate(xw: Any, zw: Any, pairs: Sequence[tuple[str, str]], src_words: Sequ
              csls_k: int = 10, device: str = "auto", budget_mb: int = 512) -> pd.DataFrame:
     """P@k of a mapped pair of spaces against gold word pairs, for each retrieval method.
 
-    Returns one row per (retrieval, k): ``retrieval, k, precision, n_queries, coverage``.
+    Returns one row per (retrieval, k): ``retrieval, k, precision`` with its 95 % Wilson interval
+    (``ci_low``, ``ci_high``), ``chance`` (:func:`chance_precision`), ``n_queries``, ``coverage``.
     """
     queries, gold, coverage = gold_index(pairs, src_words, trg_words)
     rows = []
@@ -87,21 +90,38 @@ def evaluate(xw: Any, zw: Any, pairs: Sequence[tuple[str, str]], src_words: Sequ
             p = precision_at_k(idx, gold, ks)
         else:
             p = dict.fromkeys(ks, float("nan"))
-        rows += [{"retrieval": retrieval, "k": k, "precision": p[k], "n_queries": len(queries),
-                  "coverage": coverage} for k in ks]
+        for k in ks:
+            low, high = proportion_ci(round(p[k] * len(queries)), len(queries)) if len(queries) else (np.nan, np.nan)
+            rows.append({"retrieval": retrieval, "k": k, "precision": p[k], "ci_low": low, "ci_high": high,
+                         "chance": chance_precision([len(g) for g in gold], len(trg_words), k),
+                         "n_queries": len(queries), "coverage": coverage})
     return pd.DataFrame(rows)
 
 
+def chance_precision(gold_sizes: Sequence[int], n_targets: int, k: int) -> float:
+    """P@k of random retrieval: the mean over queries of the chance that ``k`` targets drawn at
+    random from ``n_targets`` include one of the query's gold translations (hypergeometric).
+
+    >>> round(chance_precision([1, 2], 10, 5), 3)
+    0.639
+    """
+    if not len(gold_sizes):
+        return float("nan")
+    k = min(k, n_targets)
+    return float(np.mean([1 - hypergeom(n_targets, g, k).pmf(0) for g in gold_sizes]))
+
+
 def neighbours(words: Sequence[str], xw: Any, zw: Any, src_words: Sequence[str], trg_words: Sequence[str], *,
-               k: int = 5, retrieval: str = "nn", csls_k: int = 10, device: str = "auto") -> pd.DataFrame:
+               k: int = 5, retrieval: str = "nn", csls_k: int = 10, device: str = "auto",
+               budget_mb: int = 512) -> pd.DataFrame:
     """Top-``k`` translations of chosen source words: ``query, rank, neighbour, score`` (OOV
-    queries are left out)."""
+    queries are left out); similarities in row blocks of at most ``budget_mb`` MiB."""
     src_index = {w: i for i, w in enumerate(src_words)}
     present = [w for w in words if w in src_index]
     if not present:
         return pd.DataFrame(columns=["query", "rank", "neighbour", "score"])
     idx, sc = translate(np.asarray(xw)[[src_index[w] for w in present]], zw, k=k, retrieval=retrieval,
-                        csls_k=csls_k, source=xw, device=device)
+                        csls_k=csls_k, source=xw, device=device, budget_mb=budget_mb)
     return pd.DataFrame([{"query": w, "rank": r + 1, "neighbour": trg_words[idx[i, r]], "score": float(sc[i, r])}
                          for i, w in enumerate(present) for r in range(idx.shape[1])])
 

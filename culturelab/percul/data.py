@@ -117,17 +117,26 @@ class Benchmark:
     has_rules: bool = False
 
 
+def table1_column(statistic: str = "stories") -> dict[str, float]:
+    """One column of the paper's Table 1 (``culturelab/reported/percul/table1.csv``: ``stories``
+    or ``edition_pct``, the share of story tokens annotators changed) in canonical category order.
+
+    >>> table1_column("edition_pct")["Music"]
+    0.3
+    """
+    t1 = reported.load(SUBDIR, "table1")
+    column = t1[t1["statistic"] == statistic].set_index("category")["value"]
+    return {c: float(column[c]) for c in CATEGORIES}
+
+
 def released_counts() -> dict[str, int]:
-    """Stories per category in the release (the paper's Table 1, as transcribed in
-    ``culturelab/reported/percul/table1.csv``), in canonical category order.
+    """Stories per category in the release (the paper's Table 1), in canonical category order.
 
     >>> counts = released_counts()
     >>> counts["Foods"], sum(counts.values())
     (191, 592)
     """
-    t1 = reported.load(SUBDIR, "table1")
-    stories = t1[t1["statistic"] == "stories"].set_index("category")["value"]
-    return {c: int(stories[c]) for c in CATEGORIES}
+    return {c: int(v) for c, v in table1_column("stories").items()}
 
 
 def find_split_file(folder: Path, split: str) -> Path | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from culturelab.percul.data import CATEGORIES, normalise_persian, released_counts
+from culturelab.percul.data import CATEGORIES, normalise_persian, released_counts, table1_column
 
 
 def _words(text: str) -> set[str]:
@@ -27,23 +27,28 @@ def _words(text: str) -> set[str]:
 
 
 def category_stats(items: pd.DataFrame) -> pd.DataFrame:
-    """Per category (canonical order): our ``stories``, the paper's ``stories_paper`` (Table 1),
-    mean story length in words and mean option length in characters; plus a ``Total`` row.
+    """Per category (canonical order): our ``stories``, the paper's ``stories_paper`` and
+    ``edition_pct_paper`` (Table 1: % of story tokens the annotators changed; not recomputable,
+    the LLM drafts are unreleased), mean story length in words and mean option length in
+    characters; plus a ``Total`` row.
 
     >>> from culturelab.percul.data import load
     >>> category_stats(load(data_source="sample").items).iloc[-1][["stories", "stories_paper"]].astype(int).tolist()
     [34, 592]
     """
     paper = released_counts()
+    edited = table1_column("edition_pct")
     rows = []
     for cat in CATEGORIES:
         part = items[items["category"] == cat]
         rows.append({"category": cat, "stories": len(part), "stories_paper": paper[cat],
+                     "edition_pct_paper": edited[cat],
                      "story_words": float(part["story"].str.split().str.len().mean()) if len(part) else np.nan,
                      "option_chars": float(np.mean([len(o) for opts in part["options"] for o in opts]))
                      if len(part) else np.nan})
     table = pd.DataFrame(rows)
     total = {"category": "Total", "stories": int(table["stories"].sum()), "stories_paper": sum(paper.values()),
+             "edition_pct_paper": np.nan,
              "story_words": float(items["story"].str.split().str.len().mean()),
              "option_chars": float(np.mean([len(o) for opts in items["options"] for o in opts]))}
     return pd.concat([table, pd.DataFrame([total])], ignore_index=True)

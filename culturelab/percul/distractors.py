@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from culturelab.percul.data import CATEGORIES, RULES
+from culturelab.stats import proportion_ci
 
 POOLINGS = ("sum_counts", "mean_of_models")
 
@@ -67,6 +68,42 @@ def rule_matrix(picks: pd.DataFrame, index: str | None = "model", *, pooling: st
     out.columns.name = "rule"
     out.index.name = index
     return out if index is not None else out.reset_index(drop=True)
+
+
+def rule_uncertainty(picks: pd.DataFrame, index: str = "model", *, pooling: str = "sum_counts",
+                     pool_over: str = "model") -> tuple[pd.Series, pd.DataFrame, pd.DataFrame]:
+    """What each row of :func:`rule_matrix` (same ``index`` and ``pooling``) rests on: ``n``, the
+    picks in the row, and the 95 % interval of every share — Wilson's for pooled counts
+    (``sum_counts``); for ``mean_of_models`` the normal interval of a mean of independent model
+    shares (variance Σ p(1−p)/n_m ÷ M²), clipped to [0, 1].
+
+    >>> p = pd.DataFrame({"model": "m", "rule": ["R1"] * 3 + ["R2"]})
+    >>> n, lo, hi = rule_uncertainty(p)
+    >>> int(n["m"]), round(float(lo.loc["m", "R1"]), 2), round(float(hi.loc["m", "R1"]), 2)
+    (4, 0.3, 0.95)
+    """
+    shares = rule_matrix(picks, index, pooling=pooling, pool_over=pool_over)
+    counts = pd.crosstab([picks[index], picks[pool_over]] if pooling == "mean_of_models" else picks[index],
+                         pd.Categorical(picks["rule"], categories=RULES), dropna=False)
+    counts = counts.reindex(columns=RULES, fill_value=0)
+    counts.columns = [str(c) for c in counts.columns]
+    if pooling == "mean_of_models":
+        per_model = counts[counts.sum(axis=1) > 0]
+        totals = per_model.sum(axis=1)
+        p = per_model.div(totals, axis=0)
+        var = (p * (1 - p)).div(totals, axis=0).groupby(level=0).sum()
+        models = per_model.groupby(level=0).size()
+        sd = np.sqrt(var.div(models ** 2, axis=0)).reindex(shares.index)
+        n = totals.groupby(level=0).sum().reindex(shares.index)
+        low, high = (shares - 1.96 * sd).clip(0, 1), (shares + 1.96 * sd).clip(0, 1)
+    else:
+        counts = counts.reindex(shares.index)
+        n = counts.sum(axis=1)
+        bounds = {(r, c): proportion_ci(int(counts.loc[r, c]), int(n[r])) for r in counts.index for c in RULES}
+        low = pd.DataFrame([[bounds[r, c][0] for c in RULES] for r in counts.index], index=counts.index, columns=RULES)
+        high = pd.DataFrame([[bounds[r, c][1] for c in RULES] for r in counts.index], index=counts.index,
+                            columns=RULES)
+    return n.rename("n"), low, high
 
 
 def rule_base_rates(items: pd.DataFrame, by: str | None = None) -> pd.DataFrame:

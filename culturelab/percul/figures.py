@@ -1,7 +1,10 @@
 """The paper's figures (and ours), drawn with the shared :mod:`culturelab.plots` style.
 
 Each function takes a tidy table and returns a matplotlib figure; notebooks save them with
-``run.savefig``. Paper numbers come from :mod:`culturelab.percul.paper`.
+``run.savefig``. Paper numbers come from :mod:`culturelab.percul.paper`. Where our models are
+drawn, each point, bar or cell shows its n and 95 % CI, the chance level (¼ for four options;
+the rules' base rate for distractor shares) is marked, and what rests on fewer than
+:data:`~culturelab.plots.MIN_N` stories is greyed out.
 
 >>> from culturelab.percul import paper
 >>> fig = fig4_size(paper.size_points())
@@ -15,10 +18,24 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from culturelab.percul import distractors
 from culturelab.percul.data import CATEGORIES, RULE_NAMES, RULES
 from culturelab.percul.prompts import category_labels
-from culturelab.plots import grouped_bars, heatmap, radar, size_vs_score
+from culturelab.plots import (
+    MIN_N,
+    grouped_bars,
+    heatmap,
+    mark_chance,
+    note_small_n,
+    radar,
+    size_vs_score,
+    too_few,
+)
+from culturelab.plots.honest import SMALL_N_COLOUR
 from culturelab.plots.style import MARKERS, palette
+
+#: the chance level of a four-option question
+CHANCE = 0.25
 
 SHORT = {"Iconic Figures": "Icon. Figs.", "Visible Behavior": "Vis. Behav.", "Institution": "Instit.",
          "Architecture": "Arch."}
@@ -32,35 +49,60 @@ def _human_line(ax: plt.Axes, human: float | None) -> None:
 def fig4_size(points: pd.DataFrame, ours: pd.DataFrame | None = None, *, human: float | None = None,
               title: str = "Figure 4 — macro accuracy vs model size") -> plt.Figure:
     """Accuracy vs parameters (log x), one line per family; ``ours`` (``family``, ``params_b``,
-    ``macro``) is overlaid with hollow markers and dotted lines."""
+    ``macro``, and ``macro_ci_low``/``macro_ci_high``/``n`` when known) is overlaid with hollow
+    markers, dotted lines, 95 % CI whiskers and its n; points on fewer than ``MIN_N`` stories
+    are grey."""
     fig = size_vs_score(points, "params_b", "macro", "family", ylabel="macro accuracy", title=title)
     ax = fig.axes[0]
     if ours is not None and len(ours):
         for i, (fam, part) in enumerate(ours.sort_values("params_b").groupby("family", sort=False)):
+            colour = palette(9)[(i + 5) % 9]
             ax.plot(part["params_b"], part["macro"], linestyle=":", marker=MARKERS[(i + 5) % len(MARKERS)],
-                    markerfacecolor="white", color=palette(9)[(i + 5) % 9], markersize=6, label=f"{fam} (ours)")
-    ax.axhline(0.25, color="#999999", linestyle=":", linewidth=0.8, label="chance")
+                    markerfacecolor="white", color=colour, markersize=6, label=f"{fam} (ours)")
+            if {"macro_ci_low", "macro_ci_high"} <= set(part):
+                ax.errorbar(part["params_b"], part["macro"], yerr=[part["macro"] - part["macro_ci_low"],
+                                                                   part["macro_ci_high"] - part["macro"]],
+                            fmt="none", ecolor=colour, elinewidth=0.8, capsize=2)
+            if "n" in part:
+                small = too_few(part["n"])
+                ax.scatter(part["params_b"][small], part["macro"][small], s=30, facecolors="white",
+                           edgecolors=SMALL_N_COLOUR, linewidths=1.4, zorder=5)
+                for x, y, n in zip(part["params_b"], part["macro"], part["n"]):
+                    ax.annotate(f"n={int(n)}", (x, y), xytext=(4, -9), textcoords="offset points", fontsize=5.5,
+                                color="#555555")
+                if small.any():
+                    note_small_n(fig, MIN_N, what="hollow grey points")
+    mark_chance(ax, CHANCE)
     _human_line(ax, human)
     ax.set_ylim(0, 1)
     ax.legend(frameon=False, fontsize=6.5, ncols=2, loc="upper left")
     return fig
 
 
-def fig5_heatmap(matrix: pd.DataFrame, *, title: str = "Figure 5 — accuracy per category") -> plt.Figure:
-    """Model × category accuracy, cells annotated to 3 decimals."""
+def fig5_heatmap(matrix: pd.DataFrame, *, counts: pd.DataFrame | None = None, ci_low: pd.DataFrame | None = None,
+                 ci_high: pd.DataFrame | None = None, title: str = "Figure 5 — accuracy per category") -> plt.Figure:
+    """Model × category accuracy, cells annotated to 3 decimals; with ``counts`` (stories per
+    cell) each cell shows its n (and its 95 % CI where ``ci_low``/``ci_high`` hold one), cells
+    on fewer than ``MIN_N`` stories are greyed and chance (¼) is marked on the colour bar."""
     m = matrix.rename(columns=SHORT)
-    fig = heatmap(m, fmt=".3f", vmin=0, vmax=1, cbar_label="accuracy", title=title,
-                  figsize=(0.62 * m.shape[1] + 2.6, 0.3 * m.shape[0] + 1.4))
+    extra = {k: v.rename(columns=SHORT) for k, v in (("counts", counts), ("ci_low", ci_low), ("ci_high", ci_high))
+             if v is not None}
+    size = (0.62 * m.shape[1] + 2.6, (0.45 if counts is not None else 0.3) * m.shape[0] + 1.4)
+    fig = heatmap(m, fmt=".3f", vmin=0, vmax=1, cbar_label="accuracy", title=title, figsize=size,
+                  chance=CHANCE if counts is not None else None, **extra)
     fig.axes[0].tick_params(axis="x", rotation=45)
     return fig
 
 
-def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "model",
+def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "model", n: str | None = None,
+                ci_low: str | None = None, ci_high: str | None = None, chance: float | None = None,
                 title: str = "Figure 15 — per-category accuracy") -> plt.Figure:
-    """One polygon per model over the 11 categories (canonical order), radius 0–1."""
+    """One polygon per model over the 11 categories (canonical order), radius = accuracy 0–1;
+    for our runs pass ``n``, ``ci_low``/``ci_high`` (column names) and ``chance``."""
     cats = [c for c in CATEGORIES if c in set(long["category"].astype(str))]
     t = long.assign(category=long["category"].astype(str).replace(SHORT))
-    fig = radar(t, "category", value, series, categories=[SHORT.get(c, c) for c in cats], rmax=1.0, title=title)
+    fig = radar(t, "category", value, series, categories=[SHORT.get(c, c) for c in cats], rmax=1.0, title=title,
+                rlabel="accuracy", n=n, ci_low=ci_low, ci_high=ci_high, chance=chance)
     fig.set_size_inches(7.2, 5.0)
     fig.subplots_adjust(left=0.05, right=0.68)
     fig.axes[0].legend(loc="upper left", bbox_to_anchor=(1.12, 1.05), frameon=False, fontsize=7)  # clear of the axes
@@ -68,14 +110,24 @@ def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "m
 
 
 def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs English (translated)") -> plt.Figure:
-    """Paired bars per model (``persian``, ``english`` macro), annotated with Δ = en − fa."""
-    long = gap.melt(id_vars=["model"], value_vars=["persian", "english"], var_name="split", value_name="macro")
-    fig = grouped_bars(long, "model", "macro", "split", ylabel="macro accuracy", title=title, rotate=25)
+    """Paired bars per model (``persian``, ``english`` macro) with 95 % CI whiskers
+    (``<split>_ci_low``/``<split>_ci_high``) and n (``n``: stories per split), annotated with
+    Δ = en − fa; chance (¼) marked."""
+    rows = []
+    for _, r in gap.iterrows():
+        for split in ("persian", "english"):
+            rows.append({"model": r["model"], "split": split, "macro": r[split],
+                         "ci_low": r.get(f"{split}_ci_low", np.nan), "ci_high": r.get(f"{split}_ci_high", np.nan),
+                         "n": r.get("n", np.nan)})
+    long = pd.DataFrame(rows)
+    fig = grouped_bars(long, "model", "macro", "split", err_low="ci_low", err_high="ci_high", n="n", chance=CHANCE,
+                       ylabel="macro accuracy", title=title, rotate=25)
     ax = fig.axes[0]
     for i, (_, row) in enumerate(gap.iterrows()):
-        ax.annotate(f"Δ {row['delta']:+.3f}", (i, max(row["persian"], row["english"]) + 0.02), ha="center",
-                    fontsize=7)
-    ax.set_ylim(0, 1.05)
+        top = np.nanmax([row["persian"], row["english"], row.get("persian_ci_high", np.nan),
+                         row.get("english_ci_high", np.nan)])
+        ax.annotate(f"Δ {row['delta']:+.3f}", (i, top + 0.02), ha="center", fontsize=7)
+    ax.set_ylim(0, 1.1)
     fig.set_size_inches(fig.get_size_inches()[0], 3.8)
     fig.subplots_adjust(bottom=0.4)  # room for the slanted names above the run's corner stamp
     return fig
@@ -97,28 +149,94 @@ def fig6_finetune(table: pd.DataFrame, *, title: str = "Figure 6 — Persian fin
     return fig
 
 
-def rule_heatmap(matrix: pd.DataFrame, *, title: str, note: str | None = None) -> plt.Figure:
-    """Row-normalised distractor-rule shares (rows: models or categories; columns R1–R6, UA)."""
-    m = matrix.reindex(columns=RULES)
-    m.columns = [f"{r}\n{RULE_NAMES[r].split()[0]}" for r in RULES]
-    fig = heatmap(m, fmt=".3f", vmin=0, vmax=max(0.5, float(np.nanmax(m.to_numpy()))), cbar_label="share of picks",
-                  title=title, figsize=(7.0, 0.32 * m.shape[0] + 1.6))
-    if note:
-        fig.text(0.5, -0.02, note, ha="center", va="top", fontsize=7, color="#444444", wrap=True)
+def _rule_labels(columns: list[str]) -> list[str]:
+    return [f"{r}\n{RULE_NAMES[r].split()[0]}" if r in RULE_NAMES else r for r in columns]
+
+
+def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -> plt.Figure:
+    """Several rule-share heatmaps on one colour scale (R1–R6, UA columns), stacked (each with the
+    scale's bar, so the columns line up) or side by side (one bar). Each panel is a dict: ``matrix`` (rows × rules), ``title``, and for our numbers
+    ``n`` (a Series: what each row rests on — picks, or shown distractors for a base-rate
+    reference), ``ci_low``/``ci_high`` (same shape as ``matrix``). Cells of rows with n below
+    ``MIN_N`` are greyed; rows without ``n`` (the paper's published shares) are drawn as printed.
+    """
+    mats = [p["matrix"].reindex(columns=RULES) for p in panels]
+    vmax = max(0.5, *(float(np.nanmax(m.to_numpy())) for m in mats if m.size))
+    # rows annotated with an interval and n need about twice the height of a plain row
+    heights = [max(len(m), 1) * (2.2 if p.get("n") is not None else 1.0) + 2.0 for p, m in zip(panels, mats)]
+    if side_by_side:
+        fig, axes = plt.subplots(1, len(panels), figsize=(6.4 * len(panels), 0.3 * max(heights) + 1.4),
+                                 squeeze=False)
+    else:
+        fig, axes = plt.subplots(len(panels), 1, figsize=(7.6, 0.3 * sum(heights) + 1.4), squeeze=False,
+                                 gridspec_kw={"height_ratios": heights})
+    for i, (ax, panel, m) in enumerate(zip(axes.flat, panels, mats)):
+        kw = {}
+        if panel.get("n") is not None:
+            n = panel["n"].reindex(m.index)
+            kw["counts"] = pd.DataFrame(np.repeat(n.to_numpy(dtype=float)[:, None], len(RULES), axis=1),
+                                        index=m.index, columns=RULES)
+            for key in ("ci_low", "ci_high"):
+                if panel.get(key) is not None:
+                    kw[key] = panel[key].reindex(index=m.index, columns=RULES)
+        labelled = {k: v.set_axis(_rule_labels(RULES), axis=1) for k, v in kw.items()}
+        heatmap(m.set_axis(_rule_labels(RULES), axis=1), fmt=".3f", vmin=0, vmax=vmax, ax=ax,
+                cbar_label="share", title=panel["title"], cbar=not side_by_side or i == len(panels) - 1, **labelled)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+        if not side_by_side and i < len(panels) - 1:
+            ax.set_xticklabels([])
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     return fig
+
+
+def fig16_beside_paper(published: pd.DataFrame, picks: pd.DataFrame | None = None,
+                       items: pd.DataFrame | None = None, *, source: str = "") -> plt.Figure:
+    """Figure 16: the paper's models (shares as published) and, below on the same scale, ours
+    (``picks`` of :func:`~culturelab.percul.distractors.distractor_picks`): each cell with its 95 %
+    interval and n (the model's picks), rows on fewer than ``MIN_N`` picks greyed, and a chance
+    row — each rule's share among the distractors shown (``items``' rule labels), which a model
+    picking distractors at random would match."""
+    panels = [{"matrix": published, "title": f"paper: {len(published)} models (published shares)"}]
+    if picks is not None and len(picks):
+        ours = distractors.rule_matrix(picks, "model")
+        n, low, high = distractors.rule_uncertainty(picks, "model")
+        base = distractors.rule_base_rates(items).set_axis(["chance: rule base rate"])
+        shown = pd.Series([sum(r != "correct" for r in rules) for rules in items["rules"]]).sum()
+        panels.append({"matrix": pd.concat([ours, base]), "title": f"ours ({source} data, rule labels ours)",
+                       "n": pd.concat([n, pd.Series({"chance: rule base rate": shown})]),
+                       "ci_low": low, "ci_high": high})
+    return rule_panels(panels, title="Figure 16 — rules of the distractors models picked")
+
+
+def fig8_with_base_rates(picks: pd.DataFrame, items: pd.DataFrame, *, pooling: str = "sum_counts",
+                         source: str = "") -> plt.Figure:
+    """Figure 8 (its values are not in the paper): per category, the rules of the distractors our
+    models picked (95 % interval, n picks per category, greyed below ``MIN_N``) beside the chance
+    reference — each rule's share among the distractors shown in that category."""
+    shares = distractors.rule_matrix(picks, "category", pooling=pooling)
+    n, low, high = distractors.rule_uncertainty(picks, "category", pooling=pooling)
+    base = distractors.rule_base_rates(items, by="category").reindex(shares.index)
+    shown = items.assign(_k=[sum(r != "correct" for r in rules) for rules in items["rules"]]).groupby(
+        "category", observed=True)["_k"].sum()
+    return rule_panels([{"matrix": shares, "title": f"picked ({pooling})", "n": n, "ci_low": low, "ci_high": high},
+                        {"matrix": base, "title": "chance: rules among the distractors shown", "n": shown}],
+                       title=f"Figure 8 — rules of the picked distractors per category ({source} data)",
+                       side_by_side=True)
 
 
 def category_bars(table: pd.DataFrame, *, hue: str = "model", human: float | None = None,
                   title: str = "Accuracy per category", persian_labels: bool = True) -> plt.Figure:
-    """Accuracy per category with 95 % CI whiskers (``accuracy``, ``ci_low``, ``ci_high``); the
-    x labels carry the Persian category word under the English one (matplotlib shapes it)."""
+    """Accuracy per category with 95 % CI whiskers (``accuracy``, ``ci_low``, ``ci_high``) and n
+    under each bar (``n``; bars on fewer than ``MIN_N`` stories grey), chance (¼) and the human
+    baseline; the x labels carry the Persian category word under the English one."""
     fa = category_labels("fa") if persian_labels else {}
     t = table.assign(category=[f"{SHORT.get(c, c)}\n{fa[c]}" if c in fa else SHORT.get(c, c)
                                for c in table["category"].astype(str)])
     fig = grouped_bars(t, "category", "accuracy", hue, err_low="ci_low", err_high="ci_high", ylabel="accuracy",
-                       title=title, rotate=35)
+                       title=title, rotate=35, n="n" if "n" in t else None, chance=CHANCE)
     ax = fig.axes[0]
-    ax.axhline(0.25, color="#999999", linestyle=":", linewidth=0.8)
     _human_line(ax, human)
     ax.set_ylim(0, 1.05)
     ax.legend(frameon=False, fontsize=7, ncols=2)
@@ -127,15 +245,27 @@ def category_bars(table: pd.DataFrame, *, hue: str = "model", human: float | Non
 
 def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str = "Reliability diagram"
                         ) -> plt.Figure:
-    """Accuracy vs confidence per bin (marker size ∝ bin count) against the diagonal."""
+    """Accuracy vs confidence per bin (marker size ∝ bin count, n written beside each point,
+    bins on fewer than ``MIN_N`` answers hollow grey) against the diagonal and chance (¼)."""
     fig, ax = plt.subplots(figsize=(3.8, 3.6))
-    ax.plot([0, 1], [0, 1], color="#999999", linestyle=":", linewidth=1, label="perfect calibration")
+    ax.plot([0, 1], [0, 1], color="#999999", linestyle="--", linewidth=1, label="perfect calibration")
+    mark_chance(ax, CHANCE)
     names = list(dict.fromkeys(bins[series]))
+    small_any = False
     for i, (name, colour) in enumerate(zip(names, palette(len(names)))):
         part = bins[(bins[series] == name) & (bins["n"] > 0)]
         ax.plot(part["confidence"], part["accuracy"], color=colour, marker=MARKERS[i % len(MARKERS)],
                 linewidth=1.1, label=str(name), markersize=3)
         ax.scatter(part["confidence"], part["accuracy"], s=12 + 4 * part["n"], color=colour, alpha=0.35)
+        small = too_few(part["n"])
+        small_any |= bool(small.any())
+        ax.scatter(part["confidence"][small], part["accuracy"][small], s=26, facecolors="white",
+                   edgecolors=SMALL_N_COLOUR, linewidths=1.2, zorder=4)
+        for x, y, n in zip(part["confidence"], part["accuracy"], part["n"]):
+            ax.annotate(f"n={int(n)}", (x, y), xytext=(3, -8), textcoords="offset points", fontsize=5,
+                        color="#555555")
+    if small_any:
+        note_small_n(fig, MIN_N, what="hollow grey bins")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("confidence (max option probability)")
@@ -146,12 +276,17 @@ def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str
 
 
 def position_bars(prior: pd.DataFrame, *, title: str = "Where the answers fall") -> plt.Figure:
-    """Share of predictions per option position vs the share of correct answers there."""
-    long = prior.melt(id_vars=["model", "position"], value_vars=["predicted_share", "answer_share"],
-                      var_name="what", value_name="share")
-    long["series"] = np.where(long["what"] == "answer_share", "correct answers", long["model"].astype(str))
-    long = long.drop_duplicates(["series", "position"])
-    fig = grouped_bars(long, "position", "share", "series", ylabel="share", title=title)
-    fig.axes[0].axhline(0.25, color="#999999", linestyle=":", linewidth=0.8)
-    fig.axes[0].set_xlabel("option position")
+    """Share of predictions per option position (95 % CI, n = the model's answers) vs the share
+    of correct answers there; chance (¼) marked."""
+    model_rows = prior.assign(series=prior["model"].astype(str), share=prior["predicted_share"],
+                              n=prior["n_predictions"])
+    gold = prior.drop_duplicates("position").assign(series="correct answers", share=prior["answer_share"],
+                                                    ci_low=np.nan, ci_high=np.nan, n=prior["n_items"])
+    long = pd.concat([model_rows, gold], ignore_index=True)
+    fig = grouped_bars(long, "position", "share", "series", err_low="ci_low", err_high="ci_high", n="n",
+                       chance=CHANCE, ylabel="share", title=title)
+    ax = fig.axes[0]
+    ax.set_xlabel("option position")
+    ax.set_ylim(0, max(1.0, float(np.nanmax(long["ci_high"].fillna(long["share"])))) + 0.25)
+    ax.legend(frameon=False, fontsize=7, ncols=3, loc="upper center")
     return fig

@@ -194,17 +194,26 @@ def category_macro_correlation(table: pd.DataFrame | None = None) -> pd.DataFram
 
 
 def translation_gap(table: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Persian vs English macro for the models with † rows (Figure 7); ``delta`` = en − fa.
+    """Persian vs English macro for the models with † rows (Figure 7); ``delta`` = en − fa; each
+    split's 95 % interval (macro ± 1.96 SE, :func:`macro_standard_error`) and ``n`` (592 stories).
 
-    >>> translation_gap()["delta"].round(3).tolist()
-    [-0.144, -0.109, -0.145, -0.13, -0.067]
+    >>> g = translation_gap()
+    >>> g["delta"].round(3).tolist(), int(g["n"].iloc[0])
+    ([-0.144, -0.109, -0.145, -0.13, -0.067], 592)
     """
     t = table5_wide() if table is None else table
-    fa = t[t["split"] == PERSIAN].set_index("model")["macro"]
-    en = t[t["split"] == ENGLISH].set_index("model")["macro"]
-    both = [m for m in fa.index if m in en.index]
-    return pd.DataFrame({"model": both, "persian": fa[both].to_numpy(), "english": en[both].to_numpy(),
-                         "delta": (en[both] - fa[both]).to_numpy()})
+    se = macro_standard_error(t)
+    out = {}
+    for split, name in ((PERSIAN, "persian"), (ENGLISH, "english")):
+        part = t[t["split"] == split].set_index("model")
+        out[name] = part["macro"]
+        out[f"{name}_ci_low"] = part["macro"] - 1.96 * se[t["split"] == split].to_numpy()
+        out[f"{name}_ci_high"] = part["macro"] + 1.96 * se[t["split"] == split].to_numpy()
+    both = [m for m in out["persian"].index if m in out["english"].index]
+    gap = pd.DataFrame({"model": both, **{k: v[both].to_numpy() for k, v in out.items()}})
+    gap["delta"] = gap["english"] - gap["persian"]
+    gap["n"] = sum(released_counts().values())
+    return gap
 
 
 def finetune_gap() -> pd.DataFrame:
@@ -287,44 +296,99 @@ def category_difficulty(table: pd.DataFrame | None = None) -> pd.DataFrame:
                          "models_at_least_0.90": [int((t[c] >= 0.9 - 1e-9).sum()) for c in CATEGORIES]})
 
 
-def leaderboard(ours: pd.DataFrame, *, label: str = "ours") -> pd.DataFrame:
+def beside_paper(ours: pd.DataFrame, rep: pd.DataFrame, on: Sequence[str], value: str, *, data: str
+                 ) -> pd.DataFrame:
+    """Our rows with the paper's number for the same cell (``reported``; joined on ``on``, the
+    paper's ``value`` column) and their comparability: ``delta`` = ours − reported only where
+    ``data`` and the row's ``protocol`` are both ``"same"`` (:func:`culturelab.reported.compare`,
+    one call per protocol). Rows the paper has no number for keep ``reported`` empty.
+
+    >>> rep = pd.DataFrame({"paper_model": ["GPT 4o"], "value": [0.8]})
+    >>> o = pd.DataFrame({"paper_model": ["GPT 4o", "GPT 4o"], "macro": [0.7, 0.6],
+    ...                   "protocol": ["same", "option log-likelihood instead of generation"]})
+    >>> beside_paper(o, rep, ["paper_model"], "macro", data="same")[["reported", "delta"]].round(2).to_dict("list")
+    {'reported': [0.8, 0.8], 'delta': [-0.1, nan]}
+    """
+    on = list(on)
+    mine = ours.reset_index(drop=True)
+    if "protocol" not in mine:
+        mine = mine.assign(protocol="not stated")
+    mine = mine.assign(_row=range(len(mine)))
+    joined = mine[[*on, "_row", "protocol", value]].merge(rep[[*on, "value"]], on=on, how="inner")
+    columns = ["reported", "delta", "data", "comparable"]
+    parts = [reported.compare(part[[*on, "_row", "value"]], part[[*on, "_row", value]], on=[*on, "_row"],
+                              ours_value=value, data=data, protocol=protocol)
+             for protocol, part in joined.groupby("protocol", sort=False)]
+    found = (pd.concat(parts, ignore_index=True)[["_row", *columns]] if parts
+             else pd.DataFrame(columns=["_row", *columns]))
+    out = mine.merge(found, on="_row", how="left").drop(columns="_row")
+    out["data"] = data
+    out["comparable"] = out["comparable"].astype("boolean").fillna(False).astype(bool)
+    return out
+
+
+def leaderboard(ours: pd.DataFrame, *, label: str = "ours", data: str = "not stated") -> pd.DataFrame:
     """Table 3 with our runs inserted (one row per model × method), sorted by macro accuracy.
 
     ``ours`` is :func:`culturelab.percul.scoring.summary` output (``model``, ``method``, ``macro``,
-    …). Where the paper evaluated the same model, ``reported``/``delta`` hold its Table 3 macro
-    and ours − reported (``culturelab.reported.compare``); ``gap_to_human`` = macro − 0.930.
+    …, and the run's ``protocol`` per row, :func:`culturelab.percul.scoring.protocol_of`).
+    Where the paper evaluated the same model, ``reported`` holds its Table 3 macro and ``delta``
+    = ours − reported when ``data`` and ``protocol`` are both ``"same"`` (else the two numbers
+    stand side by side, ``data``/``protocol`` saying why); ``gap_to_human`` = macro − 0.930.
     """
     t3 = table3().rename(columns={"value": "macro"})
     paper_rows = t3[["model", "type", "macro"]].assign(source="paper (Table 3)")
     o = ours.assign(paper_model=ours["model"].map(paper_name))
-    rep = t3.rename(columns={"model": "paper_model"})[["paper_model", "macro"]]
-    matched = reported.compare(rep, o.dropna(subset=["paper_model"]), on=["paper_model"], value="macro")
-    o = o.merge(matched[["paper_model", "reported", "delta"]].dropna(subset=["delta"]), on="paper_model", how="left")
+    rep = t3.rename(columns={"model": "paper_model", "macro": "value"})[["paper_model", "value"]]
+    o = beside_paper(o, rep, ["paper_model"], "macro", data=data)
     label_col = o["model"] + (" [" + o["method"] + "]" if "method" in o else "")
     cols = [c for c in ("macro_ci_low", "macro_ci_high", "micro", "invalid_rate", "refusal_rate", "n") if c in o]
-    ours_rows = o.assign(model=label_col, type="ours", source=label)[["model", "type", "macro", *cols, "source",
-                                                                       "reported", "delta"]]
-    table = pd.concat([paper_rows, ours_rows], ignore_index=True)
+    ours_rows = o.assign(model=label_col, type="ours", source=label)[
+        ["model", "type", "macro", *cols, "source", "reported", "delta", "data", "protocol", "comparable"]]
+    table = (pd.concat([paper_rows, ours_rows], ignore_index=True) if len(ours_rows)
+             else paper_rows.reindex(columns=list(dict.fromkeys([*paper_rows.columns, *ours_rows.columns]))))
     table["gap_to_human"] = table["macro"] - human_baseline()
     return table.sort_values("macro", ascending=False).reset_index(drop=True)
 
 
-def compare_ours(ours: pd.DataFrame, *, split: str = PERSIAN) -> pd.DataFrame:
-    """Our per-category accuracies next to the paper's, for models the paper evaluated.
+def compare_ours(ours: pd.DataFrame, *, split: str = PERSIAN, data: str = "not stated") -> pd.DataFrame:
+    """Our per-category accuracies next to Table 5's, for models the paper evaluated.
 
-    ``ours`` has ``model`` (spec), ``category`` and ``accuracy`` (and optionally a ``macro`` row per
-    model with category ``macro``); returns ``model``, ``paper_model``, ``category``, ``reported``,
-    ``ours``, ``delta`` (only rows with a paper counterpart).
+    ``ours`` has ``model`` (spec), ``category``, ``accuracy`` and ``protocol`` (and optionally
+    ``method``, and a ``macro`` row per model with category ``macro``); returns ``model``,
+    (``method``,) ``paper_model``, ``category``, ``reported``, ``ours``, ``delta`` (only where
+    comparable), ``data``, ``protocol``, ``comparable`` — rows with a paper counterpart only.
     """
     t = table5_long()
     t = t[t["split"] == split].replace({"category": {"Macro Avg.": "macro"}})
-    ours = ours.assign(paper_model=ours["model"].map(paper_name)).dropna(subset=["paper_model"])
-    if ours.empty:
-        return pd.DataFrame(columns=["model", "paper_model", "category", "reported", "ours", "delta"])
+    keys = [c for c in ("model", "method") if c in ours]
+    columns = [*keys, "paper_model", "category", "reported", "ours", "delta", "data", "protocol", "comparable"]
+    mine = ours.assign(paper_model=ours["model"].map(paper_name), category=ours["category"].astype(str))
+    mine = mine.dropna(subset=["paper_model"])
+    if mine.empty:
+        return pd.DataFrame(columns=columns)
     rep = t.rename(columns={"model": "paper_model"})[["paper_model", "category", "value"]]
-    table = reported.compare(rep, ours.rename(columns={"accuracy": "value"}), on=["paper_model", "category"])
-    table = table.merge(ours[["paper_model", "model"]].drop_duplicates(), on="paper_model", how="inner")
-    return table[["model", "paper_model", "category", "reported", "ours", "delta"]]
+    table = beside_paper(mine, rep, ["paper_model", "category"], "accuracy", data=data)
+    return table.rename(columns={"accuracy": "ours"}).dropna(subset=["reported"])[columns].reset_index(drop=True)
+
+
+def translation_vs_paper(gap: pd.DataFrame, *, data: str = "not stated") -> pd.DataFrame:
+    """Our Persian → English gaps (:func:`culturelab.percul.translation.split_gap` rows with a
+    ``protocol``) beside the paper's (Figure 7) for the models it translated.
+
+    >>> g = pd.DataFrame({"model": ["hf:x/Llama-3.1-405B-Instruct"], "delta": [-0.05], "protocol": "same"})
+    >>> translation_vs_paper(g, data="same")[["reported", "delta_vs_paper"]].round(3).to_dict("records")
+    [{'reported': -0.067, 'delta_vs_paper': 0.017}]
+    """
+    rep = translation_gap().rename(columns={"model": "paper_model", "delta": "value"})[["paper_model", "value"]]
+    mine = gap.assign(paper_model=gap["model"].map(paper_name)).dropna(subset=["paper_model"])
+    mine = mine.rename(columns={"delta": "gap"})
+    if mine.empty:
+        return pd.DataFrame(columns=["model", "paper_model", "gap", "reported", "delta_vs_paper", "data", "protocol",
+                                     "comparable"])
+    table = beside_paper(mine, rep, ["paper_model"], "gap", data=data).dropna(subset=["reported"])
+    return table.rename(columns={"delta": "delta_vs_paper"})[
+        ["model", "paper_model", "gap", "reported", "delta_vs_paper", "data", "protocol", "comparable"]]
 
 
 def wide_categories(long: pd.DataFrame, index: str = "model", value: str = "accuracy",
@@ -334,3 +398,86 @@ def wide_categories(long: pd.DataFrame, index: str = "model", value: str = "accu
     m = m.reindex(columns=[c for c in columns if c in m.columns])
     m.columns = [str(c) for c in m.columns]
     return m
+
+
+def micro_from_table5(table: pd.DataFrame | None = None) -> pd.Series:
+    """Micro accuracy of each Table 5 row rebuilt from its per-category accuracies and the
+    Table 1 sizes (Σ acc_c · n_c / 592), indexed like ``table``.
+
+    >>> t = table5_wide(PERSIAN).set_index("model")
+    >>> round(float(micro_from_table5(t)["Mistral Nemo"]), 3), float(t.loc["Mistral Nemo", "macro"])
+    (0.405, 0.448)
+    """
+    t = table5_wide() if table is None else table
+    n = np.array(list(released_counts().values()), dtype=float)
+    return pd.Series(t[CATEGORIES].to_numpy(dtype=float) @ n / n.sum(), index=t.index, name="micro")
+
+
+def headline_claims() -> pd.DataFrame:
+    """The text's headline numbers (``headline.csv``) beside their recomputation from the paper's
+    own Tables 3 and 5: ``claim, section, reported, recomputed, note``.
+
+    >>> c = headline_claims().set_index("claim")["recomputed"].round(4)
+    >>> float(c["mean macro of closed-source models"]), float(c["gap: human − best open-weight model"])
+    (0.6857, 0.213)
+    """
+    t3 = table3()
+    models = t3[t3["type"] != "human"]
+    closed, open_ = models[models["type"] == "closed"], models[models["type"] == "open"]
+    means = group_means().set_index("group")["mean_macro"]
+    drops = -translation_gap()["delta"]
+    t5 = table5_wide(PERSIAN)
+    recomputed = {
+        "best model (Claude 3.5 Sonnet)": models["value"].max(),
+        "human baseline": human_baseline(),
+        "gap: human − best closed-source model": human_baseline() - closed["value"].max(),
+        "best open-weight model (Llama 3.1 405B)": open_["value"].max(),
+        "gap: human − best open-weight model": human_baseline() - open_["value"].max(),
+        "mean macro of closed-source models": means["closed"],
+        "mean macro of open-weight models": means["open"],
+        "smallest drop after translation": drops.min(),
+        "largest drop after translation": drops.max(),
+        "largest |macro − micro| over the models": float((t5["macro"] - micro_from_table5(t5)).abs().max()),
+    }
+    claims = reported.load(PAPER, "headline").rename(columns={"value": "reported"})
+    claims["recomputed"] = claims["claim"].map(recomputed).astype(float)
+    return claims[["claim", "section", "reported", "recomputed", "note"]].fillna({"note": ""})
+
+
+def table2() -> pd.DataFrame:
+    """Table 2 as printed: two translated stories, the correct answer, one distractor per rule.
+
+    >>> table2().query("example == 2 and rule == 'R3'")["text"].item()
+    'Samovar'
+    """
+    return reported.load(PAPER, "table2")
+
+
+def table4() -> pd.DataFrame:
+    """Table 4 as printed: the annotators (nine rows; the text says eight).
+
+    >>> len(table4()), table4()["sex"].value_counts().to_dict()
+    (9, {'Male': 6, 'Female': 3})
+    """
+    return reported.load(PAPER, "table4")
+
+
+def fig5_tables(ours: pd.DataFrame | None = None, *, label: str = "ours"
+                ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Figure 5's matrices — the paper's 23 rows (Table 5, its row order; n = Table 1's story
+    counts, no interval) with ``ours`` (per-category rows: ``model``, ``category``, ``accuracy``,
+    ``n``, ``ci_low``, ``ci_high``) appended as ``"<model> (<label>)"``: accuracy, counts,
+    ci_low, ci_high (model × category).
+
+    >>> acc, n, lo, hi = fig5_tables()
+    >>> acc.shape, int(n.loc["GPT 4o", "Foods"]), bool(lo.isna().all().all())
+    ((23, 11), 191, True)
+    """
+    t5 = table5_wide(PERSIAN).set_index("model").loc[fig5_models(), CATEGORIES]
+    sizes = pd.DataFrame([list(released_counts().values())] * len(t5), index=t5.index, columns=CATEGORIES)
+    tables = [t5, sizes, t5 * np.nan, t5 * np.nan]
+    if ours is not None and len(ours):
+        mine = ours.assign(model=ours["model"].astype(str) + f" ({label})")
+        for i, value in enumerate(("accuracy", "n", "ci_low", "ci_high")):
+            tables[i] = pd.concat([tables[i], wide_categories(mine, value=value)])
+    return tuple(t.reindex(columns=CATEGORIES) for t in tables)  # type: ignore[return-value]

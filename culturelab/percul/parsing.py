@@ -219,6 +219,8 @@ def parse_report(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.Da
     [{'model': 'm', 'digit': 0.25, 'json': 0.5, 'refusal': 0.25, 'n': 4}]
     """
     by = list(by)
+    if results.empty:
+        return pd.DataFrame(columns=[*by, "n"])
     table = pd.crosstab([results[b] for b in by], results["parse_method"], normalize="index")
     table["n"] = results.groupby(by).size()
     table.columns.name = None

@@ -28,14 +28,20 @@ import pandas as pd
 from scipy import stats
 from scipy.special import softmax
 
+from culturelab.stats import proportion_ci
+
 SCHEMES = ("none", "cyclic", "all", "random")
 
 
 def permutations(n: int, scheme: str = "cyclic", *, n_random: int = 4, seed: int = 0) -> list[list[int]]:
-    """Option orders as lists of original indices (``order[new_position] = original_index``).
+    """Option orders as lists of original indices (``order[new_position] = original_index``):
+    ``random`` gives the stored order and ``n_random − 1`` seeded shuffles (``n_random = 0``:
+    every order, as ``all``).
 
     >>> permutations(3, "cyclic")
     [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    >>> len(permutations(4, "random", n_random=0)), len(permutations(4, "random", n_random=3))
+    (24, 3)
     """
     if scheme not in SCHEMES:
         raise ValueError(f"permutations must be one of {list(SCHEMES)}, not {scheme!r}")
@@ -43,7 +49,7 @@ def permutations(n: int, scheme: str = "cyclic", *, n_random: int = 4, seed: int
         return [list(range(n))]
     if scheme == "cyclic":
         return [[(i + k) % n for i in range(n)] for k in range(n)]
-    if scheme == "all":
+    if scheme == "all" or n_random == 0:
         return [list(p) for p in itertools.permutations(range(n))]
     rng = np.random.default_rng(seed)
     return [list(range(n))] + [[int(i) for i in rng.permutation(n)] for _ in range(max(n_random - 1, 0))]
@@ -93,8 +99,15 @@ def permutation_summary(results: pd.DataFrame, by: Sequence[str] = ("model",)) -
 
 
 def position_prior(results: pd.DataFrame) -> pd.DataFrame:
-    """Per model: share of predictions at each position, share of correct answers there, the mean
-    probability mass per position, and a χ² test of the predictions against uniform."""
+    """Per model: share of predictions at each position (of ``n_predictions`` valid answers, with
+    its 95 % Wilson interval ``ci_low``/``ci_high``), share of correct answers there (of
+    ``n_items``), the mean probability mass per position, and a χ² test of the predictions
+    against uniform.
+
+    >>> t = pd.DataFrame({"model": "m", "pred": [0, 0, 1, -1], "answer": [0, 1, 1, 2], "options": [list("abcd")] * 4})
+    >>> position_prior(t)[["position", "predicted_share", "n_predictions", "answer_share"]].round(2).head(2).to_dict("list")
+    {'position': [1, 2], 'predicted_share': [0.67, 0.33], 'n_predictions': [3, 3], 'answer_share': [0.25, 0.5]}
+    """
     rows = []
     for model, part in results.groupby("model", sort=False):
         n = len(part["options"].iloc[0])
@@ -103,9 +116,11 @@ def position_prior(results: pd.DataFrame) -> pd.DataFrame:
         probs = option_probs(part["scores"]).mean(axis=0) if "scores" in part else np.full(n, np.nan)
         chi = stats.chisquare(pred) if pred.sum() else None
         for pos in range(n):
+            low, high = proportion_ci(int(pred[pos]), int(pred.sum()))
             rows.append({"model": model, "position": pos + 1, "predicted_share": pred[pos] / max(pred.sum(), 1),
-                         "answer_share": gold[pos] / max(gold.sum(), 1), "mean_prob": float(probs[pos]),
-                         "chi2_p": float(chi.pvalue) if chi is not None else np.nan})
+                         "ci_low": low, "ci_high": high, "n_predictions": int(pred.sum()),
+                         "answer_share": gold[pos] / max(gold.sum(), 1), "n_items": int(gold.sum()),
+                         "mean_prob": float(probs[pos]), "chi2_p": float(chi.pvalue) if chi is not None else np.nan})
     return pd.DataFrame(rows)
 
 

@@ -22,13 +22,15 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
             vmin: float | None = None, vmax: float | None = None, cbar_label: str | None = None,
             annot: bool = True, ax: plt.Axes | None = None, figsize: tuple[float, float] | None = None,
             counts: pd.DataFrame | None = None, ci_low: pd.DataFrame | None = None,
-            ci_high: pd.DataFrame | None = None, chance: float | None = None, min_n: int = MIN_N) -> plt.Figure:
+            ci_high: pd.DataFrame | None = None, chance: float | None = None, min_n: int = MIN_N,
+            cbar: bool = True) -> plt.Figure:
     """A heatmap of a wide table (rows × columns). ``cividis`` is perceptually uniform and
     monotone in lightness, so it reads the same in greyscale.
 
     For model scores pass ``counts`` (items per cell, same shape): each cell then shows its n
     (and its 95 % CI when ``ci_low``/``ci_high`` are given), cells with fewer than ``min_n``
-    items are greyed out, and ``chance`` is marked on the colour bar.
+    items are greyed out, and ``chance`` is marked on the colour bar. ``cbar=False`` leaves the
+    colour bar out (e.g. for panels sharing one scale).
 
     >>> m = pd.DataFrame([[0.5, 0.9]], index=["TR"], columns=["gemma", "qwen"])
     >>> n = pd.DataFrame([[40, 4]], index=["TR"], columns=["gemma", "qwen"])
@@ -62,7 +64,7 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
     sns.heatmap(values, annot=labels if isinstance(labels, pd.DataFrame) else annot,
                 fmt="" if isinstance(labels, pd.DataFrame) else fmt, cmap=cmap, vmin=vmin, vmax=vmax, ax=ax,
                 linewidths=0.4, linecolor="white", annot_kws={"fontsize": 7 if labels is annot else 5.5},
-                cbar_kws={"label": cbar_label} if cbar_label else None)
+                cbar=cbar, cbar_kws={"label": cbar_label} if cbar_label and cbar else None)
     if counts is not None:
         small = too_few(counts.reindex(index=values.index, columns=values.columns).to_numpy(), min_n)
         for i, j in zip(*np.nonzero(small)):

@@ -88,3 +88,24 @@ def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value
     table["protocol"] = protocol
     table["comparable"] = comparable
     return table
+
+
+#: the statuses of a paper's coverage table (:func:`coverage`)
+COVERAGE_STATUSES = ("recomputed", "redrawn", "missing")
+
+
+def coverage(paper: str) -> pd.DataFrame:
+    """What of a paper culturelab covers, item by item (every table, figure and text claim):
+    ``item, content, status`` (:data:`COVERAGE_STATUSES`: recomputed from data and models,
+    redrawn from the paper's numbers only, or missing), the ``notebook`` that shows it and a
+    ``note`` (for ``missing``: why). Ours, not the paper's: ``reported/<paper>/coverage.csv``.
+
+    >>> c = coverage("percul")
+    >>> sorted(c["status"].unique()), c.loc[c["item"] == "Figure 16", "notebook"].item()
+    (['missing', 'recomputed', 'redrawn'], 'percul/04_distractors')
+    """
+    table = load(paper, "coverage").fillna({"notebook": ""})
+    unknown = set(table["status"]) - set(COVERAGE_STATUSES)
+    if unknown:
+        raise ValueError(f"reported/{paper}/coverage.csv: unknown status {sorted(unknown)}; use {COVERAGE_STATUSES}")
+    return table

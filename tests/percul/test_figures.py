@@ -1,14 +1,19 @@
-"""Figures build from tidy tables (Persian glyphs render)."""
+"""Figures build from tidy tables (Persian glyphs render), and every figure of our models shows
+n and a 95 % CI per point or cell, the chance level, and greys out what rests on < 10 stories."""
 
 from __future__ import annotations
 
 import warnings
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.colors import to_hex
 
-from culturelab.percul import distractors, figures, paper
+from culturelab.percul import distractors, figures, paper, robustness
+from culturelab.percul.data import load
+from culturelab.plots.honest import SMALL_N_COLOUR
 
 
 @pytest.fixture(autouse=True)
@@ -17,25 +22,94 @@ def _close():
     plt.close("all")
 
 
+@pytest.fixture(scope="module")
+def results():
+    """Seeded random answers of two models on our sample (34 stories with rule labels)."""
+    items = load(data_source="sample").items
+    rng = np.random.default_rng(0)
+    out = pd.concat([items.assign(model=m, pred=rng.integers(0, 4, len(items)), valid=True,
+                                  scores=[list(rng.normal(size=4)) for _ in range(len(items))])
+                     for m in ("a", "b")], ignore_index=True)
+    return out.assign(correct=out["pred"] == out["answer"])
+
+
+def texts(fig) -> list[str]:
+    return [t.get_text() for ax in fig.axes for t in ax.texts]
+
+
 def test_paper_figures_build():
     assert figures.fig4_size(paper.size_points(), pd.DataFrame({"family": ["Gemma 3"], "params_b": [0.27],
                                                                 "macro": [0.3]}), human=0.93).axes[0].get_xscale() == "log"
-    t5 = paper.table5_wide(paper.PERSIAN).set_index("model")
-    fig = figures.fig5_heatmap(t5.loc[paper.fig5_models(), [c for c in t5.columns if c in paper.CATEGORIES]])
+    fig = figures.fig5_heatmap(paper.fig5_tables()[0])
     assert len(fig.axes[0].get_yticklabels()) == 23
     long = paper.table5_categories(paper.fig15_models())
     assert len(long) == 9 * 11 and set(long["split"]) == {paper.PERSIAN} and "Macro Avg." not in set(long["category"])
-    assert len(figures.fig15_radar(long, value="value").axes[0].lines) == 9
+    ax = figures.fig15_radar(long, value="value").axes[0]
+    assert len(ax.lines) == 9 and "accuracy" in [t.get_text() for t in ax.texts]  # the radial axis names its metric
     assert len(figures.fig7_translation(paper.translation_gap()).axes[0].patches) >= 10
     assert len(figures.fig6_finetune(paper.finetune_gap()).axes) == 2
-    m = paper.fig16_matrix()
-    fig = figures.rule_heatmap(m, title="Figure 16")
-    assert fig.axes[0].get_xticklabels()[0].get_text().startswith("R1")
+    fig = figures.fig16_beside_paper(paper.fig16_matrix())
+    assert fig.axes[0].get_xticklabels()[0].get_text().startswith("R1") and len(fig.axes[0].texts) == 27 * 7
+
+
+def test_figure_16_puts_our_models_beside_the_papers_27(results):
+    items = load(data_source="sample").items
+    picks = distractors.distractor_picks(results)
+    fig = figures.fig16_beside_paper(paper.fig16_matrix(), picks, items, source="sample")
+    heat = [ax for ax in fig.axes if ax.get_title()]
+    assert len(heat) == 2 and heat[0].get_title().startswith("paper: 27 models")
+    ours = heat[1].get_yticklabels()
+    assert [t.get_text() for t in ours] == ["a", "b", "chance: rule base rate"]
+    n_a = int((picks["model"] == "a").sum())
+    cell = [t.get_text() for t in heat[1].texts]
+    assert all(f"n={n_a}" in c for c in cell[:7]) and "[" in cell[0]  # n and a 95 % interval per cell
+    # a model with fewer than 10 picks is greyed out
+    few = picks[picks["model"] == "a"].head(6)
+    fig = figures.fig16_beside_paper(paper.fig16_matrix(), few, items)
+    greyed = [p for p in fig.axes[1].patches if to_hex(p.get_facecolor()) == SMALL_N_COLOUR]
+    assert len(greyed) == 7
+
+
+def test_figure_8_shows_the_base_rate_beside_the_picks(results):
+    items = load(data_source="sample").items
+    fig = figures.fig8_with_base_rates(distractors.distractor_picks(results), items, source="sample")
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles == ["picked (sum_counts)", "chance: rules among the distractors shown"]
+    assert any(t.startswith("grey:") for t in [t.get_text() for t in fig.texts])  # 3–4 stories per category
+
+
+def test_our_points_carry_n_ci_and_chance(results):
+    from culturelab.percul.scoring import per_category, summary
+
+    ours = summary(results, ["model"], n_bootstrap=50).assign(family="Gemma 3", params_b=[0.27, 1.0])
+    fig = figures.fig4_size(paper.size_points(), ours)
+    assert "n=34" in texts(fig) and "chance (0.25)" in [line.get_label() for line in fig.axes[0].lines]
+    cats = per_category(results, ["model"])
+    accuracy, counts, low, high = paper.fig5_tables(cats)
+    fig = figures.fig5_heatmap(accuracy, counts=counts, ci_low=low, ci_high=high)
+    greyed = [p for p in fig.axes[0].patches if to_hex(p.get_facecolor()) == SMALL_N_COLOUR]
+    assert len(greyed) == 2 * 11 and any(t.startswith("0.833\nn=42") for t in texts(fig))
+    ax = figures.fig15_radar(cats, n="n", ci_low="ci_low", ci_high="ci_high", chance=0.25).axes[0]
+    assert ax.get_xticklabels()[0].get_text().startswith("Objects\nn=")
+
+
+def test_category_bars_position_bars_and_reliability_are_honest(results):
+    from culturelab.metrics.choice import accuracy_table
+
+    fig = figures.category_bars(accuracy_table(results, ["model", "category"]), human=0.93)
+    assert "n=3" in texts(fig) and any(to_hex(p.get_facecolor()) == SMALL_N_COLOUR for p in fig.axes[0].patches)
+    prior = robustness.position_prior(results)
+    assert set(prior["n_predictions"]) == {34} and (prior["ci_low"] <= prior["predicted_share"]).all()
+    fig = figures.position_bars(prior)
+    assert "n=34" in texts(fig) and "chance (0.25)" in [line.get_label() for line in fig.axes[0].lines]
+    fig = figures.reliability_diagram(robustness.reliability_bins(results, n_bins=5))
+    assert any(t.startswith("n=") for t in texts(fig)) and "chance (0.25)" in [ln.get_label() for ln in
+                                                                                fig.axes[0].lines]
 
 
 def test_persian_labels_render_without_missing_glyphs(tmp_path):
     per_cat = pd.DataFrame({"model": "m", "category": ["Foods", "Music"], "accuracy": [0.5, 0.25],
-                            "ci_low": [0.2, 0.0], "ci_high": [0.8, 0.6]})
+                            "ci_low": [0.2, 0.0], "ci_high": [0.8, 0.6], "n": [12, 4]})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fig = figures.category_bars(per_cat, human=0.93)
@@ -43,10 +117,3 @@ def test_persian_labels_render_without_missing_glyphs(tmp_path):
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert "Foods\nغذا" in labels
     assert not [w for w in caught if "missing from" in str(w.message)]
-
-
-def test_our_rule_matrix_figure_has_unit_rows():
-    picks = pd.DataFrame({"model": ["a", "a", "b"], "category": "Foods", "rule": ["R1", "UA", "R3"]})
-    m = distractors.rule_matrix(picks, "model")
-    fig = figures.rule_heatmap(m, title="ours")
-    assert fig is not None and m.sum(axis=1).tolist() == [1.0, 1.0]

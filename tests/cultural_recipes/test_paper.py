@@ -1,0 +1,108 @@
+"""Every CulturalRecipes number beside a paper number states its comparability (a Δ only on the
+paper's data with the paper's protocol), the paper's Table 2 stands beside ours, and the coverage
+table names every table and figure of the paper."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from culturelab import reported
+from culturelab.cultural_recipes import alignment, evaluation, human_eval
+from culturelab.cultural_recipes import data as cr
+from culturelab.runner import all_notebooks
+
+VIEW = pd.DataFrame({"query": ["蒸", "豆腐", "水", "盐"], "neighbours": [["bake", "350"], ["ham"], ["water"], ["sugar"]],
+                     "literal_translations": [["steam"], ["tofu"], ["water"], ["salt"]],
+                     "label": ["cultural", "cultural", "literal", "error"]})
+
+
+def test_bli_summary_gives_a_delta_only_on_the_papers_data_and_protocol():
+    same = alignment.bli_summary(VIEW, data="same", protocol="same").set_index("quantity")
+    assert same.loc["P@5", "delta"] == pytest.approx(0.25 - 0.68) and same["comparable"].all()
+    for data, protocol in (("sample data", "same"), ("same", "automatic labels")):
+        t = alignment.bli_summary(VIEW, data=data, protocol=protocol)
+        assert t["delta"].isna().all() and t["reported"].notna().all() and not t["comparable"].any()
+    other_k = alignment.bli_summary(VIEW, k=1, data="same", protocol="same").set_index("quantity")
+    assert np.isnan(other_k.loc["P@1", "reported"])  # the paper reports P@5 only
+
+
+def test_the_bli_protocol_names_every_step_that_differs():
+    paper = {"vector_size": 300, "epochs": 5, "min_count": 10}
+    assert alignment.protocol_of(n_queries=100, word2vec=paper) == \
+        "automatic literal/cultural labels (the paper: by hand)"  # our labels are never the authors'
+    steps = alignment.protocol_of(n_queries=0, word2vec={**paper, "epochs": 10}, mode="identical",
+                                  seed_variant="cut", stochastic_interval=8).split("; ")
+    assert steps[1:] == ["all queries (the paper: 100)", "word2vec epochs 10 (the paper: 5)",
+                         "mapping mode identical (our reading of the paper: semi_supervised)",
+                         "seed dictionary variant 'cut'", "stochastic interval 8 (VecMap: 50)"]
+
+
+def test_table2_label_shares_and_chance():
+    t2 = alignment.table2_beside_paper(VIEW).set_index("query")
+    assert list(t2.index) == ["水果", "沙拉", "豆腐", "淀粉", "筷子", "蒸"]
+    assert t2.loc["蒸", "ours"] == "bake, 350" and t2.loc["水果", "ours"] == "—"
+    assert t2.loc["豆腐", "paper_neighbours"] == "boiled, ham, sausage, bacon, kielbasi"
+    shares = alignment.label_shares(VIEW, "ours", chance=0.01).set_index(["source", "label"])
+    mine = shares.loc[("ours", "cultural")]
+    assert mine["share"] == 0.5 and mine["n"] == 4 and mine["ci_low"] < 0.5 < mine["ci_high"]
+    assert shares["chance"].eq(0.01).all()
+    # a random top 1 of the 4 English words hits water for 水 and salt for 盐 with 1/4 each, never steam or tofu
+    assert alignment.literal_chance(VIEW, ["water", "salt", "bake", "ham"], k=1) == pytest.approx((0.25 + 0.25) / 4)
+
+
+def test_metric_protocols_follow_what_the_paper_states():
+    assert evaluation.protocol_of("BLEU", "zh") == evaluation.protocol_of("R-L", "en") == "same"
+    assert evaluation.protocol_of("R-L", "zh", zh_tokenizer="jieba") == "same"
+    assert "characters" in evaluation.protocol_of("R-L", "zh")
+    assert "bert-base-uncased" in evaluation.protocol_of("B-Sc", "en", bertscore_model="bundled:minilm")
+    assert "released script" in evaluation.protocol_of("BLEU", "en", compat="coastalcph-2023")
+    assert evaluation.protocol_of("#Tok", "zh", compat="coastalcph-2023") == "same"
+
+
+def _released_gold(root) -> None:
+    recipe = {"id": "r1", "title": "红豆汤", "ingredients": ["红豆"], "steps": ["煮。"]}
+    folder = root / "cultural_recipes" / "recipe_match_cn2en"
+    folder.mkdir(parents=True)
+    line = json.dumps({"source": recipe, "targets": [{**recipe, "title": "Soup"}]}, ensure_ascii=False)
+    (folder / "gold_test.jsonl").write_text(line + "\n", encoding="utf-8")
+
+
+def test_table1_beside_the_paper_has_a_delta_on_released_splits_only(tmp_path):
+    _released_gold(tmp_path)
+    released = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold"], data_dir=tmp_path))
+    row = released.set_index("quantity").loc["n_source"]
+    assert row["data"] == "same" and row["ours"] == 1 and row["delta"] == 1 - 25
+    sample = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold", "train", "valid"], data_source="sample"))
+    assert sample["delta"].isna().all() and "train+valid" in set(sample["split"])
+    assert sample.set_index(["split", "quantity"]).loc[("train+valid", "n_source"), "reported"].item() == 44500
+
+
+def test_human_tables_beside_the_paper():
+    ratings = cr.load_ratings()
+    t5 = human_eval.table5_beside_paper(human_eval.table5(ratings), data="same")
+    assert set(t5["method"]) == {"Human", "Retrieval"} and t5["comparable"].all()
+    assert (t5["delta"] == t5["ours"] - t5["reported"]).all()
+    tau = pd.DataFrame({"direction": ["zh2en"], "criterion": ["GRA"], "metric": ["ChrF"], "tau": [0.3]})
+    t6 = human_eval.table6_beside_paper(tau, data="same")
+    assert t6["reported"].tolist() == [0.25] and t6["delta"].isna().all() and t6["protocol"].iloc[0] == \
+        human_eval.TAU_PROTOCOL
+    assert human_eval.table6_beside_paper(pd.DataFrame(), data="same").empty
+
+
+def test_coverage_names_every_table_and_figure_with_a_status_and_a_reason():
+    c = reported.coverage("cultural_recipes")
+    assert set(c["status"]) <= set(reported.COVERAGE_STATUSES)
+    found: dict[str, set[int]] = {"Table": set(), "Figure": set()}
+    for item in c["item"]:
+        m = re.match(r"(Table|Figure) (\d+)", item)
+        if m:
+            found[m[1]].add(int(m[2]))
+    assert found == {"Table": set(range(1, 8)), "Figure": set(range(1, 5))}
+    assert c["note"].str.len().gt(10).all()
+    shown = c.loc[c["status"] != "missing", "notebook"]
+    assert shown.str.len().gt(0).all() and set(shown) <= set(all_notebooks())
