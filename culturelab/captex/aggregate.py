@@ -180,10 +180,29 @@ def paper_row_for(spec: str) -> str:
     return ""
 
 
-def compare_with_table4(ours: dict[str, float], paper_row: str, metrics: Sequence[str]) -> pd.DataFrame:
-    """``metric | paper_row | reported | ours | delta`` for the chosen Table 4 metrics.
+def comparability(data_source: str | None, spec: str | None, paper_row: str) -> tuple[str, str]:
+    """``(data, protocol)`` of our numbers beside a Table 4 row (:func:`culturelab.reported.compare`):
+    data is "same" only on the released CAPTEx; the protocol only when the row is this model's own
+    (``spec=None``: a model-free baseline such as the simulated random orders).
 
-    >>> compare_with_table4({"rho": 0.1}, "Random", ["rho"]).round(2).to_dict("records")
+    >>> comparability("sample", "bundled:gemma3-270m", "Random")
+    ("sample data (ours, not the paper's)", "bundled:gemma3-270m beside the paper's Random row")
+    >>> comparability("released", "hf:Qwen/Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct")
+    ('same', 'same')
+    """
+    from culturelab.reported import SAME, data_of
+
+    same_model = spec is None or paper_row_for(spec) == paper_row
+    return data_of(data_source), SAME if same_model else f"{spec} beside the paper's {paper_row} row"
+
+
+def compare_with_table4(ours: dict[str, float], paper_row: str, metrics: Sequence[str], *, data: str,
+                        protocol: str) -> pd.DataFrame:
+    """``metric | paper_row | reported | ours | delta`` (+ comparability, see :func:`comparability`)
+    for the chosen Table 4 metrics; Δ only where data and protocol are the paper's.
+
+    >>> t = compare_with_table4({"rho": 0.1}, "Random", ["rho"], data="same", protocol="same")
+    >>> t.round(2)[["metric", "paper_row", "reported", "ours", "delta"]].to_dict("records")
     [{'metric': 'rho', 'paper_row': 'Random', 'reported': 0.0, 'ours': 0.1, 'delta': 0.1}]
     """
     from culturelab.reported import compare, load
@@ -191,7 +210,7 @@ def compare_with_table4(ours: dict[str, float], paper_row: str, metrics: Sequenc
     rep = load("captex", "table4")
     rep = rep[(rep["model"] == paper_row) & rep["metric"].isin(list(metrics))]
     mine = pd.DataFrame({"metric": list(metrics), "value": [ours.get(m, np.nan) for m in metrics]})
-    table = compare(rep.drop(columns="model"), mine, on=["metric"])
+    table = compare(rep.drop(columns="model"), mine, on=["metric"], data=data, protocol=protocol)
     table.insert(1, "paper_row", paper_row)
     return table
 

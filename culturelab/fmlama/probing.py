@@ -207,6 +207,38 @@ class ProbeJob:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def comparability(job: ProbeJob, *, data_source: str | None, model_spec: str,
+                  template_ids: Sequence[int]) -> tuple[str, str]:
+    """The ``(data, protocol)`` comparability of one job's scores with the paper's table
+    (:func:`culturelab.reported.compare`): ``data`` is ``"same"`` only for the released data with
+    every dish of the sub-dataset probed; ``protocol`` lists how the run differs from the paper's
+    (masked LMs, all five templates, the full candidate set).
+
+    >>> t = pd.DataFrame({"url": list("uv"), "group": "a", "lang": "en", "ingredients": [["egg"], ["rice"]]})
+    >>> job = probe_jobs({"en": t}, per_group=0, max_total=0, max_candidates=0)[0]
+    >>> comparability(job, data_source="released", model_spec="masked:bert-base-cased", template_ids=[1, 2, 3, 4, 5])
+    ('same', 'same')
+    >>> comparability(job, data_source="sample", model_spec="bundled:gemma3-270m", template_ids=[1])[1]
+    'causal LM sentence scoring (paper: masked LMs); templates [1] of 1-5'
+    """
+    from culturelab.reported import SAME, data_of
+
+    n, total = len(job.table), len(job.reference)
+    data = data_of(data_source)
+    if data == SAME and n < total:
+        data = f"{n} of {total} dishes"
+    differs = []
+    model_kind = {"masked": "masked", "seq2seq": "seq2seq"}.get(model_spec.split(":", 1)[0], "causal")
+    if model_kind != "masked":
+        differs.append(f"{model_kind} LM sentence scoring (paper: masked LMs)")
+    if sorted(template_ids) != [1, 2, 3, 4, 5]:
+        differs.append(f"templates {list(template_ids)} of 1-5")
+    full = len(candidate_set(job.reference["ingredients"]))
+    if len(job.candidates) < full:
+        differs.append(f"{len(job.candidates)} of {full} candidates")
+    return data, "; ".join(differs) or SAME
+
+
 def probe_jobs(references: Mapping[str, pd.DataFrame], *, per_group: int, max_total: int, max_candidates: int,
                seed: int = 0, group: str = "group", key: str | None = None) -> list[ProbeJob]:
     """One :class:`ProbeJob` per named sub-dataset (FMLAMA-*la* by language, or a code-switching

@@ -78,13 +78,16 @@ def reported_probing(lang: str, metric: str = "mAP") -> pd.DataFrame:
 
 
 def compare_probing(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, paper_model: str = "Avg",
-                    context: bool = False) -> pd.DataFrame:
+                    context: bool = False, data: str, protocol: str) -> pd.DataFrame:
     """Ours beside one column of the paper's table (default: the paper's average over its
-    models), per group and per our model: ``model, group, reported, ours, delta``.
+    models), per group and per our model: ``model, group, reported, ours, delta`` and the
+    comparability (``data``, ``protocol``, ``comparable``; see :func:`culturelab.reported.compare`
+    and :func:`culturelab.fmlama.probing.comparability`).
 
     >>> s = pd.DataFrame({"model": "m", "context": False, "group": ["ALL"], "metric": "mAP", "mean": [8.04], "std": [1.0]})
-    >>> compare_probing(s, "en").query("group == 'ALL'")[["reported", "ours"]].round(2).to_dict("records")
-    [{'reported': 7.04, 'ours': 8.04}]
+    >>> t = compare_probing(s, "en", data="same", protocol="causal LM sentence scoring (paper: masked LMs)")
+    >>> t.query("group == 'ALL'")[["reported", "ours", "delta", "comparable"]].round(2).to_dict("records")
+    [{'reported': 7.04, 'ours': 8.04, 'delta': nan, 'comparable': False}]
     """
     rep = reported_probing(lang, metric)
     rep = rep[rep["model"] == paper_model][["group", "value"]]
@@ -93,9 +96,10 @@ def compare_probing(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, pa
     ours = summary[(summary["metric"] == metric) & (summary["context"] == context)]
     out = []
     for model, part in ours.groupby("model", sort=False):
-        cmp = reported.compare(rep, part.rename(columns={"mean": "value"}), on=["group"])
+        cmp = reported.compare(rep, part.rename(columns={"mean": "value"}), on=["group"], data=data, protocol=protocol)
         out.append(cmp.assign(model=model, paper_model=paper_model, metric=metric))
-    table = pd.concat(out, ignore_index=True)[["model", "metric", "group", "paper_model", "reported", "ours", "delta"]]
+    table = pd.concat(out, ignore_index=True)[["model", "metric", "group", "paper_model", "reported", "ours", "delta",
+                                               "data", "protocol", "comparable"]]
     return order_groups(table).reset_index(drop=True)
 
 

@@ -61,14 +61,14 @@ def data_of(data_source: str | None) -> str:
 
 
 def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value: str = "value",
-            ours_value: str | None = None, *, data: str | None = None, protocol: str | None = None) -> pd.DataFrame:
+            ours_value: str | None = None, *, data: str, protocol: str) -> pd.DataFrame:
     """Reported, ours and Δ = ours − reported, one row per reported cell (outer join on ``on``),
     with the comparability of the two numbers.
 
     ``data`` and ``protocol`` are ``"same"`` or say what differs (e.g. ``data="sample data"``,
     ``protocol="8 of 2,008 items; log-likelihood instead of fine-tuning"``). ``delta`` is only
-    filled where both are ``"same"`` (``comparable``); otherwise both numbers stand side by side
-    (an unstated comparability counts as differing).
+    filled where both are ``"same"`` (``comparable``); otherwise both numbers stand side by side.
+    Both are required: every number put beside a paper's says whether it can be compared.
 
     >>> rep = pd.DataFrame({"model": ["a"], "value": [0.5]})
     >>> ours = pd.DataFrame({"model": ["a"], "acc": [0.75]})
@@ -78,7 +78,6 @@ def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value
     >>> t[["delta", "comparable"]].to_dict("records")
     [{'delta': nan, 'comparable': False}]
     """
-    data, protocol = data or "not stated", protocol or "not stated"
     left = reported[[*on, value]].rename(columns={value: "reported"})
     right = ours[[*on, ours_value or value]].rename(columns={ours_value or value: "ours"})
     table = left.merge(right, on=list(on), how="outer", sort=False)

@@ -64,8 +64,14 @@ def test_reported_tables_are_complete():
 def test_compare_and_paper_row_lookup():
     assert aggregate.paper_row_for("hf:mistralai/Mistral-Nemo-Instruct-2407") == "Mistral-Nemo-Instruct-2407"
     assert aggregate.paper_row_for("openai-compatible:http://x/v1#Qwen/Qwen2.5-14B") == "Qwen2.5-14B"
-    table = aggregate.compare_with_table4({"ld": 5.5, "rho": 0.1}, "Random", ["rho", "ld"]).set_index("metric")
+    table = aggregate.compare_with_table4({"ld": 5.5, "rho": 0.1}, "Random", ["rho", "ld"], data="same",
+                                          protocol="same").set_index("metric")
     assert table.loc["ld", "delta"] == pytest.approx(-0.06) and table.loc["rho", "reported"] == 0.0
+    data, protocol = aggregate.comparability("sample", "bundled:gemma3-270m", "Random")
+    assert data.startswith("sample") and "Random" in protocol
+    apart = aggregate.compare_with_table4({"ld": 5.5}, "Random", ["ld"], data=data, protocol=protocol)
+    assert apart["ours"].item() == 5.5 and np.isnan(apart["delta"].item()) and not apart["comparable"].item()
+    assert aggregate.comparability("released", None, "Random") == ("same", "same")
 
 
 def test_fig_cells_and_components():
@@ -107,8 +113,10 @@ def test_word_count_tables_compare_with_the_paper():
     assert got == pytest.approx(expected, abs=0.05)
     from culturelab.reported import compare
 
-    cmp = compare(load_reported("captex", "table3"), table, on=["country", "measure", "lang_group"])
-    assert cmp.dropna()["country"].unique().tolist() == ["Iran"] and len(cmp.dropna()) == 12
+    cmp = compare(load_reported("captex", "table3"), table, on=["country", "measure", "lang_group"],
+                  data="sample data", protocol="same")
+    both = cmp.dropna(subset=["reported", "ours"])
+    assert both["country"].unique().tolist() == ["Iran"] and len(both) == 12 and cmp["delta"].isna().all()
     wide = wordcount.wide(table, "country")
     assert wide.loc["Iran", "utt1"].count("/") == 0 and wide.loc["Iran", "procedure"].count("/") == 1
 

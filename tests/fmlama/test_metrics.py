@@ -90,9 +90,11 @@ def test_transcribed_avg_columns_are_row_means():
 def test_compare_probing_puts_ours_beside_the_paper():
     summary = pd.DataFrame({"model": "ours", "context": False, "group": ["U.S.", "ALL"], "metric": "mAP",
                             "mean": [10.0, 8.0], "std": [1.0, 1.0], "n_templates": 5})
-    cmp = compare_probing(summary, "en", "mAP")
+    cmp = compare_probing(summary, "en", "mAP", data="same", protocol="same")
     row = cmp.set_index("group").loc["ALL"]
-    assert row["reported"] == 7.04 and row["delta"] == pytest.approx(0.96)
+    assert row["reported"] == 7.04 and row["delta"] == pytest.approx(0.96) and row["comparable"]
+    other = compare_probing(summary, "en", "mAP", data="20 of 508 dishes", protocol="same").set_index("group")
+    assert other.loc["ALL", "ours"] == 8.0 and np.isnan(other.loc["ALL", "delta"]) and not other.loc["ALL", "comparable"]
     assert cmp["group"].tolist() == list(ROW_ORDER)  # every paper row, ours NaN where not run
     assert cmp.set_index("group").loc["Italy", "ours"] != cmp.set_index("group").loc["Italy", "ours"]
 
@@ -104,3 +106,19 @@ def test_group_cis_resample_dishes():
     ci = M.group_cis(per_dish, "ap", ["model"]).set_index("group")
     assert ci.loc["A", "n_dishes"] == 4 and ci.loc["A", "mean"] == 0.5
     assert 0 <= ci.loc["A", "ci_low"] < 0.5 < ci.loc["A", "ci_high"] <= 1
+
+
+def test_comparability_names_every_difference_from_the_paper():
+    from culturelab.fmlama.probing import comparability, probe_jobs
+
+    t = pd.DataFrame({"url": list("uvwx"), "group": list("aabb"), "lang": "en",
+                      "ingredients": [["egg"], ["rice"], ["tea", "egg"], ["salt"]]})
+    whole = probe_jobs({"en": t}, per_group=0, max_total=0, max_candidates=0)[0]
+    part = probe_jobs({"en": t}, per_group=1, max_total=0, max_candidates=2)[0]
+    five = [1, 2, 3, 4, 5]
+    assert comparability(whole, data_source="released", model_spec="masked:x", template_ids=five) == ("same", "same")
+    data, protocol = comparability(part, data_source="released", model_spec="hf:gpt2", template_ids=[1, 2])
+    assert data == "2 of 4 dishes"
+    assert protocol.split("; ") == ["causal LM sentence scoring (paper: masked LMs)", "templates [1, 2] of 1-5",
+                                    f"{len(part.candidates)} of 4 candidates"]
+    assert comparability(whole, data_source="sample", model_spec="masked:x", template_ids=five)[0].startswith("sample")
