@@ -1,0 +1,27 @@
+"""Every parameter file we ship passes `culturelab check`, and paper.yaml covers every notebook."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from culturelab import config
+from culturelab.cli import main
+from culturelab.runner import all_notebooks, plan
+
+PARAMS = config.project_root() / "papermill_params"
+FILES = sorted(str(p.relative_to(PARAMS)) for p in PARAMS.rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_shipped_parameter_file_passes_check(name, capsys):
+    assert main(["check", str(PARAMS / name)]) == 0, capsys.readouterr().out
+
+
+def test_paper_scale_file_runs_every_notebook_at_full_size():
+    spec = yaml.safe_load((PARAMS / "paper.yaml").read_text())
+    assert set(spec["notebooks"]) == set(all_notebooks())
+    jobs = dict(plan(PARAMS / "paper.yaml").jobs)
+    assert jobs["fmlama/02_probing"]["max_dishes_per_group"] == 0  # 0 means all
+    assert jobs["fmlama/02_probing"]["templates"] == [1, 2, 3, 4, 5]
+    assert jobs["captex/02_reordering"]["max_procedures"] == 0
