@@ -86,6 +86,8 @@ def run_ours(args: argparse.Namespace, x: np.ndarray, z: np.ndarray, gold: np.nd
     overrides = {"stochastic_interval": args.stochastic_interval} if args.stochastic_interval else {}
     if args.budget_mb:
         overrides["budget_mb"] = args.budget_mb
+    if args.vocabulary_cutoff >= 0:
+        overrides["vocabulary_cutoff"] = args.vocabulary_cutoff
     if args.device.startswith("cuda") or (args.device == "auto" and torch.cuda.is_available()):
         torch.cuda.reset_peak_memory_stats()
     t0 = time.perf_counter()
@@ -147,6 +149,8 @@ def main() -> None:
     ap.add_argument("--max-iter", type=int, default=0, help="0 = until convergence (ours only)")
     ap.add_argument("--stochastic-interval", type=int, default=0, help="0 = the preset's (VecMap's 50)")
     ap.add_argument("--budget-mb", type=int, default=0, help="similarity block budget (0 = the preset's 512)")
+    ap.add_argument("--vocabulary-cutoff", type=int, default=-1,
+                    help="words in the induction (0 = all; default: the preset's 20,000, as the reference)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch default)")
     ap.add_argument("--reference", default=None, help="a checkout of github.com/artetxem/vecmap to run beside ours")

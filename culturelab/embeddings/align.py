@@ -165,11 +165,11 @@ def _resolve(queries: torch.Tensor, b_mat: torch.Tensor, shift: torch.Tensor, id
 
 def _merge_top(top: tuple[torch.Tensor, torch.Tensor] | None, vals: torch.Tensor, idx: torch.Tensor, m: int
                ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Column-wise top-``m`` (values, row indices; rows descending) of ``top`` and a new block's."""
+    """Row-wise top-``m`` (values and their indices, descending) of ``top`` and a new block's."""
     if top is not None:
-        vals, idx = torch.cat([top[0], vals]), torch.cat([top[1], idx])
-    best = vals.topk(min(m, len(vals)), dim=0)
-    return best.values, idx.gather(0, best.indices)
+        vals, idx = torch.cat([top[0], vals], dim=1), torch.cat([top[1], idx], dim=1)
+    best = vals.topk(min(m, vals.shape[1]), dim=1)
+    return best.values, idx.gather(1, best.indices)
 
 
 @dataclass
@@ -214,41 +214,58 @@ def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "u
     n_s, n_t = len(x), len(z)
     k = min(csls_k, n_s, n_t)
     fwd, bwd = direction != "backward", direction != "forward"
-    blocks = row_blocks(n_s, n_t, budget_mb, copies=2)
-    buf = torch.empty((blocks[0][1], n_t), device=dev)
-    adj = torch.empty_like(buf)
-    best_f, best_b = torch.empty(n_s, device=dev), torch.full((n_t,), -math.inf, device=dev)
-    half_f, half_b = torch.zeros(n_s, device=dev), torch.zeros(n_t, device=dev)
-    if k:  # pass 1: best similarities and CSLS densities, by rows (forward) and columns (backward)
-        col_k = None
-        for lo, hi in blocks:
-            s = torch.mm(x[lo:hi], z.T, out=buf[: hi - lo])
-            top = s.topk(k, dim=1).values
-            best_f[lo:hi], half_f[lo:hi] = top[:, 0], top.mean(dim=1) / 2
-            col = s.topk(min(k, hi - lo), dim=0).values
-            col_k = col if col_k is None else torch.cat([col_k, col]).topk(min(k, len(col_k) + len(col)), dim=0).values
-        best_b, half_b = col_k[0], col_k.mean(dim=0) / 2
     m = 1 if keep_prob >= 1 else math.ceil(math.log(redo_share) / math.log1p(-keep_prob))
     m_row, m_col = min(m, n_t), min(m, n_s)
+    blocks = row_blocks(n_s, n_t, budget_mb, copies=3)
+    size = blocks[0][1] * n_t
+    buf, t_buf, adj = (torch.empty(size, device=dev) for _ in range(3))  # S block, its transpose, adjusted
+    best_f, half_f = torch.empty(n_s, device=dev), torch.zeros(n_s, device=dev)
+    col_k: torch.Tensor | None = None  # raw column top-k (for r_S and the backward objective)
+    col_top: tuple[torch.Tensor, torch.Tensor] | None = None  # backward candidates (adjusted, source index)
     choice_f = torch.empty(n_s, dtype=torch.long, device=dev)
     redo_f: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
-    col_top = None
-    for lo, hi in blocks:  # pass 2: CSLS-adjusted candidates; forward picked at once, backward merged
-        s = buf[: hi - lo] if k and len(blocks) == 1 else torch.mm(x[lo:hi], z.T, out=buf[: hi - lo])
-        if not k:
-            best_f[lo:hi] = s.max(dim=1).values
-            best_b = torch.maximum(best_b, s.max(dim=0).values)
-        if fwd:
-            vals, idx = torch.sub(s, half_b[None, :], out=adj[: hi - lo]).topk(m_row, dim=1)
-            ranks = _geometric_ranks(hi - lo, keep_prob, generator, dev)
-            choice_f[lo:hi], redo = _pick(vals, idx, ranks, keep_prob)
-            rows = redo.nonzero().flatten()
-            if len(rows):
-                redo_f.append((rows + lo, idx[rows], ranks[rows]))
+    half_b = torch.zeros(n_t, device=dev)
+
+    def forward_picks(s: torch.Tensor, lo: int, hi: int) -> None:
+        vals, idx = torch.sub(s, half_b[None, :], out=adj[: s.numel()].view(s.shape)).topk(m_row, dim=1)
+        ranks = _geometric_ranks(hi - lo, keep_prob, generator, dev)
+        choice_f[lo:hi], redo = _pick(vals, idx, ranks, keep_prob)
+        rows = redo.nonzero().flatten()
+        if len(rows):
+            redo_f.append((rows + lo, idx[rows], ranks[rows]))
+
+    for lo, hi in blocks:  # pass 1: row statistics of S = XWZWᵀ, column ones from its transpose
+        b = hi - lo
+        s = torch.mm(x[lo:hi], z.T, out=buf[: b * n_t].view(b, n_t))
+        if k:
+            top = s.topk(k, dim=1).values
+            best_f[lo:hi], half_f[lo:hi] = top[:, 0], top.mean(dim=1) / 2
+        else:
+            best_f[lo:hi] = s.amax(dim=1)
+        if fwd and not k:  # nothing to wait for: pick at once
+            forward_picks(s, lo, hi)
+        if not (k or bwd):
+            continue
+        t = t_buf[: b * n_t].view(n_t, b)
+        t.copy_(s.T)  # column reductions are much slower than row ones: transpose once, reduce rows
+        col = t.topk(min(max(k, 1), b), dim=1).values
+        if col_k is not None:
+            col = torch.cat([col_k, col], dim=1)
+            col = col.topk(min(max(k, 1), col.shape[1]), dim=1).values
+        col_k = col
         if bwd:
-            vals, idx = torch.sub(s, half_f[lo:hi, None], out=adj[: hi - lo]).topk(min(m_col, hi - lo), dim=0)
+            vals, idx = torch.sub(t, half_f[None, lo:hi], out=adj[: b * n_t].view(n_t, b)).topk(min(m_col, b), dim=1)
             col_top = _merge_top(col_top, vals, idx + lo, m_col)
-    del buf, adj
+    if k:
+        half_b = col_k.mean(dim=1) / 2
+        if fwd:  # pass 2: forward candidates need r_S of every target
+            for lo, hi in blocks:
+                b = hi - lo
+                s = buf[: b * n_t].view(b, n_t)
+                if len(blocks) > 1:
+                    torch.mm(x[lo:hi], z.T, out=s)
+                forward_picks(s, lo, hi)
+    buf = t_buf = adj = torch.empty(0, device=dev)  # release the block buffers before the redo
     src_parts, trg_parts, objective = [], [], []
     if fwd:
         for rows, idx, ranks in redo_f:
@@ -257,7 +274,7 @@ def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "u
         trg_parts.append(choice_f)
         objective.append(best_f.mean())
     if bwd:
-        vals, idx = col_top[0].T, col_top[1].T
+        vals, idx = col_top
         ranks = _geometric_ranks(n_t, keep_prob, generator, dev)
         choice_b, redo = _pick(vals, idx, ranks, keep_prob)
         rows = redo.nonzero().flatten()
@@ -265,7 +282,7 @@ def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "u
             choice_b[rows] = _resolve(z[rows], x, half_f, idx[rows], ranks[rows], keep_prob, generator, budget_mb)
         src_parts.append(choice_b)
         trg_parts.append(torch.arange(n_t, device=dev))
-        objective.append(best_b.mean())
+        objective.append(col_k[:, 0].mean())
     return Induced(torch.cat(src_parts).cpu().numpy(), torch.cat(trg_parts).cpu().numpy(),
                    float(torch.stack(objective).mean()))
 
