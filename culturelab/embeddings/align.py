@@ -191,15 +191,16 @@ def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "u
     cell becomes 0); backward symmetrically; ``union`` keeps both lists. The objective is the mean
     of the raw best similarities (both directions averaged for ``union``).
 
-    Only XWZWᵀ is computed — in row blocks of at most ``budget_mb`` MiB (two block-sized buffers),
-    backward quantities being column reductions of the same blocks — in two passes: the
-    neighbourhood densities (row and column top-k), then the m best CSLS-adjusted cells of every
-    row and column. Dropout is drawn as the rank of the first surviving cell (geometric), so it is
-    exact in distribution without a random draw per cell; m is the smallest number of candidates
-    that holds the survivor with probability ``1 − redo_share`` (1 without dropout: a plain
-    arg-max), and rows whose survivor lies beyond them (or is not positive) are redone on the full
-    row. When the whole matrix fits the budget it is computed once. Besides the buffers, memory is
-    O(m · vocabulary).
+    Only XWZWᵀ is computed, in row blocks; three block-sized buffers (the block, its transpose —
+    so that backward quantities are row reductions too — and the adjusted copy) share
+    ``budget_mb`` MiB. Pass 1 takes the row and column top-k (CSLS densities, best similarities)
+    and the backward candidates; pass 2 the forward ones, which wait for every r_S. Candidates:
+    the m best CSLS-adjusted cells of every row and column. Dropout is drawn as the rank of the
+    first surviving cell (geometric), so it is exact in distribution without a random draw per
+    cell; m is the smallest number of candidates that holds the survivor with probability
+    ``1 − redo_share`` (1 without dropout: a plain arg-max), and rows whose survivor lies beyond
+    them (or is not positive) are redone on the full row. When the whole matrix fits the budget it
+    is computed once. Besides the buffers, memory is O(m · vocabulary).
 
     >>> e = torch.eye(4)
     >>> d = induce_dictionary(e, e[[2, 0, 3, 1]], csls_k=2)
