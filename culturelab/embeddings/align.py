@@ -120,31 +120,56 @@ def advanced_map(x: Any, z: Any, src_idx: Any, trg_idx: Any, *, whiten: bool = T
     return like_input(xw, x), like_input(zw, x)
 
 
-def _stochastic_argmax(s: torch.Tensor, keep_prob: float, generator: torch.Generator | None,
-                       candidates: int = 32) -> torch.Tensor:
-    """Row-wise arg-max of ``s`` after zeroing each cell with probability ``1 − keep_prob``.
+def _geometric_ranks(n: int, keep_prob: float, generator: torch.Generator | None,
+                     device: torch.device) -> torch.Tensor:
+    """For each of ``n`` rows, the 0-based rank (in descending order of value) of the first cell
+    that survives dropout with keep probability ``keep_prob``: P(rank = g) = p·(1 − p)^g.
 
-    Exact in distribution but cheap: only the ``candidates`` best cells of each row get a random
-    draw — the first kept one wins when its value is positive (nothing outside the candidates can
-    beat it, and a dropped cell is 0); rows where that fails (no candidate kept, or the best kept
-    value ≤ 0) are resolved on the full row, the candidates keeping their draws.
+    >>> _geometric_ranks(3, 1.0, None, torch.device("cpu")).tolist()
+    [0, 0, 0]
     """
     if keep_prob >= 1:
-        return s.argmax(dim=1)
-    m = min(candidates, s.shape[1])
-    vals, idx = s.topk(m, dim=1)
-    kept = torch.rand((len(s), m), generator=generator, device=s.device) < keep_prob
-    first = kept.to(torch.int8).argmax(dim=1)
-    rows = torch.arange(len(s), device=s.device)
-    chosen_val = vals[rows, first]
-    choice = idx[rows, first]
-    redo = (~kept.any(dim=1) | (chosen_val <= 0)).nonzero().flatten()
-    if len(redo):
-        sub = s.index_select(0, redo)
-        mask = torch.rand(sub.shape, generator=generator, device=s.device) < keep_prob
-        mask.scatter_(1, idx.index_select(0, redo), kept.index_select(0, redo))  # candidates keep their draw
-        choice[redo] = torch.where(mask, sub, torch.zeros((), device=s.device)).argmax(dim=1)
-    return choice
+        return torch.zeros(n, dtype=torch.long, device=device)
+    u = 1 - torch.rand(n, generator=generator, device=device)  # in (0, 1]
+    return torch.floor(torch.log(u) / math.log1p(-keep_prob)).clamp_max(2**40).long()
+
+
+def _pick(vals: torch.Tensor, idx: torch.Tensor, ranks: torch.Tensor, keep_prob: float
+          ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The dropout arg-max of each row from its ``m`` best cells (``vals``/``idx``, descending):
+    the first surviving cell (at ``ranks``) wins when it is a candidate and positive (a dropped
+    cell is 0, and nothing outside the candidates is larger). Returns the choices and a mask of
+    the rows that must be resolved on the full row (:func:`_resolve`)."""
+    at = ranks.clamp_max(vals.shape[1] - 1)[:, None]
+    choice = idx.gather(1, at)[:, 0]
+    if keep_prob >= 1:
+        return choice, torch.zeros(len(choice), dtype=torch.bool, device=choice.device)
+    return choice, (ranks >= vals.shape[1]) | (vals.gather(1, at)[:, 0] <= 0)
+
+
+def _resolve(queries: torch.Tensor, b_mat: torch.Tensor, shift: torch.Tensor, idx: torch.Tensor, ranks: torch.Tensor,
+             keep_prob: float, generator: torch.Generator | None, budget_mb: int) -> torch.Tensor:
+    """Dropout arg-max over the full rows of ``queries b_matᵀ − shift``, consistent with the draws
+    the candidates ``idx`` (descending) already made: those ranked before ``ranks`` were dropped,
+    the one at ``ranks`` kept; every other cell draws anew."""
+    out = torch.empty(len(queries), dtype=torch.long, device=queries.device)
+    rank = torch.arange(idx.shape[1], device=queries.device)[None, :]
+    for lo, hi in row_blocks(len(queries), len(b_mat), budget_mb, copies=3):
+        s = queries[lo:hi] @ b_mat.T - shift[None, :]
+        mask = torch.rand(s.shape, generator=generator, device=s.device) < keep_prob
+        g, cand = ranks[lo:hi, None], idx[lo:hi]
+        mask.scatter_(1, cand, (rank == g) | (rank > g) & mask.gather(1, cand))
+        out[lo:hi] = torch.where(mask, s, torch.zeros((), device=s.device)).argmax(dim=1)
+    return out
+
+
+def _merge_top(top: tuple[torch.Tensor, torch.Tensor] | None, vals: torch.Tensor, idx: torch.Tensor, m: int
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Row-wise top-``m`` (values and their indices, descending) of ``top`` and a new block's."""
+    if top is not None:
+        vals, idx = torch.cat([top[0], vals], dim=1), torch.cat([top[1], idx], dim=1)
+    best = vals.topk(min(m, vals.shape[1]), dim=1)
+    return best.values, idx.gather(1, best.indices)
 
 
 @dataclass
@@ -157,16 +182,25 @@ class Induced:
 
 
 def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "union", keep_prob: float = 1.0,
-                      generator: torch.Generator | None = None, budget_mb: int = 512) -> Induced:
+                      generator: torch.Generator | None = None, budget_mb: int = 512,
+                      redo_share: float = 0.02) -> Induced:
     """Induce translation pairs between two mapped spaces by (CSLS-adjusted, stochastic) retrieval.
 
     Forward: each source word's best target under ``sim − r_T(z)/2`` (for a fixed query this is
     the CSLS ranking) after dropping each similarity with probability ``1 − keep_prob`` (a dropped
-    cell becomes 0); backward symmetrically; ``union`` keeps both lists. Similarities are computed
-    in row blocks of XWZWᵀ and ZWXWᵀ (row-wise reductions are much faster than column-wise ones),
-    in two passes — neighbourhood densities, then the arg-max — and held in memory between the
-    passes when they fit the budget. The objective is the mean of the raw best similarities (both
-    directions averaged for ``union``).
+    cell becomes 0); backward symmetrically; ``union`` keeps both lists. The objective is the mean
+    of the raw best similarities (both directions averaged for ``union``).
+
+    Only XWZWᵀ is computed, in row blocks; three block-sized buffers (the block, its transpose —
+    so that backward quantities are row reductions too — and the adjusted copy) share
+    ``budget_mb`` MiB. Pass 1 takes the row and column top-k (CSLS densities, best similarities)
+    and the backward candidates; pass 2 the forward ones, which wait for every r_S. Candidates:
+    the m best CSLS-adjusted cells of every row and column. Dropout is drawn as the rank of the
+    first surviving cell (geometric), so it is exact in distribution without a random draw per
+    cell; m is the smallest number of candidates that holds the survivor with probability
+    ``1 − redo_share`` (1 without dropout: a plain arg-max), and rows whose survivor lies beyond
+    them (or is not positive) are redone on the full row. When the whole matrix fits the budget it
+    is computed once. Besides the buffers, memory is O(m · vocabulary).
 
     >>> e = torch.eye(4)
     >>> d = induce_dictionary(e, e[[2, 0, 3, 1]], csls_k=2)
@@ -177,42 +211,79 @@ def induce_dictionary(xw: Any, zw: Any, *, csls_k: int = 10, direction: str = "u
         raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
     x = as_tensor(xw)
     z = as_tensor(zw, x.device)
-    k = min(csls_k, len(x), len(z))
-    need = {"fwd": direction != "backward", "bwd": direction != "forward"}
-    # side "fwd": rows are source words over all targets; side "bwd": rows are targets over sources
-    sides = {"fwd": (x, z), "bwd": (z, x)}
+    dev = x.device
     n_s, n_t = len(x), len(z)
-    hold = (2 * 4 + 1) * n_s * n_t <= budget_mb * 2**20  # both matrices plus one random draw
-    blocks = {name: [(0, len(a))] if hold else row_blocks(len(a), len(b), budget_mb)
-              for name, (a, b) in sides.items()}
-    held: dict[str, list[torch.Tensor]] = {"fwd": [], "bwd": []}
-    best = {name: torch.empty(len(a), device=x.device) for name, (a, _) in sides.items()}
-    knn = {name: torch.zeros(len(a), device=x.device) for name, (a, _) in sides.items()}
-    for name, (a_mat, b_mat) in sides.items():  # pass 1: best similarities and CSLS densities
-        if not (need[name] or (k and need["bwd" if name == "fwd" else "fwd"])):
+    k = min(csls_k, n_s, n_t)
+    fwd, bwd = direction != "backward", direction != "forward"
+    m = 1 if keep_prob >= 1 else math.ceil(math.log(redo_share) / math.log1p(-keep_prob))
+    m_row, m_col = min(m, n_t), min(m, n_s)
+    blocks = row_blocks(n_s, n_t, budget_mb, copies=3)
+    size = blocks[0][1] * n_t
+    buf, t_buf, adj = (torch.empty(size, device=dev) for _ in range(3))  # S block, its transpose, adjusted
+    best_f, half_f = torch.empty(n_s, device=dev), torch.zeros(n_s, device=dev)
+    col_k: torch.Tensor | None = None  # raw column top-k (for r_S and the backward objective)
+    col_top: tuple[torch.Tensor, torch.Tensor] | None = None  # backward candidates (adjusted, source index)
+    choice_f = torch.empty(n_s, dtype=torch.long, device=dev)
+    redo_f: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
+    half_b = torch.zeros(n_t, device=dev)
+
+    def forward_picks(s: torch.Tensor, lo: int, hi: int) -> None:
+        vals, idx = torch.sub(s, half_b[None, :], out=adj[: s.numel()].view(s.shape)).topk(m_row, dim=1)
+        ranks = _geometric_ranks(hi - lo, keep_prob, generator, dev)
+        choice_f[lo:hi], redo = _pick(vals, idx, ranks, keep_prob)
+        rows = redo.nonzero().flatten()
+        if len(rows):
+            redo_f.append((rows + lo, idx[rows], ranks[rows]))
+
+    for lo, hi in blocks:  # pass 1: row statistics of S = XWZWᵀ, column ones from its transpose
+        b = hi - lo
+        s = torch.mm(x[lo:hi], z.T, out=buf[: b * n_t].view(b, n_t))
+        if k:
+            top = s.topk(k, dim=1).values
+            best_f[lo:hi], half_f[lo:hi] = top[:, 0], top.mean(dim=1) / 2
+        else:
+            best_f[lo:hi] = s.amax(dim=1)
+        if fwd and not k:  # nothing to wait for: pick at once
+            forward_picks(s, lo, hi)
+        if not (k or bwd):
             continue
-        for lo, hi in blocks[name]:
-            s = a_mat[lo:hi] @ b_mat.T
-            best[name][lo:hi] = s.max(dim=1).values
-            if k:
-                knn[name][lo:hi] = topk_mean(s, k, dim=1)
-            if hold and need[name]:
-                held[name].append(s)
+        t = t_buf[: b * n_t].view(n_t, b)
+        t.copy_(s.T)  # column reductions are much slower than row ones: transpose once, reduce rows
+        col = t.topk(min(max(k, 1), b), dim=1).values
+        if col_k is not None:
+            col = torch.cat([col_k, col], dim=1)
+            col = col.topk(min(max(k, 1), col.shape[1]), dim=1).values
+        col_k = col
+        if bwd:
+            vals, idx = torch.sub(t, half_f[None, lo:hi], out=adj[: b * n_t].view(n_t, b)).topk(min(m_col, b), dim=1)
+            col_top = _merge_top(col_top, vals, idx + lo, m_col)
+    if k:
+        half_b = col_k.mean(dim=1) / 2
+        if fwd:  # pass 2: forward candidates need r_S of every target
+            for lo, hi in blocks:
+                b = hi - lo
+                s = buf[: b * n_t].view(b, n_t)
+                if len(blocks) > 1:
+                    torch.mm(x[lo:hi], z.T, out=s)
+                forward_picks(s, lo, hi)
+    buf = t_buf = adj = torch.empty(0, device=dev)  # release the block buffers before the redo
     src_parts, trg_parts, objective = [], [], []
-    for name, (a_mat, b_mat) in sides.items():  # pass 2: (stochastic) CSLS arg-max per row
-        if not need[name]:
-            continue
-        other = knn["bwd" if name == "fwd" else "fwd"]
-        choice = torch.empty(len(a_mat), dtype=torch.long, device=x.device)
-        for i, (lo, hi) in enumerate(blocks[name]):
-            s = held[name][i] if hold else a_mat[lo:hi] @ b_mat.T
-            if k:
-                s.sub_(other[None, :] / 2)
-            choice[lo:hi] = _stochastic_argmax(s, keep_prob, generator)
-        rows = torch.arange(len(a_mat), device=x.device)
-        src_parts.append(rows if name == "fwd" else choice)
-        trg_parts.append(choice if name == "fwd" else rows)
-        objective.append(best[name].mean())
+    if fwd:
+        for rows, idx, ranks in redo_f:
+            choice_f[rows] = _resolve(x[rows], z, half_b, idx, ranks, keep_prob, generator, budget_mb)
+        src_parts.append(torch.arange(n_s, device=dev))
+        trg_parts.append(choice_f)
+        objective.append(best_f.mean())
+    if bwd:
+        vals, idx = col_top
+        ranks = _geometric_ranks(n_t, keep_prob, generator, dev)
+        choice_b, redo = _pick(vals, idx, ranks, keep_prob)
+        rows = redo.nonzero().flatten()
+        if len(rows):
+            choice_b[rows] = _resolve(z[rows], x, half_f, idx[rows], ranks[rows], keep_prob, generator, budget_mb)
+        src_parts.append(choice_b)
+        trg_parts.append(torch.arange(n_t, device=dev))
+        objective.append(col_k[:, 0].mean())
     return Induced(torch.cat(src_parts).cpu().numpy(), torch.cat(trg_parts).cpu().numpy(),
                    float(torch.stack(objective).mean()))
 

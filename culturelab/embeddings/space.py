@@ -122,7 +122,8 @@ def translate(queries: Any, targets: Any, *, k: int = 10, retrieval: str = "nn",
     for a, b in row_blocks(len(q), len(t), budget_mb, copies=2):
         sims = q[a:b] @ t.T
         if r_s is not None:
-            sims = 2 * sims - topk_mean(sims, csls_k, dim=1)[:, None] - r_s[None, :]
+            r_t = topk_mean(sims, csls_k, dim=1)
+            sims.mul_(2).sub_(r_t[:, None]).sub_(r_s[None, :])  # 2·cos − r_T − r_S in place: one block in memory
         top = sims.topk(k, dim=1)
         indices[a:b] = top.indices.cpu().numpy()
         scores[a:b] = top.values.cpu().numpy()

@@ -105,18 +105,64 @@ def test_blocked_induction_equals_the_in_memory_one():
     assert (big.trg[:300] == np.argmax(cos - knn_b[None, :] / 2, axis=1)).all()
 
 
-def test_stochastic_argmax_has_the_full_dropout_distribution():
-    """The candidate shortcut must pick each column as often as dropout on the whole row does."""
+def dense_induction(xw, zw, *, csls_k, direction, keep_prob, generator, budget_mb):
+    """Dictionary induction as VecMap defines it, on the whole similarity matrix at once (no
+    blocks, no candidates): the slow path the fast one must equal."""
+    assert keep_prob == 1 and direction == "union"
+    s = xw.numpy().astype(np.float64) @ zw.numpy().T
+    knn_f = np.sort(s, axis=1)[:, -csls_k:].mean(axis=1)
+    knn_b = np.sort(s.T, axis=1)[:, -csls_k:].mean(axis=1)
+    fwd, bwd = (s - knn_b[None, :] / 2).argmax(axis=1), (s.T - knn_f[None, :] / 2).argmax(axis=1)
+    return align.Induced(np.concatenate([np.arange(len(s)), bwd]), np.concatenate([fwd, np.arange(s.shape[1])]),
+                         float((s.max(axis=1).mean() + s.max(axis=0).mean()) / 2))
+
+
+def test_the_fast_induction_leaves_the_fit_unchanged(monkeypatch):
+    """A whole deterministic fit (no dropout) with the blocked column-reduction induction and with
+    the dense textbook one: same dictionaries, same objectives, same mapped spaces, same P@1."""
+    x, z, gold = planted(n=400, d=20, noise=0.3, seed=3)
+    seeds = [(i, int(gold[i])) for i in range(15)]
+
+    def fit():
+        return align.VecMap("semi_supervised", progress=False, stochastic_initial=1.0, stochastic_interval=2,
+                            budget_mb=0).fit(x, z, seeds)  # budget 0: one row per block
+
+    fast = fit()
+    monkeypatch.setattr(align, "induce_dictionary", dense_induction)
+    slow = fit()
+    assert fast.n_iter == slow.n_iter > 2
+    assert (fast.src_idx == slow.src_idx).all() and (fast.trg_idx == slow.trg_idx).all()
+    assert np.allclose(fast.history["objective"], slow.history["objective"], atol=1e-5)
+    assert np.allclose(fast.xw, slow.xw, atol=1e-4) and np.allclose(fast.zw, slow.zw, atol=1e-4)
+    p1 = [np.mean(space.translate(r.xw, r.zw, k=1, retrieval="csls")[0][:, 0] == gold) for r in (fast, slow)]
+    assert p1[0] == p1[1] > 0.5
+
+
+@pytest.mark.parametrize("keep_prob", [0.3, 0.05])
+def test_stochastic_induction_has_the_full_dropout_distribution(keep_prob):
+    """Candidates + geometric survivor ranks must pick each cell as often as dropout on the whole
+    similarity matrix does (VecMap: a dropped cell is 0, then the arg-max), in both directions and
+    also for rows resolved on the full row (survivor beyond the candidates, or not positive)."""
+    rng = np.random.default_rng(0)
+    x = space.normalize(rng.normal(size=(6, 4)), ["unit"])
+    z = space.normalize(rng.normal(size=(40, 4)), ["unit"])
+    cos = x @ z.T
+    knn_f = np.sort(cos, axis=1)[:, -3:].mean(axis=1)
+    knn_b = np.sort(cos.T, axis=1)[:, -3:].mean(axis=1)
+    fwd_s, bwd_s = cos - knn_b[None, :] / 2, cos.T - knn_f[None, :] / 2
     gen = torch.Generator().manual_seed(0)
-    s = torch.stack([torch.rand(60, generator=gen) * 1.2 - 0.2, -torch.rand(60, generator=gen)])  # no ties
-    draws = 4000
-    fast = torch.stack([align._stochastic_argmax(s, 0.3, gen, candidates=3) for _ in range(draws)])
-    mask = torch.rand((draws, *s.shape), generator=gen) < 0.3
-    full = torch.where(mask, s, torch.zeros(())).argmax(dim=2)
-    for row in range(2):
-        f = torch.bincount(fast[:, row], minlength=60).float() / draws
-        g = torch.bincount(full[:, row], minlength=60).float() / draws
-        assert (f - g).abs().max() < 0.04, row
+    draws = 3000
+    picks = [align.induce_dictionary(x, z, csls_k=3, keep_prob=keep_prob, generator=gen, budget_mb=0)
+             for _ in range(draws)]
+    fast_f = np.stack([p.trg[:6] for p in picks])
+    fast_b = np.stack([p.src[6:] for p in picks])
+    for sims, fast in ((fwd_s, fast_f), (bwd_s, fast_b)):
+        mask = rng.random((draws, *sims.shape)) < keep_prob
+        full = np.where(mask, sims[None], 0).argmax(axis=2)
+        for row in range(len(sims)):
+            f = np.bincount(fast[:, row], minlength=sims.shape[1]) / draws
+            g = np.bincount(full[:, row], minlength=sims.shape[1]) / draws
+            assert np.abs(f - g).max() < 0.045, row
 
 
 def test_seed_pairs_out_of_vocabulary_are_skipped_with_a_warning():
