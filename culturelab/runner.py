@@ -156,13 +156,21 @@ class Run:
         return config.data_dir(self.params.get("data_dir"))
 
     def model(self, spec: str | None = None, **kwargs: Any) -> Any:
-        """Load (once) the model named by ``spec`` or the ``model`` parameter, on ``device``."""
+        """Load (once) the model named by ``spec`` or the ``model`` parameter, on ``device``.
+
+        Under ``culturelab plan`` (``$CULTURELAB_COUNT_REQUESTS`` set) a counting model that loads
+        no weights stands in (:mod:`culturelab.planning`).
+        """
         from culturelab.models import load_model
+        from culturelab.planning import ENV, CountingModel, offline_tokenizer
 
         spec = spec or self.params["model"]
         if spec not in self._models:
             t0 = time.perf_counter()
-            model = load_model(spec, device=self.params.get("device", "auto"), **kwargs)
+            counting = os.environ.get(ENV)
+            model = (CountingModel(spec, tokenizer=offline_tokenizer(spec),
+                                   log=Path(counting) / (self.notebook.replace("/", "__") + ".jsonl"))
+                     if counting else load_model(spec, device=self.params.get("device", "auto"), **kwargs))
             self._models[spec] = model
             self.info["models"][spec] = {**model.describe(), "load_seconds": round(time.perf_counter() - t0, 1)}
             self._write_info()
