@@ -10,11 +10,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from culturelab import config
 from culturelab.params import ParameterError
 from culturelab.runner import all_notebooks, execute, plan
+
+
+def _jobs_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                        help="notebooks run in parallel (default: the number of cores)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,8 +39,19 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("params", help="YAML parameter file, e.g. papermill_params/default.yaml")
         p.add_argument("--notebook", "-n", action="append", help="notebook name or glob (repeatable)")
+        if name == "run":
+            _jobs_option(p)
+    pl = sub.add_parser("plan", help="count model requests and tokens, estimate wall time; loads no weights "
+                        "beyond a short calibration")
+    pl.add_argument("params", help="YAML parameter file, e.g. papermill_params/paper.yaml")
+    pl.add_argument("--notebook", "-n", action="append", help="notebook name or glob (repeatable)")
+    pl.add_argument("--model", default=None, help="model spec to plan for (default: the file's)")
+    pl.add_argument("--json", action="store_true", help="print JSON records")
+    pl.add_argument("--csv", action="store_true", help="print CSV")
+    _jobs_option(pl)
     rep = sub.add_parser("reproduce", help="execute every notebook with papermill_params/default.yaml")
     rep.add_argument("--params", default=None, help="another parameter file")
+    _jobs_option(rep)
     sub.add_parser("list", help="list the notebooks")
     args = parser.parse_args(argv)
 
@@ -54,7 +71,18 @@ def main(argv: list[str] | None = None) -> int:
         for name, params in run_plan.jobs:
             print(f"{name}: {params}")
         return 0
-    summary = execute(run_plan)
+    if args.command == "plan":
+        import tempfile
+        from pathlib import Path
+
+        from culturelab.planning import plan_requests
+
+        with tempfile.TemporaryDirectory(prefix="culturelab-plan-") as tmp:
+            table = plan_requests(run_plan, model=args.model, jobs=args.jobs, work_dir=Path(tmp))
+        print(table.to_json(orient="records") if args.json else table.to_csv(index=False) if args.csv
+              else table.to_string(index=False))
+        return 0
+    summary = execute(run_plan, jobs=args.jobs)
     print(summary.to_string(index=False))
     return 0 if (summary["status"] == "ok").all() else 1
 

@@ -156,13 +156,21 @@ class Run:
         return config.data_dir(self.params.get("data_dir"))
 
     def model(self, spec: str | None = None, **kwargs: Any) -> Any:
-        """Load (once) the model named by ``spec`` or the ``model`` parameter, on ``device``."""
+        """Load (once) the model named by ``spec`` or the ``model`` parameter, on ``device``.
+
+        Under ``culturelab plan`` (``$CULTURELAB_COUNT_REQUESTS`` set) a counting model that loads
+        no weights stands in (:mod:`culturelab.planning`).
+        """
         from culturelab.models import load_model
+        from culturelab.planning import ENV, CountingModel, offline_tokenizer
 
         spec = spec or self.params["model"]
         if spec not in self._models:
             t0 = time.perf_counter()
-            model = load_model(spec, device=self.params.get("device", "auto"), **kwargs)
+            counting = os.environ.get(ENV)
+            model = (CountingModel(spec, tokenizer=offline_tokenizer(spec),
+                                   log=Path(counting) / (self.notebook.replace("/", "__") + ".jsonl"))
+                     if counting else load_model(spec, device=self.params.get("device", "auto"), **kwargs))
             self._models[spec] = model
             self.info["models"][spec] = {**model.describe(), "load_seconds": round(time.perf_counter() - t0, 1)}
             self._write_info()
@@ -346,31 +354,67 @@ def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
     return RunPlan(path, str(spec.get("run_name") or path.stem), (root / figures) if figures else None, jobs)
 
 
-def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = False) -> pd.DataFrame:
-    """Execute a validated plan with papermill; returns one row per notebook with timings."""
+def _execute_one(job: tuple[str, str, dict[str, Any], str, str, bool]) -> dict[str, Any]:
+    """Execute one notebook with papermill (in a worker process when ``--jobs`` > 1); one summary row."""
     import papermill as pm
 
+    name, path, params, run_name, kernel, log_output = job
+    source = Path(path)
+    target = config.runs_dir() / run_name / f"{name}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    print(f"▶ {name}  {params}", file=sys.stderr, flush=True)
+    status = "ok"
+    try:
+        pm.execute_notebook(str(source), str(target), parameters=params, kernel_name=kernel,
+                            cwd=str(source.parent), progress_bar=False, log_output=log_output)
+    except Exception as err:  # a failing notebook is reported and the others go on
+        status = (f"failed: {err.ename}: {err.evalue}" if isinstance(err, pm.PapermillExecutionError)
+                  else f"failed: {type(err).__name__}: {err}")
+    seconds = time.perf_counter() - t0
+    print(f"  {name}: {status} in {seconds:.0f} s → {target}", file=sys.stderr, flush=True)
+    return {"notebook": name, "status": status, "seconds": round(seconds, 1), "output": str(target)}
+
+
+def longest_first(names: list[str], previous: Path) -> list[str]:
+    """Order notebooks so that the ones that took longest last time (``previous`` summary.csv) start
+    first; notebooks never timed keep their order, ahead of the timed ones (their cost is unknown).
+
+    >>> longest_first(["a", "b"], Path("/nonexistent/summary.csv"))
+    ['a', 'b']
+    """
+    if not previous.exists():
+        return list(names)
+    last = pd.read_csv(previous).set_index("notebook")["seconds"].to_dict()
+    return sorted(names, key=lambda n: (n in last, -float(last.get(n, 0.0))))
+
+
+def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = False,
+            jobs: int = 1) -> pd.DataFrame:
+    """Execute a validated plan with papermill; returns one row per notebook with timings.
+
+    With ``jobs`` > 1 the notebooks run in that many worker processes, the longest ones (by the
+    previous run's timings) first; the summary keeps the plan's order, and a failing notebook is
+    reported in its row while the others finish.
+    """
     os.environ["CULTURELAB_RUN_NAME"] = run_plan.run_name
     if run_plan.figures_dir is not None:
         os.environ["CULTURELAB_FIGURES"] = str(run_plan.figures_dir)
-    rows = []
-    for name, params in run_plan.jobs:
-        source = notebook_file(name)
-        target = config.runs_dir() / run_plan.run_name / f"{name}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        t0 = time.perf_counter()
-        print(f"▶ {name}  {params}", file=sys.stderr, flush=True)
-        status = "ok"
-        try:
-            pm.execute_notebook(str(source), str(target), parameters=params, kernel_name=kernel,
-                                cwd=str(source.parent), progress_bar=False, log_output=log_output)
-        except pm.PapermillExecutionError as err:
-            status = f"failed: {err.ename}: {err.evalue}"
-        seconds = time.perf_counter() - t0
-        print(f"  {status} in {seconds:.0f} s → {target}", file=sys.stderr, flush=True)
-        rows.append({"notebook": name, "status": status, "seconds": round(seconds, 1), "output": str(target)})
-    summary = pd.DataFrame(rows)
     out = config.runs_dir() / run_plan.run_name / "summary.csv"
+    params_of = dict(run_plan.jobs)
+    order = [name for name, _ in run_plan.jobs]
+    work = [(name, str(notebook_file(name)), params_of[name], run_plan.run_name, kernel, log_output) for name in longest_first(order, out)]
+    if jobs > 1 and len(work) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work)),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            rows = list(pool.map(_execute_one, work))
+    else:
+        rows = [_execute_one(job) for job in work]
+    by_name = {row["notebook"]: row for row in rows}
+    summary = pd.DataFrame([by_name[name] for name in order], columns=["notebook", "status", "seconds", "output"])
     out.parent.mkdir(parents=True, exist_ok=True)
     summary.to_csv(out, index=False)
     return summary

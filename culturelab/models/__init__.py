@@ -88,14 +88,14 @@ def load_model(spec: str, *, device: str = "auto", **kwargs: Any) -> LanguageMod
     backend, arg = parse_spec(spec)
     if backend == "bundled":
         from culturelab.models.bundled import BUNDLED, bundled_model_dir
-        from culturelab.models.hf import HFCausalLM
+        from culturelab.models.lazy import lazy_causal_lm
 
         path = bundled_model_dir(arg)
-        return HFCausalLM(str(path), model_id=spec, revision=BUNDLED[arg].version(), device=device, **kwargs)
+        return lazy_causal_lm(str(path), model_id=spec, revision=BUNDLED[arg].version(), device=device, **kwargs)
     if backend == "hf":
-        from culturelab.models.hf import HFCausalLM
+        from culturelab.models.lazy import lazy_causal_lm
 
-        return HFCausalLM(arg, device=device, **kwargs)
+        return lazy_causal_lm(arg, device=device, **kwargs)
     if backend == "masked":
         from culturelab.models.masked import MaskedLM
 

@@ -137,3 +137,48 @@ def test_an_empty_plan_still_writes_its_summary(tmp_path, monkeypatch):
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     summary = execute(RunPlan(tmp_path / "none.yaml", "empty", None, []))
     assert summary.empty and (tmp_path / "runs" / "empty" / "summary.csv").is_file()
+
+
+def _tiny_notebook(path, source: str) -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                   "language_info": {"name": "python"}}
+    nb.cells = [nbformat.v4.new_code_cell("seconds = 0.0", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell(source)]
+    nbformat.write(nb, str(path))
+
+
+def test_parallel_jobs_keep_the_order_and_report_a_failing_notebook(tmp_path, monkeypatch):
+    """Two notebooks in two worker processes: the failing one is named, the other finishes, and
+    the summary keeps the plan's order although the slower notebook (by the last summary) starts first."""
+    from culturelab import runner
+    from culturelab.runner import RunPlan, execute, longest_first
+
+    for name, source in (("good", "import time; time.sleep(seconds); open('good.txt', 'w').write('done')"),
+                         ("bad", "raise ValueError('broken on purpose')")):
+        _tiny_notebook(tmp_path / f"{name}.ipynb", source)
+    monkeypatch.setattr(runner, "notebook_file", lambda name: tmp_path / f"{name}.ipynb")
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    previous = tmp_path / "runs" / "par" / "summary.csv"
+    previous.parent.mkdir(parents=True)
+    previous.write_text("notebook,status,seconds,output\ngood,ok,1.0,x\nbad,ok,9.0,x\n")
+    assert longest_first(["good", "bad"], previous) == ["bad", "good"]
+    summary = execute(RunPlan(tmp_path / "p.yaml", "par", None, [("good", {"seconds": 0.1}), ("bad", {})]), jobs=2)
+    assert list(summary["notebook"]) == ["good", "bad"]
+    assert summary.loc[0, "status"] == "ok" and (tmp_path / "good.txt").read_text() == "done"
+    assert summary.loc[1, "status"].startswith("failed: ValueError") and "broken on purpose" in summary.loc[1, "status"]
+    assert list(previous.read_text().splitlines()[1:][0].split(",")[:2]) == ["good", "ok"]
+
+
+def test_cli_run_has_a_jobs_option_defaulting_to_the_cores(capsys):
+    import argparse
+    import os
+
+    from culturelab.cli import _jobs_option
+
+    parser = argparse.ArgumentParser()
+    _jobs_option(parser)
+    assert parser.parse_args([]).jobs == (os.cpu_count() or 1)
+    assert parser.parse_args(["--jobs", "3"]).jobs == 3

@@ -1,0 +1,30 @@
+"""Lazy weights: a model whose requests are all in the response cache loads no weights."""
+
+from __future__ import annotations
+
+from culturelab.models import load_model
+from culturelab.models.cache import ResponseCache
+from culturelab.models.lazy import WEIGHT_LOADS
+
+
+def _ask(cache: ResponseCache):
+    lm = load_model("bundled:smollm2-135m", device="cpu", cache=cache, progress=False)
+    scores = lm.loglikelihood([("The capital of France is", " Paris"), ("The capital of France is", " Rome")])
+    text = lm.generate(["Say hi."], max_new_tokens=2)
+    ranks = lm.rank_candidates(["The sky is [MASK]."], ["blue", "green"], slot="[MASK]")
+    return lm, [s.logprob for s in scores], text, ranks.tolist()
+
+
+def test_a_warm_cache_run_loads_no_weights(tmp_path):
+    cache = ResponseCache(tmp_path / "responses.sqlite")
+    before = WEIGHT_LOADS["count"]
+    cold, *cold_answers = _ask(cache)
+    assert WEIGHT_LOADS["count"] == before + 1 and cold.loaded and cold.stats.computed > 0
+    warm, *warm_answers = _ask(cache)
+    assert WEIGHT_LOADS["count"] == before + 1, "the warm run loaded weights"
+    assert not warm.loaded and warm.stats.computed == 0 and warm.stats.cached == warm.stats.requested
+    assert warm_answers == cold_answers
+    assert warm.describe()["loaded"] is False and cold.describe()["n_params"] > 0
+
+    assert warm.tokenizer("hi")["input_ids"] and warm.loaded, "an attribute of the real model loads it"
+    assert WEIGHT_LOADS["count"] == before + 2
