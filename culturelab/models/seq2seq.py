@@ -63,18 +63,23 @@ class Seq2SeqLM(LanguageModel):
 
     @torch.inference_mode()
     def _token_logprobs(self, sources: list[str], targets: list[list[int]]) -> list[torch.Tensor]:
-        """Log-probability of every target token given its source, in batches of ``batch_size``."""
+        """Log-probability (row 0) and greedy match (row 1) of every target token given its source, in batches
+        of ``batch_size``; requests sharing a source (a template's candidates) share one encoder pass."""
         out: list[torch.Tensor] = []
         for start in range(0, len(sources), self.batch_size):
             src = sources[start : start + self.batch_size]
             tgt = targets[start : start + self.batch_size]
-            enc = self.tokenizer(src, return_tensors="pt", padding=True, truncation=True).to(self.device)
+            unique = list(dict.fromkeys(src))  # each distinct source goes through the encoder once
+            enc = self.tokenizer(unique, return_tensors="pt", padding=True, truncation=True).to(self.device)
+            index = torch.tensor([unique.index(s) for s in src], device=self.device)
+            hidden = self.model.get_encoder()(**enc).last_hidden_state[index]
             width = max(len(t) for t in tgt)
             labels = torch.full((len(tgt), width), -100, dtype=torch.long)
             for row, ids in enumerate(tgt):
                 labels[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
             labels = labels.to(self.device)
-            logits = self.model(**enc, labels=labels).logits.float()
+            logits = self.model(encoder_outputs=(hidden,), attention_mask=enc["attention_mask"][index],
+                                labels=labels).logits.float()
             lp = torch.log_softmax(logits, dim=-1)
             picked = lp.gather(-1, labels.clamp(min=0)[..., None])[..., 0]
             greedy = lp.argmax(-1) == labels
