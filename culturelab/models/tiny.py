@@ -80,3 +80,36 @@ def build_tiny_gpt2(texts: Sequence[str], out: Path, *, vocab_size: int = 400, s
     fast.save_pretrained(out)
     model.save_pretrained(out)
     return out
+
+
+def build_tiny_t5(texts: Sequence[str], out: Path, *, vocab_size: int = 300, n_sentinels: int = 10,
+                  seed: int = 0) -> Path:
+    """Train a Unigram tokenizer (with ``<extra_id_N>`` sentinels) and save a random 2-layer T5 in ``out``.
+
+    >>> import json, tempfile
+    >>> d = build_tiny_t5(["rice with saffron", "tea with sugar"] * 4, Path(tempfile.mkdtemp()))
+    >>> json.loads((d / "config.json").read_text())["model_type"]
+    't5'
+    """
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+
+    sentinels = [f"<extra_id_{i}>" for i in range(n_sentinels)]
+    tok = Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    tok.train_from_iterator(list(texts), trainers.UnigramTrainer(
+        vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>", *sentinels], unk_token="<unk>"))
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>",
+                                                       special_tokens=[("</s>", tok.token_to_id("</s>"))])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", eos_token="</s>",
+                                   additional_special_tokens=sentinels)
+    torch.manual_seed(seed)
+    model = T5ForConditionalGeneration(T5Config(
+        vocab_size=len(fast), d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
+        pad_token_id=fast.pad_token_id, eos_token_id=fast.eos_token_id, decoder_start_token_id=fast.pad_token_id))
+    out.mkdir(parents=True, exist_ok=True)
+    fast.save_pretrained(out)
+    model.save_pretrained(out)
+    return out
