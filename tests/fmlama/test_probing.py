@@ -59,9 +59,16 @@ def test_masked_ranker_ranks_exactly_like_the_slow_reference(mlm):
 def test_causal_sentence_scoring_equals_the_naive_backend(tiny_causal_dir):
     lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", cache=False, progress=False)
     cands = ["rice", "saffron and butter", "tea", "lentils"]
+    naive_results = lm.naive_loglikelihood(P.sentence_pairs(QUERIES[:3], cands))
+    summed = P.score_queries(lm, QUERIES[:3], cands, normalise="sum")
+    np.testing.assert_allclose(summed.ravel(), [r.logprob for r in naive_results], rtol=1e-4, atol=1e-4)
+    # the default is the paper's mean pooling: summed log-prob over the number of scored tokens
     scores = P.score_queries(lm, QUERIES[:3], cands)
-    naive = np.array([r.logprob for r in lm.naive_loglikelihood(P.sentence_pairs(QUERIES[:3], cands))])
-    np.testing.assert_allclose(scores.ravel(), naive, rtol=1e-4, atol=1e-4)
+    mean = np.array([r.logprob / r.n_tokens for r in naive_results])
+    np.testing.assert_allclose(scores.ravel(), mean, rtol=1e-4, atol=1e-4)
+    assert not np.allclose(scores, summed)
+    with pytest.raises(ValueError, match="normalise"):
+        P.score_queries(lm, QUERIES, cands, normalise="max")
     # a template whose slot comes first still depends on what follows it
     a = P.score_queries(lm, ["[Y] is served with tea"], cands)
     b = P.score_queries(lm, ["[Y] is served with rice"], cands)
@@ -98,9 +105,15 @@ def test_candidate_pool_and_sampling_are_deterministic():
     assert sampled["group"].is_unique and set(sampled["group"]) == set(table["group"])
     pool = P.candidate_pool(table, sampled, 20, seed=3)
     gold = candidate_set(sampled["ingredients"])
-    assert pool == P.candidate_pool(table, sampled, 20, seed=3) and len(pool) == max(20, len(gold))
+    full = candidate_set(table["ingredients"])
+    assert pool == P.candidate_pool(table, sampled, 20, seed=3)
+    assert len(pool) == min(len(full), max(20, 2 * len(gold)))
     assert set(gold) <= set(pool)
-    assert len(P.candidate_pool(table, sampled.head(2), 20, seed=3)) == 20
+    assert len(P.candidate_pool(table, sampled.head(2), 20, seed=3)) == max(20, 2 * len(
+        candidate_set(sampled.head(2)["ingredients"])))
+    # more gold than max_candidates: the pool still holds as many distractors as gold items
+    small = P.candidate_pool(table, sampled, 3, seed=3)
+    assert set(gold) <= set(small) and len(set(small) - set(gold)) == min(len(gold), len(full) - len(gold)) > 0
     assert P.candidate_pool(table, sampled, 0) == candidate_set(table["ingredients"])
 
 
