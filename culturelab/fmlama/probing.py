@@ -221,11 +221,14 @@ class ProbeJob:
 
 
 def comparability(job: ProbeJob, *, data_source: str | None, model_spec: str,
-                  template_ids: Sequence[int]) -> tuple[str, str]:
+                  template_ids: Sequence[int], metric: str = "mAP",
+                  encoder_spec: str | None = None) -> tuple[str, str]:
     """The ``(data, protocol)`` comparability of one job's scores with the paper's table
     (:func:`culturelab.reported.compare`): ``data`` is ``"same"`` only for the released data with
     every dish of the sub-dataset probed; ``protocol`` lists how the run differs from the paper's
-    (masked LMs, all five templates, the full candidate set).
+    (masked LMs, all five templates, the full candidate set). For ``metric="mWS"`` the vectors
+    must be fastText's as in the paper (``encoder_spec="fasttext:…"``); other encoders' word
+    similarities are a different scale, so the protocol says so and no Δ is drawn.
 
     >>> t = pd.DataFrame({"url": list("uv"), "group": "a", "lang": "en", "ingredients": [["egg"], ["rice"]]})
     >>> job = probe_jobs({"en": t}, per_group=0, max_total=0, max_candidates=0)[0]
@@ -233,6 +236,9 @@ def comparability(job: ProbeJob, *, data_source: str | None, model_spec: str,
     ('same', 'same')
     >>> comparability(job, data_source="sample", model_spec="bundled:gemma3-270m", template_ids=[1])[1]
     'causal LM sentence scoring (paper: masked LMs); templates [1] of 1-5'
+    >>> comparability(job, data_source="released", model_spec="masked:bert-base-cased", template_ids=[1, 2, 3, 4, 5],
+    ...               metric="mWS", encoder_spec="bundled:e5-small")[1]
+    'mWS from bundled:e5-small vectors (paper: fastText)'
     """
     from culturelab.reported import SAME, data_of
 
@@ -246,6 +252,8 @@ def comparability(job: ProbeJob, *, data_source: str | None, model_spec: str,
         differs.append(f"{model_kind} LM sentence scoring (paper: masked LMs)")
     if sorted(template_ids) != [1, 2, 3, 4, 5]:
         differs.append(f"templates {list(template_ids)} of 1-5")
+    if metric == "mWS" and not str(encoder_spec or "").startswith("fasttext:"):
+        differs.append(f"mWS from {encoder_spec} vectors (paper: fastText)")
     full = len(candidate_set(job.reference["ingredients"]))
     if len(job.candidates) < full:
         differs.append(f"{len(job.candidates)} of {full} candidates")
