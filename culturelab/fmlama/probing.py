@@ -52,14 +52,17 @@ def sentence_pairs(queries: Sequence[str], candidates: Sequence[str]) -> list[tu
 
 
 def score_queries(model: Any, queries: Sequence[str], candidates: Sequence[str], *,
-                  scoring: str = "auto", normalise: str = "mean") -> np.ndarray:
+                  scoring: str = "auto", normalise: str = "mean", chunk: int = 100_000) -> np.ndarray:
     """Score matrix (queries × candidates), higher is better; ``-inf`` = candidate not rankable
     (e.g. longer than the masked LM's mask cap).
 
     Causal LMs (``sentence``, the default for them) score the candidate *with the rest of the
     sentence*, so every template sees the dish; ``normalise="mean"`` divides by the number of
     scored tokens (the paper's mean pooling, eq. 2 — a sum favours short candidates),
-    ``"sum"`` keeps the summed log-probability.
+    ``"sum"`` keeps the summed log-probability. The (query, candidate) pairs go to the model in
+    blocks of about ``chunk`` pairs (whole queries × a slice of the candidates), so memory beyond
+    the score matrix does not grow with the number of pairs (the full English set is ~16.6M), and
+    a killed run resumes from the model's response cache.
 
     >>> score_queries(None, [], ["rice"]).shape
     (0, 1)
@@ -71,8 +74,23 @@ def score_queries(model: Any, queries: Sequence[str], candidates: Sequence[str],
     queries, candidates = list(queries), list(candidates)
     if not queries:
         return np.zeros((0, len(candidates)), dtype=np.float32)
+    if chunk < 1:
+        raise ValueError(f"chunk must be a positive number of (query, candidate) pairs, not {chunk}")
+    out = np.empty((len(queries), len(candidates)), dtype=np.float32)
+    step_c = max(1, min(len(candidates), chunk))
+    step_q = max(1, chunk // step_c)
+    for q0 in range(0, len(queries), step_q):
+        block = queries[q0 : q0 + step_q]
+        for c0 in range(0, len(candidates), step_c):
+            cands = candidates[c0 : c0 + step_c]
+            out[q0 : q0 + len(block), c0 : c0 + len(cands)] = _score_block(model, block, cands, scoring, normalise)
+    return out
+
+
+def _score_block(model: Any, queries: list[str], candidates: list[str], scoring: str, normalise: str) -> np.ndarray:
+    """One chunk of :func:`score_queries` (queries × candidates)."""
     if getattr(model, "backend", "") == "masked" or scoring == "prefix":
-        return model.rank_candidates(queries, candidates, slot=SLOT, reduce="mean")
+        return np.asarray(model.rank_candidates(queries, candidates, slot=SLOT, reduce="mean"), dtype=np.float32)
     results = model.loglikelihood(sentence_pairs(queries, candidates))
     values = [r.logprob / max(r.n_tokens, 1) if normalise == "mean" else r.logprob for r in results]
     return np.array(values, dtype=np.float32).reshape(len(queries), len(candidates))

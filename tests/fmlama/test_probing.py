@@ -129,3 +129,47 @@ def test_probe_end_to_end_on_a_tiny_model(tiny_causal_dir, tmp_cache):
     assert out["ws"].between(0, 1).all() and (out["n_candidates"] == len(cands)).all()
     again = P.probe(lm, table, "en", cands, context=True, template_ids=[1, 4], vectors=vectors, model_name="tiny")
     assert lm.stats.cached > 0 and again["ap"].tolist() == out["ap"].tolist()
+
+
+class _CountingLM:
+    """A stand-in causal LM: the score depends on context and continuation; counts the largest call."""
+
+    def __init__(self):
+        self.largest = 0
+
+    def loglikelihood(self, pairs):
+        from culturelab.models.base import LogLikelihood
+
+        self.largest = max(self.largest, len(pairs))
+        return [LogLikelihood(-float((hash(c) % 97) + len(p)), len(c.split()), False) for p, c in pairs]
+
+
+def _peak(n_queries: int, n_cands: int, chunk: int) -> tuple[int, np.ndarray, int]:
+    import tracemalloc
+
+    queries = [f"The food dish{i} has the ingredients of [Y] ." for i in range(n_queries)]
+    cands = [f"ingredient number {j}" for j in range(n_cands)]
+    lm = _CountingLM()
+    tracemalloc.start()
+    scores = P.score_queries(lm, queries, cands, chunk=chunk)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak - scores.nbytes, scores, lm.largest
+
+
+def test_chunked_ranking_keeps_memory_bounded_and_equals_the_unchunked_path():
+    small_chunked, chunked, largest = _peak(20, 30, chunk=64)
+    _, whole, _ = _peak(20, 30, chunk=10**9)
+    np.testing.assert_array_equal(chunked, whole)
+    assert largest <= 64
+    # 8x the pairs: the chunked peak (beyond the score matrix) stays flat, the unchunked one grows
+    big_chunked, _, _ = _peak(160, 30, chunk=64)
+    big_whole, _, _ = _peak(160, 30, chunk=10**9)
+    assert big_chunked < 1.5 * small_chunked + 20_000
+    assert big_whole > 4 * big_chunked
+    # a chunk smaller than the candidate list slices the candidates too
+    _, sliced, largest = _peak(3, 30, chunk=7)
+    np.testing.assert_array_equal(sliced, whole[:3])
+    assert largest <= 7
+    with pytest.raises(ValueError, match="chunk"):
+        P.score_queries(_CountingLM(), ["[Y] x"], ["a"], chunk=0)
