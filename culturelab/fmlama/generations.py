@@ -6,7 +6,11 @@ The paper's parser was not released. Ours, documented and fixed:
    prompt "The food X has the ingredients of …"), else after "is/are/include(s)/including",
    else the whole answer. Chinese: the text between "是以" and "为主要" (the echoed template
    "美食X是以…为主要原料制作的。"), else after "主要成分/原料/食材 是/为/有/包括", else the whole answer.
-2. **Splitting.** Only the first line counts (small models go on to repeat the prompt). English on ``,`` ``;`` ``&`` ``/`` and the word "and"; Chinese on 、，,;；。
+2. **Splitting.** Only the first non-empty line counts (small models go on to repeat the
+   prompt) — unless it introduces a list ("… ingredients of:", "主要原料有：") or is itself the
+   first of several list lines: then the items of the first numbered / bulleted / markdown list
+   count, each without its gloss ("**Rice** – the base"). A refusal ("I'm sorry…", "抱歉") gives
+   nothing. English splits on ``,`` ``;`` ``&`` ``/`` (and full-width ，；) and the word "and"; Chinese on 、，,;；。
    whitespace and 和/与/及/或/以及. Surrounding quotes, brackets and final periods are removed.
    HTML tags, a leading list marker ("1.", "-") and an echoed instruction ("Please fill the
    sentence", "请填充这个句子", a bare "[]") are removed first, so a model that only repeats the
@@ -43,13 +47,47 @@ from culturelab.stats import bootstrap_ci
 
 _EN_CUES = (re.compile(r"ingredients?\s+of\s*", re.I),
             re.compile(r"\b(?:is|are|includes?|including|contains?)\s+", re.I))
-_ZH_CUES = (re.compile(r"是以(.*?)为主要"), re.compile(r"主要(?:成分|原料|食材)(?:是|为|有|包括)(.*)"))
-_EN_SPLIT = re.compile(r",|;|&|/|\band\b", re.I)
+_ZH_CUES = (re.compile(r"是以(.*?)为主要", re.S),
+            re.compile(r"主要(?:成分|原料|食材|材料)(?:是|为|有|包括)[:：]?(.*)", re.S))
+_EN_SPLIT = re.compile(r",|，|;|；|&|/|\band\b", re.I)
 _ZH_SPLIT = re.compile(r"以及|[、，,;；。\s和与及或]")
 _PARENS = re.compile(r"[()（）]")
-_STRIP = " \t\n.\"'`[]{}:!?…*“”‘’"
+_STRIP = " \t\n.\"'`[]{}:!?…*“”‘’：。！？「」『』【】#_"
 _NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…)?\s*\]|please fill the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
-_MARKER = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s+")
+_MARKER = re.compile(r"^\s*(?:\d+\s*[.)、．:：]|[（(]\d+[)）]|[-*•·–—+]|[a-z][.)])\s*", re.I)
+_INTRO = re.compile(r"[:：][\s*_]*$")
+_GLOSS = re.compile(r"\s+[-–—]\s+|\s*[:：]\s+|[：:](?=\S)")
+_REFUSAL = re.compile(r"^\W*(?:i'?m sorry|sorry|i (?:am|'m) not (?:sure|able|familiar)|i (?:cannot|can't|don't know)"
+                      r"|as an ai|抱歉|对不起|我不(?:知道|确定|清楚)|无法)", re.I)
+
+
+def _list_items(lines: list[str]) -> list[str]:
+    """The first run of list-marked lines (numbered, bulleted, markdown), markers and glosses
+    ("**Rice** – the base") removed."""
+    items: list[str] = []
+    for line in lines:
+        if _MARKER.match(line):
+            item = _MARKER.sub("", line, count=1).replace("**", "").replace("__", "")
+            items.append(_GLOSS.split(item, maxsplit=1)[0])
+        elif items:
+            break
+    return items
+
+
+def _answer_lines(text: str) -> list[str]:
+    """The part of an answer that holds the ingredients: a list under an introductory line
+    ("… ingredients of:" / "主要原料有：") or the first non-empty line."""
+    lines = [line.strip() for line in text.strip().split("\n") if line.strip()]
+    if not lines:
+        return []
+    if _INTRO.search(lines[0]):
+        items = _list_items(lines[1:])
+        return items or lines[1:2]
+    if not lines[0].strip(_STRIP):  # an echoed prompt with an empty slot
+        return []
+    if _MARKER.match(lines[0]) and len(lines) > 1 and _MARKER.match(lines[1]):
+        return _list_items(lines)
+    return [_MARKER.sub("", lines[0], count=1)]
 
 
 def parse_answer(answer: str, lang: str, *, split_parentheses: bool = False) -> list[str]:
@@ -59,24 +97,31 @@ def parse_answer(answer: str, lang: str, *, split_parentheses: bool = False) -> 
     ['rice', 'beans']
     >>> parse_answer("The food x has the ingredients of []. Please fill the sentence.", "en")
     []
+    >>> parse_answer("The main ingredients of poutine are:\\n1. French fries\\n2. Gravy", "en")
+    ['French fries', 'Gravy']
+    >>> parse_answer("主要原料有：\\n1. 米饭", "zh")
+    ['米饭']
     """
     if lang not in {"en", "zh"}:
         raise ValueError(f"parsers exist for 'en' and 'zh', not {lang!r}")
-    text = _MARKER.sub("", _NOISE.sub("", strip_think(str(answer or ""))).strip())
+    text = _NOISE.sub("", strip_think(str(answer or ""))).strip()
+    if _REFUSAL.match(text):
+        return []
     if lang == "en":
         for cue in _EN_CUES:
             m = cue.search(text)
             if m:
                 text = text[m.end():]
                 break
-        parts = _EN_SPLIT.split(text.strip().split("\n", 1)[0])
+        split = _EN_SPLIT
     else:
         for cue in _ZH_CUES:
             m = cue.search(text)
             if m:
                 text = m.group(1)
                 break
-        parts = _ZH_SPLIT.split(text.strip().split("\n", 1)[0])
+        split = _ZH_SPLIT
+    parts = [q for line in _answer_lines(text) for q in split.split(line)]
     if split_parentheses:
         parts = [q for part in parts for q in _PARENS.split(part)]
     out = []

@@ -7,8 +7,10 @@
 * **Causal LMs** (beyond the paper): ``scoring="sentence"`` ranks candidates by
   log P(candidate + rest of the sentence | text before the slot), i.e. by the probability of the
   whole filled-in sentence, so templates whose slot comes first ("[Y] is part of the food [X]")
-  still see the dish. ``scoring="prefix"`` is the core's mean log-prob of the candidate after
-  the prefix (ignores what follows the slot). Either way all pairs go to the model in one
+  still see the dish; ``normalise="mean"`` (default) divides by the number of scored tokens, the
+  paper's mean pooling (eq. 2), ``"sum"`` keeps the sum (which favours short candidates).
+  ``scoring="prefix"`` is the core's mean log-prob of the candidate after the prefix (ignores
+  what follows the slot, so template 4 never sees the dish — kept only for comparison). Either way all pairs go to the model in one
   ``loglikelihood`` call, and the backend encodes each query prefix once.
 * **Frequency baseline** (beyond the paper): ranks candidates by how many *other* dishes of the
   sub-dataset list them (leave-one-out), ignoring the dish: how much of mAP is the prior.
@@ -37,6 +39,7 @@ from culturelab.fmlama.templates import SLOT, build_queries
 from culturelab.models.base import split_template
 
 SCORINGS = ("auto", "sentence", "prefix")
+NORMALISES = ("mean", "sum")
 
 
 def sentence_pairs(queries: Sequence[str], candidates: Sequence[str]) -> list[tuple[str, str]]:
@@ -49,22 +52,48 @@ def sentence_pairs(queries: Sequence[str], candidates: Sequence[str]) -> list[tu
 
 
 def score_queries(model: Any, queries: Sequence[str], candidates: Sequence[str], *,
-                  scoring: str = "auto") -> np.ndarray:
+                  scoring: str = "auto", normalise: str = "mean", chunk: int = 100_000) -> np.ndarray:
     """Score matrix (queries × candidates), higher is better; ``-inf`` = candidate not rankable
     (e.g. longer than the masked LM's mask cap).
+
+    Causal LMs (``sentence``, the default for them) score the candidate *with the rest of the
+    sentence*, so every template sees the dish; ``normalise="mean"`` divides by the number of
+    scored tokens (the paper's mean pooling, eq. 2 — a sum favours short candidates),
+    ``"sum"`` keeps the summed log-probability. The (query, candidate) pairs go to the model in
+    blocks of about ``chunk`` pairs (whole queries × a slice of the candidates), so memory beyond
+    the score matrix does not grow with the number of pairs (the full English set is ~16.6M), and
+    a killed run resumes from the model's response cache.
 
     >>> score_queries(None, [], ["rice"]).shape
     (0, 1)
     """
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}, not {scoring!r}")
+    if normalise not in NORMALISES:
+        raise ValueError(f"normalise must be one of {NORMALISES}, not {normalise!r}")
     queries, candidates = list(queries), list(candidates)
     if not queries:
         return np.zeros((0, len(candidates)), dtype=np.float32)
+    if chunk < 1:
+        raise ValueError(f"chunk must be a positive number of (query, candidate) pairs, not {chunk}")
+    out = np.empty((len(queries), len(candidates)), dtype=np.float32)
+    step_c = max(1, min(len(candidates), chunk))
+    step_q = max(1, chunk // step_c)
+    for q0 in range(0, len(queries), step_q):
+        block = queries[q0 : q0 + step_q]
+        for c0 in range(0, len(candidates), step_c):
+            cands = candidates[c0 : c0 + step_c]
+            out[q0 : q0 + len(block), c0 : c0 + len(cands)] = _score_block(model, block, cands, scoring, normalise)
+    return out
+
+
+def _score_block(model: Any, queries: list[str], candidates: list[str], scoring: str, normalise: str) -> np.ndarray:
+    """One chunk of :func:`score_queries` (queries × candidates)."""
     if getattr(model, "backend", "") == "masked" or scoring == "prefix":
-        return model.rank_candidates(queries, candidates, slot=SLOT, reduce="mean")
+        return np.asarray(model.rank_candidates(queries, candidates, slot=SLOT, reduce="mean"), dtype=np.float32)
     results = model.loglikelihood(sentence_pairs(queries, candidates))
-    return np.array([r.logprob for r in results], dtype=np.float32).reshape(len(queries), len(candidates))
+    values = [r.logprob / max(r.n_tokens, 1) if normalise == "mean" else r.logprob for r in results]
+    return np.array(values, dtype=np.float32).reshape(len(queries), len(candidates))
 
 
 def frequency_scores(reference_gold: np.ndarray, own_gold: np.ndarray | None = None, *, seed: int = 0) -> np.ndarray:
@@ -103,7 +132,9 @@ def sample_dishes(table: pd.DataFrame, per_group: int, *, seed: int = 0, group: 
 def candidate_pool(table: pd.DataFrame, sampled: pd.DataFrame, size: int, *, seed: int = 0) -> list[str]:
     """Candidates to rank: all ingredients of ``table`` (the paper's set) when ``size`` is 0;
     otherwise the gold ingredients of the ``sampled`` dishes plus seeded random distractors from
-    the full set, ``size`` in all (a cheaper, **not comparable** setting for small CPU runs).
+    the full set, ``size`` in all but always at least as many distractors as gold items (while
+    the full set has them), so the pool never collapses to gold only (a cheaper, **not
+    comparable** setting for small CPU runs; the pool size is each row's ``n_candidates``).
 
     >>> t = pd.DataFrame({"ingredients": [["egg"], ["rice"], ["salt"], ["tea"]]})
     >>> candidate_pool(t, t.head(1), 2, seed=0)[0], len(candidate_pool(t, t.head(1), 2)), len(candidate_pool(t, t, 0))
@@ -115,14 +146,14 @@ def candidate_pool(table: pd.DataFrame, sampled: pd.DataFrame, size: int, *, see
     gold = candidate_set(sampled["ingredients"])
     gold_set = set(gold)
     rest = [c for c in full if c not in gold_set]
-    n_extra = max(0, size - len(gold))
+    n_extra = max(size - len(gold), len(gold))
     extra = np.random.default_rng(seed).choice(len(rest), size=min(n_extra, len(rest)), replace=False)
     return sorted([*gold, *(rest[i] for i in extra)])
 
 
 def probe(model: Any, table: pd.DataFrame, lang: str, candidates: Sequence[str], *, context: bool = False,
           template_ids: Sequence[int] = (1, 2, 3, 4, 5), version: str = "v1", scoring: str = "auto",
-          vectors: np.ndarray | None = None, model_name: str | None = None, n_top: int = 5) -> pd.DataFrame:
+          normalise: str = "mean", vectors: np.ndarray | None = None, model_name: str | None = None, n_top: int = 5) -> pd.DataFrame:
     """Probe one model on a table of dishes: one tidy row per (dish, template) with ``ap, p1, p5,
     n_gold`` (fractions), ``ws`` when candidate ``vectors`` are given, and the top predictions.
 
@@ -141,7 +172,7 @@ def probe(model: Any, table: pd.DataFrame, lang: str, candidates: Sequence[str],
     """
     candidates = list(candidates)
     queries = build_queries(table, lang, context=context, version=version, template_ids=template_ids)
-    scores = score_queries(model, queries["query"].tolist(), candidates, scoring=scoring)
+    scores = score_queries(model, queries["query"].tolist(), candidates, scoring=scoring, normalise=normalise)
     by_url = table.set_index("url")
     gold_lists = [by_url.at[u, "ingredients"] for u in queries["url"]]
     out = queries.assign(model=model_name or getattr(model, "spec", str(model)), lang=lang, context=context,
@@ -208,11 +239,14 @@ class ProbeJob:
 
 
 def comparability(job: ProbeJob, *, data_source: str | None, model_spec: str,
-                  template_ids: Sequence[int]) -> tuple[str, str]:
+                  template_ids: Sequence[int], metric: str = "mAP",
+                  encoder_spec: str | None = None) -> tuple[str, str]:
     """The ``(data, protocol)`` comparability of one job's scores with the paper's table
     (:func:`culturelab.reported.compare`): ``data`` is ``"same"`` only for the released data with
     every dish of the sub-dataset probed; ``protocol`` lists how the run differs from the paper's
-    (masked LMs, all five templates, the full candidate set).
+    (masked LMs, all five templates, the full candidate set). For ``metric="mWS"`` the vectors
+    must be fastText's as in the paper (``encoder_spec="fasttext:…"``); other encoders' word
+    similarities are a different scale, so the protocol says so and no Δ is drawn.
 
     >>> t = pd.DataFrame({"url": list("uv"), "group": "a", "lang": "en", "ingredients": [["egg"], ["rice"]]})
     >>> job = probe_jobs({"en": t}, per_group=0, max_total=0, max_candidates=0)[0]
@@ -220,6 +254,9 @@ def comparability(job: ProbeJob, *, data_source: str | None, model_spec: str,
     ('same', 'same')
     >>> comparability(job, data_source="sample", model_spec="bundled:gemma3-270m", template_ids=[1])[1]
     'causal LM sentence scoring (paper: masked LMs); templates [1] of 1-5'
+    >>> comparability(job, data_source="released", model_spec="masked:bert-base-cased", template_ids=[1, 2, 3, 4, 5],
+    ...               metric="mWS", encoder_spec="bundled:e5-small")[1]
+    'mWS from bundled:e5-small vectors (paper: fastText)'
     """
     from culturelab.reported import SAME, data_of
 
@@ -233,6 +270,8 @@ def comparability(job: ProbeJob, *, data_source: str | None, model_spec: str,
         differs.append(f"{model_kind} LM sentence scoring (paper: masked LMs)")
     if sorted(template_ids) != [1, 2, 3, 4, 5]:
         differs.append(f"templates {list(template_ids)} of 1-5")
+    if metric == "mWS" and not str(encoder_spec or "").startswith("fasttext:"):
+        differs.append(f"mWS from {encoder_spec} vectors (paper: fastText)")
     full = len(candidate_set(job.reference["ingredients"]))
     if len(job.candidates) < full:
         differs.append(f"{len(job.candidates)} of {full} candidates")
@@ -267,7 +306,7 @@ def probe_jobs(references: Mapping[str, pd.DataFrame], *, per_group: int, max_to
 
 
 def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[int], contexts: Sequence[bool],
-               version: str = "v1", scoring: str = "auto", encoder: Any = None,
+               version: str = "v1", scoring: str = "auto", normalise: str = "mean", encoder: Any = None,
                baseline: bool = True, seed: int = 0) -> pd.DataFrame:
     """Probe ``model`` on several jobs in every context, plus the frequency baseline once per job
     (``baseline``); mWS when an ``encoder`` is given. One tidy per-(dish, template) table, with
@@ -290,7 +329,7 @@ def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[i
         vectors = None if encoder is None else encoder.encode(list(job.candidates), role="query")
         for context in contexts:
             out = probe(model, job.table, job.lang, job.candidates, context=context, template_ids=template_ids,
-                        version=version, scoring=scoring, vectors=vectors)
+                        version=version, scoring=scoring, normalise=normalise, vectors=vectors)
             parts.append(out.assign(**job.extra))
         if baseline:
             base = probe_frequency(job.table, job.lang, job.candidates, reference=job.reference, vectors=vectors,

@@ -18,7 +18,7 @@ from typing import Any
 from culturelab import prompts, reported
 from culturelab.data.sources import DATA_SOURCES, resolve_source
 from culturelab.fmlama.data import INSTRUCTIONS, LANGUAGES, SETTINGS, Release, local_root
-from culturelab.fmlama.probing import SCORINGS
+from culturelab.fmlama.probing import NORMALISES, SCORINGS
 from culturelab.fmlama.templates import N_TEMPLATES
 from culturelab.params import Choice, one_of
 
@@ -35,6 +35,7 @@ CHOICES: dict[str, Choice] = {
     "templates": one_of(range(1, N_TEMPLATES + 1)),
     "contexts": one_of((False, True)),
     "scoring": one_of(SCORINGS),
+    "normalise": one_of(NORMALISES),
     "instructions": one_of(INSTRUCTIONS),
     "prompt_version": one_of(sorted({v for versions in PROBE_VERSIONS.values() for v in versions})),
 }

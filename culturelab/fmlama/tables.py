@@ -164,25 +164,30 @@ def side_by_side(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, conte
         [g for g in ROW_ORDER if g in paper.index or g in ours.index]]
 
 
-def metric_correlations(summary: pd.DataFrame, x: str = "mAP", y: str = "mWS") -> pd.DataFrame:
-    """Per language and model, Pearson and Spearman between two metrics over the group cells of
-    the plain templates (as the paper correlates its tables' cells), beside the paper's Pearson
-    (``correlations.csv``; NaN where it states none). Needs more than 2 cells with both metrics.
+def metric_correlations(summary: pd.DataFrame, x: str = "mAP", y: str = "mWS", *,
+                        encoder_spec: str | None = None) -> pd.DataFrame:
+    """Per language, Pearson and Spearman between two metrics **pooled over all cells** (every
+    model × group of the plain templates), as the paper correlates its tables' cells, beside the
+    paper's Pearson (``correlations.csv``; NaN where it states none). The paper's mWS is
+    fastText's: ``comparable`` only when ``encoder_spec`` is a ``fasttext:`` one (for
+    ``y="mWS"``), else ``paper_pearson`` is shown but not comparable. Needs more than 2 cells.
 
-    >>> s = pd.DataFrame({"lang": "en", "model": "m", "context": False, "group": list("abcabc"),
-    ...                   "metric": ["mAP"] * 3 + ["mWS"] * 3, "mean": [1, 2, 3, 0.1, 0.3, 0.2]})
-    >>> metric_correlations(s)[["lang", "pearson", "cells", "paper_pearson"]].round(2).to_dict("records")
-    [{'lang': 'en', 'pearson': 0.5, 'cells': 3, 'paper_pearson': 0.66}]
+    >>> s = pd.DataFrame({"lang": "en", "model": ["m"] * 3 + ["f"] * 3 + ["m"] * 3 + ["f"] * 3,
+    ...                   "context": False, "group": list("abcabcabcabc"),
+    ...                   "metric": ["mAP"] * 6 + ["mWS"] * 6, "mean": [1, 2, 3, 4, 5, 6, .1, .3, .2, .4, .5, .6]})
+    >>> metric_correlations(s)[["lang", "pearson", "cells", "paper_pearson", "comparable"]].round(2).to_dict("records")
+    [{'lang': 'en', 'pearson': 0.94, 'cells': 6, 'paper_pearson': 0.66, 'comparable': False}]
     """
     wide = summary[~summary["context"]].pivot_table(index=["lang", "model", "group"], columns="metric",
                                                     values="mean").reset_index()
     rows = []
-    for (lang, model), part in wide.groupby(["lang", "model"]):
+    for lang, part in wide.groupby("lang"):
         if y in part and part[y].notna().sum() > 2:
             r = metric_correlation(part, x, y)
-            rows.append({"lang": lang, "model": model, "pearson": r["pearson"], "spearman": r["spearman"],
-                         "cells": r["n"]})
+            rows.append({"lang": lang, "models": part["model"].nunique(), "pearson": r["pearson"],
+                         "spearman": r["spearman"], "cells": r["n"]})
     paper = reported.load("fmlama", "correlations")
     paper = paper[(paper["x"] == x) & (paper["y"] == y)].set_index("lang")["value"]
-    table = pd.DataFrame(rows, columns=["lang", "model", "pearson", "spearman", "cells"])
-    return table.assign(paper_pearson=table["lang"].map(paper))
+    table = pd.DataFrame(rows, columns=["lang", "models", "pearson", "spearman", "cells"])
+    comparable = y != "mWS" or str(encoder_spec or "").startswith("fasttext:")
+    return table.assign(paper_pearson=table["lang"].map(paper), comparable=comparable)

@@ -61,22 +61,49 @@ class MaskedLM(LanguageModel):
         self.batch_size = batch_size
         # SentencePiece/BPE masks attach to the previous piece; WordPiece masks are words
         self.concatenated_masks = self.tokenizer.mask_token.startswith("<")
+        # SentencePiece marks a word start itself ("rice" → "▁rice"); byte-level BPE needs the space
+        probe = self.tokenizer.convert_ids_to_tokens(self.tokenizer("a", add_special_tokens=False)["input_ids"][:1])
+        self.sentencepiece = bool(probe) and probe[0].startswith("\u2581")
         self._candidate_ids: tuple[tuple[str, ...], list[list[int]]] | None = None  # last candidate list
 
     def _generate(self, prompts: list[str], **params: Any) -> list[str]:
         raise NotImplementedError("masked LMs do not generate text; use rank_candidates() or loglikelihood()")
 
-    def candidate_ids(self, candidates: list[str]) -> list[list[int]]:
-        """Sub-token ids of each candidate, tokenised as it would appear inside a sentence."""
+    def candidate_ids(self, candidates: list[str], *, attached: bool = False) -> list[list[int]]:
+        """Sub-token ids of each candidate, tokenised as it would appear inside a sentence.
+
+        SentencePiece/BPE candidates (XLM-R, RoBERTa) after a space are word-initial ("rice" →
+        "▁rice", " rice" → "Ġrice"); ``attached`` ones (scripts written without spaces: "是以[Y]为") carry no word
+        boundary, so a leading bare "▁" piece is dropped and a "▁x" piece becomes "x" where the
+        vocabulary has it. WordPiece candidates are tokenised as they are.
+        """
         if not candidates:
             return []
-        key = tuple(candidates)
+        key = (tuple(candidates), attached and self.concatenated_masks)
         cached = self._candidate_ids
         if cached is None or cached[0] != key:  # rank_candidates calls once per chunk of queries
-            texts = [" " + c if self.concatenated_masks else c for c in candidates]
+            space = self.concatenated_masks and not self.sentencepiece and not attached
+            texts = [" " + c if space else c for c in candidates]
             ids = [list(i) for i in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+            if key[1]:
+                ids = [self._without_word_boundary(i) for i in ids]
             self._candidate_ids = cached = (key, ids)
         return [list(i) for i in cached[1]]
+
+    def _without_word_boundary(self, ids: list[int]) -> list[int]:
+        """``ids`` without the SentencePiece word-boundary marker on the first piece."""
+        first = self.tokenizer.convert_ids_to_tokens(ids[:1])
+        if not first or not first[0].startswith("\u2581"):
+            return ids
+        if first[0] == "\u2581":
+            return ids[1:] if len(ids) > 1 else ids
+        bare = self.tokenizer.convert_tokens_to_ids(first[0][1:])
+        return ids if bare is None or bare == self.tokenizer.unk_token_id else [bare, *ids[1:]]
+
+    def attached(self, template: str, slot: str) -> bool:
+        """Whether the slot of ``template`` follows a non-space character (e.g. Chinese)."""
+        prefix, _ = split_template(template, slot)
+        return self.concatenated_masks and bool(prefix) and not prefix[-1].isspace()
 
     @torch.inference_mode()
     def _mask_logprobs(self, queries: list[str]) -> list[torch.Tensor]:
@@ -93,7 +120,16 @@ class MaskedLM(LanguageModel):
 
     def _rank_candidates(self, templates: list[str], candidates: list[str], *, slot: str,
                          reduce: str) -> list[np.ndarray]:
-        ids = self.candidate_ids(candidates)
+        modes = [self.attached(t, slot) for t in templates]
+        if len(set(modes)) > 1:  # rank each tokenisation mode on its own
+            merged: list[np.ndarray] = [np.empty(0)] * len(templates)
+            for mode in set(modes):
+                idx = [i for i, m in enumerate(modes) if m == mode]
+                for i, r in zip(idx, self._rank_candidates([templates[i] for i in idx], candidates, slot=slot,
+                                                           reduce=reduce)):
+                    merged[i] = r
+            return merged
+        ids = self.candidate_ids(candidates, attached=bool(modes) and modes[0])
         lengths = np.array([len(t) for t in ids])
         usable = (lengths >= 1) & (lengths <= self.max_masks)
         depth = int(lengths[usable].max()) if usable.any() else 0

@@ -36,7 +36,7 @@ def test_parentheses_option_and_lemmatized_matching():
     scored = score_answers(["... ingredients of potatoes and Onions.", "[c]", "I am not sure."],
                            [["potato"], ["rice"], ["egg"]], "en")
     assert scored["correct"].tolist() == [True, False, False]
-    assert scored["valid"].tolist() == [True, True, True]
+    assert scored["valid"].tolist() == [True, True, False]  # "I am not sure." is a refusal
     assert score_answers(["   "], [["egg"]], "zh")["valid"].tolist() == [False]
     with pytest.raises(ValueError, match="parsers exist"):
         parse_answer("x", "fr")

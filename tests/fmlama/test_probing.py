@@ -59,9 +59,16 @@ def test_masked_ranker_ranks_exactly_like_the_slow_reference(mlm):
 def test_causal_sentence_scoring_equals_the_naive_backend(tiny_causal_dir):
     lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", cache=False, progress=False)
     cands = ["rice", "saffron and butter", "tea", "lentils"]
+    naive_results = lm.naive_loglikelihood(P.sentence_pairs(QUERIES[:3], cands))
+    summed = P.score_queries(lm, QUERIES[:3], cands, normalise="sum")
+    np.testing.assert_allclose(summed.ravel(), [r.logprob for r in naive_results], rtol=1e-4, atol=1e-4)
+    # the default is the paper's mean pooling: summed log-prob over the number of scored tokens
     scores = P.score_queries(lm, QUERIES[:3], cands)
-    naive = np.array([r.logprob for r in lm.naive_loglikelihood(P.sentence_pairs(QUERIES[:3], cands))])
-    np.testing.assert_allclose(scores.ravel(), naive, rtol=1e-4, atol=1e-4)
+    mean = np.array([r.logprob / r.n_tokens for r in naive_results])
+    np.testing.assert_allclose(scores.ravel(), mean, rtol=1e-4, atol=1e-4)
+    assert not np.allclose(scores, summed)
+    with pytest.raises(ValueError, match="normalise"):
+        P.score_queries(lm, QUERIES, cands, normalise="max")
     # a template whose slot comes first still depends on what follows it
     a = P.score_queries(lm, ["[Y] is served with tea"], cands)
     b = P.score_queries(lm, ["[Y] is served with rice"], cands)
@@ -98,9 +105,15 @@ def test_candidate_pool_and_sampling_are_deterministic():
     assert sampled["group"].is_unique and set(sampled["group"]) == set(table["group"])
     pool = P.candidate_pool(table, sampled, 20, seed=3)
     gold = candidate_set(sampled["ingredients"])
-    assert pool == P.candidate_pool(table, sampled, 20, seed=3) and len(pool) == max(20, len(gold))
+    full = candidate_set(table["ingredients"])
+    assert pool == P.candidate_pool(table, sampled, 20, seed=3)
+    assert len(pool) == min(len(full), max(20, 2 * len(gold)))
     assert set(gold) <= set(pool)
-    assert len(P.candidate_pool(table, sampled.head(2), 20, seed=3)) == 20
+    assert len(P.candidate_pool(table, sampled.head(2), 20, seed=3)) == max(20, 2 * len(
+        candidate_set(sampled.head(2)["ingredients"])))
+    # more gold than max_candidates: the pool still holds as many distractors as gold items
+    small = P.candidate_pool(table, sampled, 3, seed=3)
+    assert set(gold) <= set(small) and len(set(small) - set(gold)) == min(len(gold), len(full) - len(gold)) > 0
     assert P.candidate_pool(table, sampled, 0) == candidate_set(table["ingredients"])
 
 
@@ -116,3 +129,47 @@ def test_probe_end_to_end_on_a_tiny_model(tiny_causal_dir, tmp_cache):
     assert out["ws"].between(0, 1).all() and (out["n_candidates"] == len(cands)).all()
     again = P.probe(lm, table, "en", cands, context=True, template_ids=[1, 4], vectors=vectors, model_name="tiny")
     assert lm.stats.cached > 0 and again["ap"].tolist() == out["ap"].tolist()
+
+
+class _CountingLM:
+    """A stand-in causal LM: the score depends on context and continuation; counts the largest call."""
+
+    def __init__(self):
+        self.largest = 0
+
+    def loglikelihood(self, pairs):
+        from culturelab.models.base import LogLikelihood
+
+        self.largest = max(self.largest, len(pairs))
+        return [LogLikelihood(-float((hash(c) % 97) + len(p)), len(c.split()), False) for p, c in pairs]
+
+
+def _peak(n_queries: int, n_cands: int, chunk: int) -> tuple[int, np.ndarray, int]:
+    import tracemalloc
+
+    queries = [f"The food dish{i} has the ingredients of [Y] ." for i in range(n_queries)]
+    cands = [f"ingredient number {j}" for j in range(n_cands)]
+    lm = _CountingLM()
+    tracemalloc.start()
+    scores = P.score_queries(lm, queries, cands, chunk=chunk)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak - scores.nbytes, scores, lm.largest
+
+
+def test_chunked_ranking_keeps_memory_bounded_and_equals_the_unchunked_path():
+    small_chunked, chunked, largest = _peak(20, 30, chunk=64)
+    _, whole, _ = _peak(20, 30, chunk=10**9)
+    np.testing.assert_array_equal(chunked, whole)
+    assert largest <= 64
+    # 8x the pairs: the chunked peak (beyond the score matrix) stays flat, the unchunked one grows
+    big_chunked, _, _ = _peak(160, 30, chunk=64)
+    big_whole, _, _ = _peak(160, 30, chunk=10**9)
+    assert big_chunked < 1.5 * small_chunked + 20_000
+    assert big_whole > 4 * big_chunked
+    # a chunk smaller than the candidate list slices the candidates too
+    _, sliced, largest = _peak(3, 30, chunk=7)
+    np.testing.assert_array_equal(sliced, whole[:3])
+    assert largest <= 7
+    with pytest.raises(ValueError, match="chunk"):
+        P.score_queries(_CountingLM(), ["[Y] x"], ["a"], chunk=0)

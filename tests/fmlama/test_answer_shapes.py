@@ -1,0 +1,120 @@
+"""The decoder-answer parser on the shapes chat models really answer in (lists, markdown,
+refusals, reasoning blocks, full-width punctuation, mixed scripts), and on the released
+gpt-3.5-turbo answers: the list-aware parser moves no setting by more than one dish."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from culturelab.fmlama import data as F
+from culturelab.fmlama.generations import parse_answer, score_generations
+
+SHAPES = [
+    # plain sentences and the echoed template
+    ("The food poutine has the ingredients of french fries, gravy and cheese curds.", "en",
+     ["french fries", "gravy", "cheese curds"]),
+    ("The food pho has the ingredients of rice noodles.", "en", ["rice noodles"]),
+    ("rice, beans, pork", "en", ["rice", "beans", "pork"]),
+    ("Rice.", "en", ["Rice"]),
+    ("The main ingredients are flour, butter and sugar.", "en", ["flour", "butter", "sugar"]),
+    ("Tiramisu includes mascarpone, coffee and ladyfingers.", "en", ["mascarpone", "coffee", "ladyfingers"]),
+    ("The food x has the ingredients of eggs; milk; flour.", "en", ["eggs", "milk", "flour"]),
+    ("The food x has the ingredients of rice，beans，pork.", "en", ["rice", "beans", "pork"]),
+    ("\"tomatoes, mozzarella and basil\"", "en", ["tomatoes", "mozzarella", "basil"]),
+    # numbered and bulleted lists under an introductory line
+    ("The food poutine has the ingredients of:\n1. French fries\n2. Gravy", "en", ["French fries", "Gravy"]),
+    ("The main ingredients of poutine are:\n1. French fries\n2. Gravy\n3. Cheese curds", "en",
+     ["French fries", "Gravy", "Cheese curds"]),
+    ("Ingredients:\n- rice\n- beans\n- pork", "en", ["rice", "beans", "pork"]),
+    ("Ingredients:\n* rice\n* beans", "en", ["rice", "beans"]),
+    ("Ingredients:\n• rice\n• beans", "en", ["rice", "beans"]),
+    ("Ingredients:\n1) rice\n2) beans", "en", ["rice", "beans"]),
+    ("Ingredients:\na. rice\nb. beans", "en", ["rice", "beans"]),
+    ("Ingredients:\n\n1. rice\n\n2. beans\n\nEnjoy!", "en", ["rice", "beans"]),
+    ("Ingredients:\n1. rice\n2. beans\nThese make a hearty dish.\n- not this", "en", ["rice", "beans"]),
+    ("Sure! Here are the ingredients of paella:\n1. Rice\n2. Saffron\n3. Chicken", "en",
+     ["Rice", "Saffron", "Chicken"]),
+    ("1. rice\n2. beans\n3. pork", "en", ["rice", "beans", "pork"]),
+    ("- rice\n- beans", "en", ["rice", "beans"]),
+    ("Ingredients:\nrice, beans and pork", "en", ["rice", "beans", "pork"]),
+    # markdown
+    ("**Ingredients:**\n- **Rice** – the base\n- **Beans**: black beans", "en", ["Rice", "Beans"]),
+    ("## Ingredients\n\nThe food x has the ingredients of:\n1. **Flour**\n2. **Eggs**", "en", ["Flour", "Eggs"]),
+    ("The food x has the ingredients of **rice** and **beans**.", "en", ["rice", "beans"]),
+    ("Ingredients:\n1. Salt and pepper\n2. Olive oil - extra virgin", "en", ["Salt", "pepper", "Olive oil"]),
+    ("`rice`, `beans`", "en", ["rice", "beans"]),
+    # refusals and non-answers
+    ("I'm sorry, but I don't know the ingredients of beika.", "en", []),
+    ("Sorry, I cannot help with that.", "en", []),
+    ("I am not sure what this dish is.", "en", []),
+    ("As an AI, I don't have access to recipes.", "en", []),
+    ("", "en", []),
+    ("   \n  ", "en", []),
+    ("The food yakisoba has the ingredients of [...]. Please fill the sentence.", "en", []),
+    ("The food x has the ingredients of .\n\nflour, miso", "en", []),
+    # reasoning blocks
+    ("<think>Maybe sugar and salt.</think> The food poutine has the ingredients of fries and gravy.", "en",
+     ["fries", "gravy"]),
+    ("<think>\nLet me list: 1. sugar\n2. salt\n</think>\n\nIngredients:\n1. fries\n2. gravy", "en",
+     ["fries", "gravy"]),
+    ("<think>hmm</think>rice", "en", ["rice"]),
+    # HTML
+    ("<p>The food x has the ingredients of <b>rice</b> and beans.</p>", "en", ["rice", "beans"]),
+    # Chinese: the echoed template, cues, lists and full-width punctuation
+    ("美食麻婆豆腐是以豆腐、牛肉末和辣椒为主要原料制作的。", "zh", ["豆腐", "牛肉末", "辣椒"]),
+    ("主要原料有：\n1. 米饭", "zh", ["米饭"]),
+    ("主要原料有：\n1. 米饭\n2. 鸡蛋\n3. 葱", "zh", ["米饭", "鸡蛋", "葱"]),
+    ("主要原料是面粉以及鸡蛋", "zh", ["面粉", "鸡蛋"]),
+    ("主要原料包括：猪肉、白菜。", "zh", ["猪肉", "白菜"]),
+    ("主要食材为：\n- 牛肉\n- 土豆", "zh", ["牛肉", "土豆"]),
+    ("主要成分有：\n1．糯米\n2．红豆", "zh", ["糯米", "红豆"]),
+    ("主要原料有：\n（1）面粉\n（2）白糖", "zh", ["面粉", "白糖"]),
+    ("主要原料有：\n1. **米饭**：主食\n2. **紫菜**：包裹用", "zh", ["米饭", "紫菜"]),
+    ("糯米", "zh", ["糯米"]),
+    ("「糯米」和「红豆」", "zh", ["糯米", "红豆"]),
+    ("美食提拉米苏是以[]为主要原料制作的。请填充这个句子。", "zh", []),
+    ("抱歉，我不知道这道菜。", "zh", []),
+    ("我不确定这道菜的原料。", "zh", []),
+    ("<think>想一想……</think>美食饺子是以面粉、猪肉和白菜为主要原料制作的。", "zh", ["面粉", "猪肉", "白菜"]),
+    # mixed scripts
+    ("美食寿司是以rice、紫菜为主要原料制作的。", "zh", ["rice", "紫菜"]),
+    ("The food jiaozi has the ingredients of 面粉 and pork.", "en", ["面粉", "pork"]),
+    ("The food x has the ingredients of tofu (豆腐), soy sauce.", "en", ["tofu (豆腐)", "soy sauce"]),
+]
+
+
+def test_the_table_is_large():
+    assert len(SHAPES) >= 50
+
+
+@pytest.mark.parametrize(("answer", "lang", "expected"), SHAPES)
+def test_answer_shape(answer, lang, expected):
+    assert parse_answer(answer, lang) == expected
+
+
+# Correct answers per released gpt-3.5-turbo variant under the first-line-only parser this one
+# replaced (commit c143731); the list-aware parser may move each by at most one dish.
+FIRST_LINE_PARSER = {
+    "EN_en/WC/full/False": 247, "EN_en/WC/full/True": 241, "EN_en/WC/one/False": 211,
+    "EN_en/WC/one/True": 223, "EN_en/QA/one/False": 216, "EN_en/QA/one/True": 180,
+    "ZH_zh/WC/full/False": 103, "ZH_zh/WC/full/True": 97, "ZH_zh/WC/one/False": 108,
+    "ZH_zh/WC/one/True": 85, "ZH_zh/QA/one/False": 111, "ZH_zh/QA/one/True": 102,
+}
+
+
+def test_released_chatgpt_rescoring_moves_at_most_one_dish(release_dir):
+    moved = {}
+    for setting, prompt, instruction, context in itertools.product(("EN_en", "ZH_zh"), F.PROMPTS, F.INSTRUCTIONS,
+                                                                     (False, True)):
+        if prompt == "QA" and instruction != "one":
+            continue
+        g = F.load_generations(setting, prompt=prompt, instruction=instruction, context=context,
+                               data_source="local")
+        per_dish, _ = score_generations(g, setting)
+        key = f"{setting}/{prompt}/{instruction}/{context}"
+        moved[key] = int(per_dish["correct"].sum()) - FIRST_LINE_PARSER[key]
+    assert len(moved) == len(FIRST_LINE_PARSER)
+    assert all(abs(d) <= 1 for d in moved.values()), json.dumps(moved)
