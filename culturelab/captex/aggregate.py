@@ -215,7 +215,9 @@ def beside_fig8(ours: pd.DataFrame, data_source: str | None, *, norm_scheme: str
     for _, row in ours.iterrows():
         paper_row = paper_row_for(str(row["model"]))
         data, protocol = comparability(data_source, str(row["model"]), paper_row)
-        if lmax_mode != "max_cells":
+        if not paper_row:
+            protocol = f"{row['model']} has no Table 4 row"
+        elif lmax_mode != "max_cells":
             reason = f"L_max {lmax_mode} (the paper's points: from Table 4's cells)"
             protocol = reason if protocol == SAME else f"{protocol}; {reason}"
         mine = pd.DataFrame({"paper_row": [paper_row], "score": [row.get("score", np.nan)]})
