@@ -196,6 +196,38 @@ def comparability(data_source: str | None, spec: str | None, paper_row: str) -> 
     return data_of(data_source), SAME if same_model else f"{spec} beside the paper's {paper_row} row"
 
 
+def beside_fig8(ours: pd.DataFrame, data_source: str | None, *, norm_scheme: str = "raw",
+                lmax_mode: str = "per_instance") -> pd.DataFrame:
+    """Our models' footnote-6 ``score`` (one row per ``model`` spec) beside the paper's Fig. 8
+    point of the same Table 4 row (:func:`reported_fig8`), with the comparability of each pair
+    (:func:`comparability`; the paper's L_max comes from Table 4's cells, so any other
+    ``lmax_mode`` is a differing protocol). Δ only where data and protocol match; a model without
+    a paper row gets an empty ``paper_row`` and no reported number.
+
+    >>> t = beside_fig8(pd.DataFrame({"model": ["hf:Qwen/Qwen2.5-7B-Instruct"], "score": [0.4]}), "sample")
+    >>> t[["paper_row", "comparable"]].to_dict("records"), bool(t["reported"].notna().all())
+    ([{'paper_row': 'Qwen2.5-7B-Instruct', 'comparable': False}], True)
+    """
+    from culturelab.reported import SAME, compare
+
+    paper = reported_fig8(norm_scheme).rename(columns={"model": "paper_row"})[["paper_row", "score"]]
+    rows = []
+    for _, row in ours.iterrows():
+        paper_row = paper_row_for(str(row["model"]))
+        data, protocol = comparability(data_source, str(row["model"]), paper_row)
+        if not paper_row:
+            protocol = f"{row['model']} has no Table 4 row"
+        elif lmax_mode != "max_cells":
+            reason = f"L_max {lmax_mode} (the paper's points: from Table 4's cells)"
+            protocol = reason if protocol == SAME else f"{protocol}; {reason}"
+        mine = pd.DataFrame({"paper_row": [paper_row], "score": [row.get("score", np.nan)]})
+        table = compare(paper[paper["paper_row"] == paper_row], mine, on=["paper_row"], value="score",
+                        data=data, protocol=protocol)
+        rows.append(table.assign(model=row["model"]))
+    cols = ["model", "paper_row", "reported", "ours", "delta", "data", "protocol", "comparable"]
+    return pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
+
+
 def compare_with_table4(ours: dict[str, float], paper_row: str, metrics: Sequence[str], *, data: str,
                         protocol: str) -> pd.DataFrame:
     """``metric | paper_row | reported | ours | delta`` (+ comparability, see :func:`comparability`)

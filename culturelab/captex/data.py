@@ -363,6 +363,19 @@ class CaptexData:
                          "conversations": int((self.conversations["country"] == country).sum())})
         return pd.DataFrame(rows)
 
+    def sizes(self) -> pd.DataFrame:
+        """The §3.1/§3.3 sizes in the shape of ``reported/captex/dataset.csv`` (``measure``,
+        ``value``); ``procedures_per_country`` is the smallest country's count.
+
+        >>> load(data_source="sample").sizes().set_index("measure")["value"].to_dict()
+        {'procedures': 35, 'procedures_per_country': 5, 'mcqs': 280, 'conversations': 35}
+        """
+        per_country = self.procedures.groupby("country", observed=True)["procedure_id"].nunique()
+        return pd.DataFrame({"measure": ["procedures", "procedures_per_country", "mcqs", "conversations"],
+                             "value": [self.procedures["procedure_id"].nunique(),
+                                       int(per_country.min()) if len(per_country) else 0,
+                                       len(self.mcqs), len(self.conversations)]})
+
 
 def _version_language(value: Any, country: str) -> str:
     """ISO code of a procedure version's language, which must be English or ``country``'s own."""

@@ -118,10 +118,22 @@ def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float =
 
 
 def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "score",
-               categories: Sequence[str] | None = None, title: str | None = None) -> plt.Figure:
+               categories: Sequence[str] | None = None, title: str | None = None,
+               rlabel: str = "footnote-6 score", chance: float | None = None) -> plt.Figure:
     """Fig. 4/7: the footnote-6 score per category (spokes), one polygon per ``series``
-    (country, or model). Only categories present in ``cells`` are drawn; a series without a
-    cell in some category leaves a gap there instead of a zero."""
+    (country, or model), the radial axis named by ``rlabel``. Only categories present in
+    ``cells`` are drawn; a series without a cell in some category leaves a gap there instead
+    of a zero. When ``cells`` has ``n``/``ci_low``/``ci_high`` (:func:`aggregate.fig4_cells`),
+    each spoke shows its smallest n, a 95 % band, and points on fewer than
+    :data:`culturelab.plots.honest.MIN_N` procedures are greyed; ``chance`` adds a dotted circle.
+
+    >>> t = pd.DataFrame({"country": ["Iran", "Iran"], "category": ["Food and Cuisine", "Celebrations and Festivals"],
+    ...                   "score": [0.5, 0.6], "ci_low": [0.4, 0.5], "ci_high": [0.6, 0.7], "n": [12, 3]})
+    >>> ax = fig4_radar(t).axes[0]
+    >>> sorted(tick.get_text().split("\\n")[1] for tick in ax.get_xticklabels())
+    ['n=12', 'n=3']
+    >>> plt.close("all")
+    """
     present = set(cells["category"])
     cats = [c for c in (categories or CATEGORIES) if c in present]
     table = cells.assign(category=cells["category"].map(short_category))
@@ -129,8 +141,9 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
     if order:
         table = table.assign(**{series: pd.Categorical(table[series], order, ordered=True)}).sort_values(series)
         table[series] = table[series].astype(str)
+    honest = {"n": "n", "ci_low": "ci_low", "ci_high": "ci_high"} if {"n", "ci_low", "ci_high"} <= set(table) else {}
     return radar(table, "category", value, series, categories=[short_category(c) for c in cats], title=title,
-                 missing="gap")
+                 missing="gap", rlabel=rlabel, chance=chance, **honest)
 
 
 def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | None = None) -> plt.Figure:
