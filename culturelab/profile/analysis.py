@@ -25,9 +25,11 @@ def scores(tidy: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0, n_resam
     keys = [*KEYS, *by]
     tidy = tidy.dropna(subset=list(by)) if by else tidy
     out = stats.summarise(tidy, "score", keys, seed=seed, n_resamples=n_resamples)
-    extra = tidy.groupby(keys, sort=True, observed=True).agg(
-        chance=("chance", lambda c: float(pd.to_numeric(c, errors="coerce").mean())),
-        invalid_rate=("valid", lambda v: float(1 - v.astype(bool).mean()))).reset_index()
+    aggs = {"chance": ("chance", lambda c: float(pd.to_numeric(c, errors="coerce").mean())),
+            "invalid_rate": ("valid", lambda v: float(1 - v.astype(bool).mean()))}
+    if "data_source" in tidy.columns:
+        aggs["data_source"] = ("data_source", "first")
+    extra = tidy.groupby(keys, sort=True, observed=True, dropna=False).agg(**aggs).reset_index()
     return out.merge(extra, on=keys, how="left")
 
 
