@@ -105,14 +105,14 @@ TASKS: dict[str, Callable[[str, str], pd.DataFrame]] = {
 def export_lm_eval(out_dir: str | Path, *, data_dir: str = "", data_source: str = "auto",
                    tasks: list[str] | None = None) -> pd.DataFrame:
     """Write every task of :data:`TASKS` (or ``tasks``) under ``out_dir``; one row per task with
-    its item count, or the reason it was skipped (e.g. no local copy of its data)."""
+    its item count, or the reason it was skipped (no copy of its data for ``data_source``)."""
     rows = []
     for name in tasks or list(TASKS):
         if name not in TASKS:
             raise KeyError(f"{name}: no such export task (have: {', '.join(TASKS)})")
         try:
             items = TASKS[name](data_dir, data_source)
-        except FileNotFoundError as err:
+        except (FileNotFoundError, ValueError) as err:  # no copy of this data for data_source
             rows.append({"task": name, "n": 0, "status": f"skipped: {err}"})
             continue
         write_task(items, name, Path(out_dir))
