@@ -93,16 +93,6 @@ def fmlama_probing(frame: pd.DataFrame, model: str) -> pd.DataFrame:
                   data_source=_col(frame, "data_source"))
 
 
-def fmlama_decoder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
-    """FmLAMA decoder generation (``fmlama/04_decoder_llms``): ingredient correct per dish and setting."""
-    _require(frame, "fmlama/04_decoder_llms", ["dish", "setting", "correct"])
-    return _frame(model, "fmlama", "generation " + frame["setting"].astype(str),
-                  frame["dish"].astype(str) + "/" + _col(frame, "instruction", "").astype(str),
-                  _bool(frame["correct"]).astype(float), np.nan, _bool(_col(frame, "valid", True)), binary=True,
-                  language=_col(frame, "lang"), culture=_col(frame, "origin"), category=None,
-                  data_source=_col(frame, "data_source"))
-
-
 def turkish_plu_mc(frame: pd.DataFrame, model: str) -> pd.DataFrame:
     """Turkish PLU multiple choice (``turkish_plu/02_mc_tasks``): accuracy per task and method."""
     _require(frame, "turkish_plu/02_mc_tasks", ["id", "task", "method", "correct"])
@@ -127,7 +117,6 @@ ADAPTERS: dict[str, Callable[[pd.DataFrame, str], pd.DataFrame]] = {
     "captex/02_reordering": captex_reorder,
     "captex/03_mcq": captex_mcq,
     "fmlama/02_probing": fmlama_probing,
-    "fmlama/04_decoder_llms": fmlama_decoder,
     "turkish_plu/02_mc_tasks": turkish_plu_mc,
     "percul/02_models_and_categories": percul_stories,
 }

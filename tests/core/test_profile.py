@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from culturelab.profile import adapters, analysis, report
 from culturelab.profile.evaluate import notebooks_for, params_file
@@ -126,5 +127,11 @@ def test_params_file_overrides_model_and_validates(tmp_path, monkeypatch):
     jobs = dict(run_plan.jobs)
     assert run_plan.run_name == "profile-smoke/bundled-smollm2-135m"
     assert jobs["captex/03_mcq"]["model"] == "bundled:smollm2-135m"
-    assert jobs["captex/03_mcq"]["methods"] == ["loglikelihood"]  # profile.yaml on top of smoke.yaml
     assert jobs["captex/03_mcq"]["max_procedures"] == 1  # smoke.yaml's size kept
+
+
+def test_profile_yaml_goes_on_top_of_the_size(tmp_path, monkeypatch):
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    path = params_file("smoke", "bundled:x", ["turkish_plu/02_mc_tasks"], tmp_path / "p")
+    job = yaml.safe_load(path.read_text())["notebooks"]["turkish_plu/02_mc_tasks"]
+    assert job["run_finetune"] is False and job["max_instances"] == 60 and job["model"] == "bundled:x"
