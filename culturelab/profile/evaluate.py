@@ -107,7 +107,8 @@ def report(results: Path, out_dir: Path, params: dict[str, Any] | None = None) -
 
 
 def evaluate(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = "smoke") -> int:
-    """The ``evaluate`` command: run, collect to ``runs/profile-<size>/results.csv``, report; exit status."""
+    """The ``evaluate`` command: run, collect to ``runs/profile-<size>/results.csv``, report (figures
+    under ``runs/profile-<size>/figures/profile``); exit status."""
     import os
     import time
 
@@ -123,6 +124,7 @@ def evaluate(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = 
     summary.to_csv(out_dir / "summary.csv", index=False)
     print(summary.to_string(index=False))
     os.environ["CULTURELAB_RUN_NAME"] = f"profile-{size}"
+    os.environ["CULTURELAB_FIGURES"] = str(out_dir / "figures")
     html = report(results, out_dir, {"model": models[0]})
     print(f"{len(tidy)} tidy rows → {results}\nreport → {html}\n{time.perf_counter() - t0:.0f} s in all")
     return 0 if (summary["status"] == "ok").all() else 1
