@@ -31,9 +31,14 @@ def open_run(namespace: dict[str, Any]) -> Any:
 def load_results(results: str, *, run_dir: Path, model: str) -> pd.DataFrame:
     """The tidy table: the file ``results`` (written by ``culturelab evaluate``), or when empty the
     paper notebooks' results of ``model`` in ``run_dir`` (the run this notebook belongs to).
-    Raises ``KeyError`` naming the file and the missing columns."""
+    Raises ``KeyError`` naming the file and the missing columns, ``FileNotFoundError`` when the
+    run holds no results of ``model``."""
     if not results:
-        return collect(run_dir, model)
+        table = collect(run_dir, model)
+        if table.empty:
+            raise FileNotFoundError(f"{run_dir}: no per-instance results of {model} from the paper notebooks; "
+                                    "run `culturelab evaluate` (or those notebooks) first")
+        return table
     table = pd.read_csv(results, dtype={"instance": str})
     missing = [c for c in TIDY if c not in table.columns and c not in {"language", "culture", "category",
                                                                         "data_source"}]

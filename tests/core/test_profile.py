@@ -135,3 +135,8 @@ def test_profile_yaml_goes_on_top_of_the_size(tmp_path, monkeypatch):
     path = params_file("smoke", "bundled:x", ["turkish_plu/02_mc_tasks"], tmp_path / "p")
     job = yaml.safe_load(path.read_text())["notebooks"]["turkish_plu/02_mc_tasks"]
     assert job["run_finetune"] is False and job["max_instances"] == 60 and job["model"] == "bundled:x"
+
+
+def test_load_results_says_when_the_run_has_nothing(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no per-instance results of m"):
+        report.load_results("", run_dir=tmp_path, model="m")
