@@ -5,6 +5,8 @@
     culturelab check papermill_params/x.yaml                         # validate only
     culturelab reproduce                                             # default.yaml, all notebooks
     culturelab list
+    culturelab evaluate --model bundled:gemma3-270m --model bundled:smollm2-135m --size smoke
+    culturelab export lm-eval DIR                                    # MC tasks as lm-eval task YAML + JSONL
 """
 
 from __future__ import annotations
@@ -53,7 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--params", default=None, help="another parameter file")
     _jobs_option(rep)
     sub.add_parser("list", help="list the notebooks")
+    from culturelab.profile.cli import add_parsers, dispatch
+
+    add_parsers(sub)
     args = parser.parse_args(argv)
+    if args.command in {"evaluate", "export"}:
+        return dispatch(args)
 
     if args.command == "list":
         print("\n".join(all_notebooks()))

@@ -1,0 +1,149 @@
+"""Adapters: each paper notebook's per-instance ``results.csv`` → one tidy profile table.
+
+One row per model × benchmark × task × instance with the columns in :data:`TIDY`. The notebooks
+keep their own task code; these functions only rename and pick columns.
+
+>>> frame = pd.DataFrame({"procedure_id": ["CN-05"], "row": [3], "country": ["China"], "category": ["Food"],
+...                       "language": ["zh"], "qtype": ["SA"], "method": ["loglik"], "valid": [True],
+...                       "correct": [True]})
+>>> adapt("captex/03_mcq", frame, model="bundled:x")[["benchmark", "task", "instance", "score", "chance"]].to_dict("records")
+[{'benchmark': 'captex', 'task': 'mcq SA (loglik)', 'instance': 'CN-05/3', 'score': 1.0, 'chance': 0.25}]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+TIDY = ["model", "benchmark", "task", "instance", "language", "culture", "category", "score", "binary",
+        "chance", "valid", "data_source"]
+
+
+def _col(frame: pd.DataFrame, name: str, default: object = None) -> pd.Series:
+    """Column ``name`` of ``frame``, or ``default`` repeated when the notebook did not write it."""
+    if name in frame.columns:
+        return frame[name]
+    return pd.Series([default] * len(frame), index=frame.index, dtype=object)
+
+
+def _require(frame: pd.DataFrame, notebook: str, columns: list[str]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise KeyError(f"{notebook}: results.csv lacks columns {missing} (has {list(frame.columns)})")
+
+
+def _bool(series: pd.Series) -> pd.Series:
+    """Booleans from a CSV column read back as bool, 0/1 or 'True'/'False' strings (missing → False)."""
+    return series.map(lambda v: str(v).strip().lower() in {"true", "1", "1.0"})
+
+
+def _n_options(value: object, default: int = 4) -> int:
+    """Number of options from a JSON list (``scores`` or ``options`` column) or ``default``."""
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else value
+    except (TypeError, ValueError):
+        return default
+    return len(parsed) if isinstance(parsed, (list, dict)) and len(parsed) > 1 else default
+
+
+def _frame(model: str, benchmark: str, task: pd.Series | str, instance: pd.Series, score: pd.Series,
+           chance: pd.Series | float, valid: pd.Series, *, binary: bool, language: pd.Series | str | None = None,
+           culture: pd.Series | str | None = None, category: pd.Series | str | None = None,
+           data_source: pd.Series | str | None = None) -> pd.DataFrame:
+    out = pd.DataFrame({"model": model, "benchmark": benchmark, "task": task, "instance": instance.astype(str),
+                        "language": language, "culture": culture, "category": category,
+                        "score": pd.to_numeric(score, errors="coerce").astype(float), "binary": binary,
+                        "chance": chance, "valid": valid.astype(bool), "data_source": data_source},
+                       index=instance.index)
+    return out[TIDY].reset_index(drop=True)
+
+
+def captex_mcq(frame: pd.DataFrame, model: str) -> pd.DataFrame:
+    """CAPTEx MCQs (``captex/03_mcq``): accuracy per question type and method, chance 1/4."""
+    _require(frame, "captex/03_mcq", ["procedure_id", "row", "qtype", "method", "correct"])
+    chance = _col(frame, "options").map(lambda v: 1 / _n_options(v))
+    return _frame(model, "captex", "mcq " + frame["qtype"].astype(str) + " (" + frame["method"].astype(str) + ")",
+                  frame["procedure_id"].astype(str) + "/" + frame["row"].astype(str),
+                  _bool(frame["correct"]).astype(float), chance, _bool(_col(frame, "valid", True)), binary=True,
+                  language=_col(frame, "language"), culture=_col(frame, "country"),
+                  category=_col(frame, "category"), data_source=_col(frame, "data_source"))
+
+
+def captex_reorder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
+    """CAPTEx step reordering (``captex/02_reordering``): Spearman ρ per procedure, chance 0."""
+    _require(frame, "captex/02_reordering", ["procedure_id", "language", "rho"])
+    return _frame(model, "captex", "reorder ρ", frame["procedure_id"].astype(str) + "/" + frame["language"].astype(str),
+                  frame["rho"], 0.0, _bool(_col(frame, "valid", True)), binary=False,
+                  language=frame["language"], culture=_col(frame, "country"), category=_col(frame, "category"),
+                  data_source=_col(frame, "data_source"))
+
+
+def fmlama_probing(frame: pd.DataFrame, model: str) -> pd.DataFrame:
+    """FmLAMA cloze probing (``fmlama/02_probing``): P@1 per dish, chance 1/#candidates."""
+    _require(frame, "fmlama/02_probing", ["dish", "lang", "p1", "template"])
+    n = pd.to_numeric(_col(frame, "n_candidates", np.nan), errors="coerce")
+    return _frame(model, "fmlama", "probing P@1 (template " + frame["template"].astype(str) + ")",
+                  frame["dish"].astype(str) + "/" + frame["lang"].astype(str), frame["p1"],
+                  (1 / n).where(n > 0), pd.Series(True, index=frame.index), binary=True,
+                  language=frame["lang"], culture=_col(frame, "group"), category=None,
+                  data_source=_col(frame, "data_source"))
+
+
+def turkish_plu_mc(frame: pd.DataFrame, model: str) -> pd.DataFrame:
+    """Turkish PLU multiple choice (``turkish_plu/02_mc_tasks``): accuracy per task and method."""
+    _require(frame, "turkish_plu/02_mc_tasks", ["id", "task", "method", "correct"])
+    chance = _col(frame, "scores").map(lambda v: 1 / _n_options(v))
+    return _frame(model, "turkish_plu", frame["task"].astype(str) + " (" + frame["method"].astype(str) + ")",
+                  frame["id"].astype(str), _bool(frame["correct"]).astype(float), chance,
+                  _bool(_col(frame, "valid", True)), binary=True, language="tr", culture="Turkey",
+                  category=_col(frame, "category"), data_source=_col(frame, "data_source"))
+
+
+def percul_stories(frame: pd.DataFrame, model: str) -> pd.DataFrame:
+    """PERCUL stories (``percul/02_models_and_categories``): accuracy per category, chance 1/4."""
+    _require(frame, "percul/02_models_and_categories", ["id", "method", "correct"])
+    chance = _col(frame, "options").map(lambda v: 1 / _n_options(v))
+    return _frame(model, "percul", "stories (" + frame["method"].astype(str) + ")", frame["id"].astype(str),
+                  _bool(frame["correct"]).astype(float), chance, _bool(_col(frame, "valid", True)), binary=True,
+                  language="fa", culture="Iran", category=_col(frame, "category"),
+                  data_source=_col(frame, "data_source"))
+
+
+ADAPTERS: dict[str, Callable[[pd.DataFrame, str], pd.DataFrame]] = {
+    "captex/02_reordering": captex_reorder,
+    "captex/03_mcq": captex_mcq,
+    "fmlama/02_probing": fmlama_probing,
+    "turkish_plu/02_mc_tasks": turkish_plu_mc,
+    "percul/02_models_and_categories": percul_stories,
+}
+
+
+def adapt(notebook: str, frame: pd.DataFrame, model: str) -> pd.DataFrame:
+    """The tidy rows of one notebook's per-instance results for ``model``; rows the notebook wrote
+    for other models (a ``model`` column naming another spec) are dropped.
+
+    >>> adapt("nope/01", pd.DataFrame(), "m")
+    Traceback (most recent call last):
+    KeyError: 'nope/01: no profile adapter (have: captex/02_reordering, captex/03_mcq, ...)'
+    """
+    if notebook not in ADAPTERS:
+        raise KeyError(f"{notebook}: no profile adapter (have: {', '.join(ADAPTERS)})")
+    if "model" in frame.columns and frame["model"].notna().any() and (frame["model"] == model).any():
+        frame = frame[frame["model"] == model]
+    return ADAPTERS[notebook](frame, model)
+
+
+def collect(run_dir: Path, model: str) -> pd.DataFrame:
+    """Tidy rows of every adapted notebook's ``results.csv`` under ``run_dir`` (one model's run).
+
+    >>> collect(Path("/nonexistent"), "m").columns.tolist() == TIDY
+    True
+    """
+    parts = [adapt(nb, pd.read_csv(run_dir / nb / "results.csv"), model)
+             for nb in ADAPTERS if (run_dir / nb / "results.csv").is_file()]
+    parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=TIDY)

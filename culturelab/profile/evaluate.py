@@ -1,0 +1,130 @@
+"""``culturelab evaluate``: run the paper notebooks per model at one size, collect their
+per-instance results into one tidy table, and execute ``notebooks/profile.ipynb`` on it.
+
+Per model, the notebooks of the chosen benchmarks run with the size's parameter file
+(``papermill_params/{smoke,default,paper}.yaml``), then ``papermill_params/profile.yaml``'s values,
+then ``model`` set to the spec — through :func:`culturelab.runner.plan` (every parameter
+validated first) and :func:`culturelab.runner.execute`, so the notebooks' task code and the
+response cache are the ones used. Everything goes under ``runs/profile-<size>/``.
+
+>>> [n for n in notebooks_for(["captex", "percul"])]
+['captex/02_reordering', 'captex/03_mcq', 'percul/02_models_and_categories']
+>>> slug("hf:Qwen/Qwen2.5-0.5B")
+'hf-Qwen-Qwen2.5-0.5B'
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from culturelab import config
+from culturelab.params import ParameterError
+from culturelab.profile.adapters import ADAPTERS, collect
+
+SIZES = ("smoke", "default", "paper")
+BENCHMARKS = tuple(dict.fromkeys(nb.split("/")[0] for nb in ADAPTERS))
+
+
+def notebooks_for(benchmarks: Sequence[str]) -> list[str]:
+    """The adapted notebooks of ``benchmarks`` (every benchmark with an adapter when empty).
+
+    >>> notebooks_for(["nope"])
+    Traceback (most recent call last):
+    ValueError: --benchmarks: unknown ['nope'] (have: captex, fmlama, turkish_plu, percul)
+    """
+    unknown = [b for b in benchmarks if b not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"--benchmarks: unknown {unknown} (have: {', '.join(BENCHMARKS)})")
+    chosen = benchmarks or BENCHMARKS
+    return [nb for nb in ADAPTERS if nb.split("/")[0] in chosen]
+
+
+def slug(spec: str) -> str:
+    """A folder name for a model spec."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-")
+
+
+def params_file(size: str, model: str, notebooks: Sequence[str], out_dir: Path) -> Path:
+    """Write the parameter file of one model's run: the size's file, ``profile.yaml`` on top,
+    ``model`` = ``model``; only ``notebooks``. Returns its path."""
+    if size not in SIZES:
+        raise ValueError(f"--size must be one of {', '.join(SIZES)}, not {size!r}")
+    params_dir = config.project_root() / "papermill_params"
+    base = yaml.safe_load((params_dir / f"{size}.yaml").read_text(encoding="utf-8")) or {}
+    extra = yaml.safe_load((params_dir / "profile.yaml").read_text(encoding="utf-8")) or {}
+    per_nb = {}
+    for nb in notebooks:
+        per_nb[nb] = {**(base.get("notebooks") or {}).get(nb, {}), **(extra.get("notebooks") or {}).get(nb, {}),
+                      "model": model}
+    root = config.runs_dir()
+    spec = {"run_name": str((out_dir / slug(model)).relative_to(root)),
+            "figures_dir": str(out_dir / slug(model) / "figures"),
+            "common": {**(base.get("common") or {}), **(extra.get("common") or {})}, "notebooks": per_nb}
+    path = out_dir / slug(model) / "params.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(spec, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def run_models(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = "smoke") -> tuple[pd.DataFrame,
+                                                                                                    pd.DataFrame]:
+    """Run the benchmarks' notebooks for every model; return (tidy results, per-notebook summary).
+    All parameter files are validated before anything runs."""
+    from culturelab.runner import execute, plan
+
+    out_dir = config.runs_dir() / f"profile-{size}"
+    notebooks = notebooks_for(list(benchmarks))
+    plans = {m: plan(params_file(size, m, notebooks, out_dir), notebooks) for m in models}
+    tidy, summaries = [], []
+    for model, run_plan in plans.items():
+        summaries.append(execute(run_plan).assign(model=model))
+        tidy.append(collect(config.runs_dir() / run_plan.run_name, model))
+    return pd.concat(tidy, ignore_index=True), pd.concat(summaries, ignore_index=True)
+
+
+def report(results: Path, out_dir: Path, params: dict[str, Any] | None = None) -> Path:
+    """Execute ``notebooks/profile.ipynb`` on a tidy results file into ``out_dir/profile.ipynb`` and
+    write the standalone ``out_dir/profile.html``; returns the HTML path."""
+    import nbformat
+    import papermill as pm
+    from nbconvert import HTMLExporter
+
+    source = config.notebooks_dir() / "profile.ipynb"
+    target = out_dir / "profile.ipynb"
+    pm.execute_notebook(str(source), str(target), parameters={"results": str(results), **(params or {})},
+                        cwd=str(source.parent), progress_bar=False)
+    body, _ = HTMLExporter().from_notebook_node(nbformat.read(target, 4))
+    html = out_dir / "profile.html"
+    html.write_text(body, encoding="utf-8")
+    return html
+
+
+def evaluate(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = "smoke") -> int:
+    """The ``evaluate`` command: run, collect to ``runs/profile-<size>/results.csv``, report (figures
+    under ``runs/profile-<size>/figures/profile``); exit status."""
+    import os
+    import time
+
+    t0 = time.perf_counter()
+    try:
+        tidy, summary = run_models(models, benchmarks, size)
+    except (ParameterError, ValueError, FileNotFoundError) as err:
+        print(f"culturelab evaluate: {err}", file=sys.stderr)
+        return 2
+    out_dir = config.runs_dir() / f"profile-{size}"
+    results = out_dir / "results.csv"
+    tidy.to_csv(results, index=False)
+    summary.to_csv(out_dir / "summary.csv", index=False)
+    print(summary.to_string(index=False))
+    os.environ["CULTURELAB_RUN_NAME"] = f"profile-{size}"
+    os.environ["CULTURELAB_FIGURES"] = str(out_dir / "figures")
+    html = report(results, out_dir, {"model": models[0]})
+    print(f"{len(tidy)} tidy rows → {results}\nreport → {html}\n{time.perf_counter() - t0:.0f} s in all")
+    return 0 if (summary["status"] == "ok").all() else 1

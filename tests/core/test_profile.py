@@ -1,0 +1,142 @@
+"""The cultural profile: adapters from the notebooks' per-instance results, its statistics, the report loader."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from culturelab.profile import adapters, analysis, report
+from culturelab.profile.evaluate import notebooks_for, params_file
+
+
+def _captex_mcq() -> pd.DataFrame:
+    # shaped like runs/<run>/captex/03_mcq/results.csv
+    return pd.DataFrame({
+        "notebook": "captex/03_mcq", "run": "smoke", "data_source": "sample",
+        "procedure_id": ["CN-05", "CN-05", "IR-01", "IR-01"], "country": ["China", "China", "Iran", "Iran"],
+        "category": ["Food", "Food", "Rites", "Rites"], "language": ["en", "zh", "en", "fa"],
+        "qtype": "SA", "row": [3, 3, 7, 7], "options": json.dumps(["a", "b", "c", "d"]),
+        "method": "loglikelihood", "valid": ["True", "True", "False", "True"], "correct": [True, False, False, True],
+        "model": "bundled:x"})
+
+
+def test_captex_adapter_maps_every_tidy_column():
+    tidy = adapters.adapt("captex/03_mcq", _captex_mcq(), "bundled:x")
+    assert tidy.columns.tolist() == adapters.TIDY
+    assert tidy["score"].tolist() == [1.0, 0.0, 0.0, 1.0]
+    assert tidy["valid"].tolist() == [True, True, False, True]
+    assert tidy["culture"].tolist() == ["China", "China", "Iran", "Iran"]
+    assert set(tidy["chance"]) == {0.25} and tidy["binary"].all()
+    assert tidy["instance"].tolist() == ["CN-05/3", "CN-05/3", "IR-01/7", "IR-01/7"]
+
+
+def test_adapter_keeps_only_the_model_asked_for():
+    frame = pd.concat([_captex_mcq(), _captex_mcq().assign(model="bundled:y", correct=True)])
+    assert adapters.adapt("captex/03_mcq", frame, "bundled:y")["score"].tolist() == [1.0] * 4
+
+
+def test_turkish_plu_and_percul_adapters_chance_from_the_options():
+    tr = pd.DataFrame({"id": ["1", "2"], "task": "so", "method": "llm (sum)", "correct": [True, False],
+                       "valid": True, "scores": [json.dumps([-1.0, -2.0])] * 2, "category": ["Food", None]})
+    t = adapters.adapt("turkish_plu/02_mc_tasks", tr, "m")
+    assert t["chance"].tolist() == [0.5, 0.5] and t["task"].iloc[0] == "so (llm (sum))"
+    fa = pd.DataFrame({"id": [1], "method": "loglik-text-mean", "correct": [True], "category": ["Food"],
+                       "options": [json.dumps(list("abcd"))], "valid": [True]})
+    assert adapters.adapt("percul/02_models_and_categories", fa, "m")[["culture", "chance"]].iloc[0].tolist() == \
+        ["Iran", 0.25]
+
+
+def test_fmlama_and_reorder_adapters():
+    probe = pd.DataFrame({"dish": ["Pizza"], "lang": ["en"], "template": [1], "p1": [1.0], "n_candidates": [8],
+                          "group": ["Italy"]})
+    assert adapters.adapt("fmlama/02_probing", probe, "m")["chance"].iloc[0] == pytest.approx(1 / 8)
+    reorder = pd.DataFrame({"procedure_id": ["CN-01"], "language": ["zh"], "rho": [0.4], "valid": [False],
+                            "country": ["China"]})
+    t = adapters.adapt("captex/02_reordering", reorder, "m")
+    assert not t["binary"].iloc[0] and t["score"].iloc[0] == 0.4 and not t["valid"].iloc[0]
+
+
+def test_adapter_names_the_missing_column():
+    with pytest.raises(KeyError, match=r"captex/03_mcq: results.csv lacks columns \['qtype'\]"):
+        adapters.adapt("captex/03_mcq", _captex_mcq().drop(columns="qtype"), "m")
+
+
+def test_collect_reads_the_run_folder(tmp_path):
+    (tmp_path / "captex" / "03_mcq").mkdir(parents=True)
+    _captex_mcq().to_csv(tmp_path / "captex" / "03_mcq" / "results.csv", index=False)
+    tidy = adapters.collect(tmp_path, "bundled:x")
+    assert len(tidy) == 4 and set(tidy["benchmark"]) == {"captex"}
+
+
+def test_scores_invalid_rate_and_language_gap():
+    tidy = adapters.adapt("captex/03_mcq", _captex_mcq(), "bundled:x")
+    table = analysis.scores(tidy)
+    assert table[["mean", "n", "invalid_rate"]].iloc[0].tolist() == [0.5, 4, 0.25]
+    gaps = analysis.language_gaps(tidy).set_index("culture")
+    assert gaps.loc["China", "gap"] == 1.0 and gaps.loc["Iran", "gap"] == -1.0
+
+
+def test_holm_matches_the_textbook_example():
+    # p = .01, .02, .03, .04 with m = 4: 4·.01, 3·.02, max(.06, 2·.03), max(.06, .04)
+    assert analysis.holm([0.04, 0.01, 0.03, 0.02]).round(4).tolist() == [0.06, 0.04, 0.06, 0.06]
+    assert analysis.holm([0.9, 0.8]).tolist() == [1.0, 1.0]
+
+
+def test_paired_comparison_mcnemar_and_bootstrap():
+    rng = np.random.default_rng(0)
+    n = 60
+    a = rng.random(n) < 0.8
+    rows = [{"model": m, "benchmark": "b", "task": "t", "instance": str(i), "score": float(v), "binary": True}
+            for m, vals in (("a", a), ("b", np.zeros(n, bool))) for i, v in enumerate(vals)]
+    rows += [{"model": m, "benchmark": "b", "task": "rho", "instance": str(i), "score": v, "binary": False}
+             for m, off in (("a", 0.0), ("b", 0.0)) for i, v in enumerate(rng.normal(off, 1, 5))]
+    out = analysis.compare_models(pd.DataFrame(rows)).set_index("task")
+    assert out.loc["t", "test"] == "McNemar (exact)" and out.loc["t", "significant"]
+    assert out.loc["t", "p_holm"] == pytest.approx(min(1.0, 2 * out.loc["t", "p_value"]))
+    assert out.loc["rho", "test"] == "paired bootstrap" and not out.loc["rho", "significant"]
+
+
+def test_nearest_reported_turkish_plu_uses_table6_in_percent():
+    ours = pd.DataFrame({"model": ["m"], "benchmark": ["turkish_plu"], "task": ["so (llm (sum))"], "mean": [0.6],
+                         "data_source": ["released"]})
+    row = analysis.nearest_reported(ours).iloc[0]
+    assert row["data"] == "same" and row["source"] == "turkish_plu table6"
+    below = float(row["below"].rsplit("(", 1)[1].rstrip(")"))
+    above = float(row["above"].rsplit("(", 1)[1].rstrip(")"))
+    assert below <= 0.6 < above
+
+
+def test_load_results_rejects_a_foreign_file(tmp_path):
+    f = tmp_path / "x.csv"
+    pd.DataFrame({"a": [1]}).to_csv(f, index=False)
+    with pytest.raises(KeyError, match="not a profile results file"):
+        report.load_results(str(f), run_dir=tmp_path, model="m")
+
+
+def test_params_file_overrides_model_and_validates(tmp_path, monkeypatch):
+    from culturelab.runner import plan
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    notebooks = notebooks_for(["captex"])
+    path = params_file("smoke", "bundled:smollm2-135m", notebooks, tmp_path / "profile-smoke")
+    run_plan = plan(path, notebooks)
+    jobs = dict(run_plan.jobs)
+    assert run_plan.run_name == "profile-smoke/bundled-smollm2-135m"
+    assert jobs["captex/03_mcq"]["model"] == "bundled:smollm2-135m"
+    assert jobs["captex/03_mcq"]["max_procedures"] == 1  # smoke.yaml's size kept
+
+
+def test_profile_yaml_goes_on_top_of_the_size(tmp_path, monkeypatch):
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    path = params_file("smoke", "bundled:x", ["turkish_plu/02_mc_tasks"], tmp_path / "p")
+    job = yaml.safe_load(path.read_text())["notebooks"]["turkish_plu/02_mc_tasks"]
+    assert job["run_finetune"] is False and job["max_instances"] == 60 and job["model"] == "bundled:x"
+
+
+def test_load_results_says_when_the_run_has_nothing(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no per-instance results of m"):
+        report.load_results("", run_dir=tmp_path, model="m")
