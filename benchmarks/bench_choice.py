@@ -66,6 +66,36 @@ def build_questions(n: int, seed: int = 0) -> list[dict]:
     return questions
 
 
+LONG_INSTRUCTION = ("Aşağıda wikiHow'dan alınmış hedefler ve adımlar var. Her hedef için verilen adımdan sonra "
+                    "gelen adımı seç.\n\n")
+
+
+def build_long_questions(n: int, seed: int = 0, shots: int = 2) -> list[dict]:
+    """N long-context questions: Turkish PLU next-event prediction (real wikiHow steps) with ``shots``
+    solved examples before each item, so contexts run to a few hundred tokens and every option is a
+    whole sentence (multi-token). Deterministic for a seed."""
+    import pandas as pd
+
+    from culturelab import config
+
+    path = config.data_dir() / "turkish_plu" / "mc" / "next-event-prediction-test.csv"
+    if not path.is_file():
+        raise SystemExit(f"--workload long needs {path} (set CULTURELAB_DATA)")
+    items = pd.read_csv(path).sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    endings = [[str(r[f"ending{j}"]) for j in range(4)] for _, r in items.iterrows()]
+
+    def block(i: int) -> str:
+        return f"Hedef: {items.sent1[i]}\nAdım: {items.sent2[i]}\nSonraki adım:"
+
+    questions = []
+    for i in range(min(n, len(items) - shots)):
+        k = shots + i
+        demos = "".join(f"{block(j)} {endings[j][int(items.label[j])]}\n\n" for j in range(i, i + shots))
+        questions.append({"context": LONG_INSTRUCTION + demos + block(k), "options": endings[k],
+                          "answer": int(items.label[k])})
+    return questions
+
+
 def requests_for(questions: list[dict], target: str) -> list[tuple[str, str]]:
     return [(q["context"], " " + (LETTERS[i] if target == "letter" else o))
             for q in questions for i, o in enumerate(q["options"])]
@@ -100,6 +130,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--model", default="bundled:smollm2-135m")
     parser.add_argument("--target", choices=["text", "letter"], default="text")
+    parser.add_argument("--workload", choices=["short", "long"], default="short",
+                        help="short: FMLAMA 'which country' items; long: Turkish PLU items with 2 solved examples")
+    parser.add_argument("--json", default=None, help="write the figures to this JSON file")
     parser.add_argument("--naive-n", type=int, default=40, help="questions for the (slow) naive loop")
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--lm-eval-python", default=None, help="python of a venv with lm-eval installed")
@@ -114,10 +147,12 @@ def main() -> None:
     model = load_model(args.model, device="cpu", cache=False, progress=False, batch_size=args.batch_size)
     model_dir = model.model_id if not args.model.startswith("bundled:") else str(
         __import__("culturelab.models.bundled", fromlist=["x"]).bundled_model_dir(args.model.split(":", 1)[1]))
-    questions = build_questions(args.n)
+    questions = build_questions(args.n) if args.workload == "short" else build_long_questions(args.n)
     reqs = requests_for(questions, args.target)
-    print(f"{len(questions)} questions × 4 options, target={args.target}, model={args.model}, "
-          f"threads={torch.get_num_threads()}")
+    ctx_tokens = [len(model.tokenizer(q["context"])["input_ids"]) for q in questions]
+    print(f"{len(questions)} questions × 4 options, workload={args.workload}, target={args.target}, "
+          f"model={args.model}, threads={torch.get_num_threads()}, context tokens {min(ctx_tokens)}–"
+          f"{max(ctx_tokens)} (median {int(np.median(ctx_tokens))})")
 
     model.loglikelihood(reqs[:8])  # warm-up
     t0 = time.perf_counter()
@@ -151,6 +186,11 @@ def main() -> None:
     if agree_lmeval is not None:
         print(f"answers identical to lm-eval (all {len(questions)}): {agree_lmeval}")
     print(f"accuracy of {args.model}: {accuracy:.3f} (chance 0.25)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "workload": args.workload, "target": args.target, "model": args.model, "n": len(questions),
+            "items_per_s": dict(rows), "answers_identical_naive": agree_naive, "max_abs_dlogp_naive": max_diff,
+            "answers_identical_lm_eval": agree_lmeval, "accuracy": float(accuracy)}, indent=1))
 
 
 def _lm_eval_worker(model_dir: str, req_file: str, out_file: str, batch_size: str) -> None:
