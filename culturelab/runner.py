@@ -97,16 +97,22 @@ def notebook_file(name: str) -> Path:
     return path
 
 
+#: notebooks that read the other notebooks' results: they run after every other notebook of a batch
+READS_OTHER_RESULTS = ("profile",)
+
+
 def all_notebooks() -> list[str]:
-    """Every notebook of the checkout, as ``paper/NN_topic`` names, in execution order.
+    """Every notebook of the checkout, as ``paper/NN_topic`` names, in execution order (the
+    notebooks of :data:`READS_OTHER_RESULTS` last).
 
     >>> names = all_notebooks()
-    >>> names[0], "captex/01_dataset" in names
-    ('00_quickstart', True)
+    >>> names[0], "captex/01_dataset" in names, names[-1]
+    ('00_quickstart', True, 'profile')
     """
     root = config.notebooks_dir()
-    return sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.ipynb")
-                  if ".ipynb_checkpoints" not in p.parts)
+    names = sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts)
+    return sorted(names, key=lambda name: name in READS_OTHER_RESULTS)
 
 
 @dataclass
@@ -403,7 +409,10 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
     out = config.runs_dir() / run_plan.run_name / "summary.csv"
     params_of = dict(run_plan.jobs)
     order = [name for name, _ in run_plan.jobs]
-    work = [(name, str(notebook_file(name)), params_of[name], run_plan.run_name, kernel, log_output) for name in longest_first(order, out)]
+    work = [(name, str(notebook_file(name)), params_of[name], run_plan.run_name, kernel, log_output)
+            for name in longest_first(order, out)]
+    last = [job for job in work if job[0] in READS_OTHER_RESULTS]  # after every notebook they read
+    work = [job for job in work if job[0] not in READS_OTHER_RESULTS]
     if jobs > 1 and len(work) > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -413,6 +422,7 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
             rows = list(pool.map(_execute_one, work))
     else:
         rows = [_execute_one(job) for job in work]
+    rows += [_execute_one(job) for job in last]
     by_name = {row["notebook"]: row for row in rows}
     summary = pd.DataFrame([by_name[name] for name in order], columns=["notebook", "status", "seconds", "output"])
     out.parent.mkdir(parents=True, exist_ok=True)

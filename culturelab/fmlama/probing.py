@@ -89,7 +89,7 @@ def score_queries(model: Any, queries: Sequence[str], candidates: Sequence[str],
 
 def _score_block(model: Any, queries: list[str], candidates: list[str], scoring: str, normalise: str) -> np.ndarray:
     """One chunk of :func:`score_queries` (queries × candidates)."""
-    if getattr(model, "backend", "") == "masked" or scoring == "prefix":
+    if getattr(model, "backend", "") in {"masked", "seq2seq"} or scoring == "prefix":
         return np.asarray(model.rank_candidates(queries, candidates, slot=SLOT, reduce="mean"), dtype=np.float32)
     results = model.loglikelihood(sentence_pairs(queries, candidates))
     values = [r.logprob / max(r.n_tokens, 1) if normalise == "mean" else r.logprob for r in results]

@@ -28,7 +28,7 @@ def available(paper: str) -> list[str]:
     """Names of the transcribed tables of a paper.
 
     >>> available("captex")
-    ['dataset', 'models', 'table2', 'table3', 'table4', 'table5', 'table6']
+    ['coverage', 'dataset', 'models', 'table2', 'table3', 'table4', 'table5', 'table6']
     """
     folder = resources.files("culturelab.reported") / paper
     return sorted(p.name[:-4] for p in folder.iterdir() if p.name.endswith(".csv"))

@@ -100,7 +100,7 @@ def test_fmlama_probing_ranks_sample_dishes(s2s):
     table = table[table["dish"].isin(["sushi", "hamburger", "dal"])]
     assert len(table) == 3
     candidates = sorted({i for ings in table["ingredients"] for i in ings} | {"tea", "butter"})
-    out = probe(s2s, table, "en", candidates, template_ids=[1, 2], scoring="prefix")
+    out = probe(s2s, table, "en", candidates, template_ids=[1, 2])  # "auto": sentinel span scoring for seq2seq
     assert len(out) == 6 and out["ap"].between(0, 1).all()
     expected = s2s.rank_candidates(out["query"].tolist(), candidates)
     for row, scores in zip(out.itertuples(), expected):
