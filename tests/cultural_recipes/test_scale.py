@@ -54,9 +54,10 @@ def test_retrieval_and_induction_over_a_large_vocabulary_stay_within_the_memory_
 
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux's peak-RSS reset")
 def test_the_peak_of_a_blocked_step_does_not_grow_with_the_vocabulary():
-    # 3x the words = 9x the similarities (61 -> 549 MiB each unblocked); the blocked peak stays put
+    # 3x the words = 9x the similarities (61 -> 549 MiB each unblocked, +488 MiB); blocked, only the
+    # per-word outputs (a few dozen candidates and k neighbours per word) grow: O(n k), not O(n^2)
     small, large = peak_growth_mib(4000, budget_mb=8), peak_growth_mib(12000, budget_mb=8)
-    assert large < 40 and large - small < 10, (small, large)
+    assert large < 40 and large - small < 25, (small, large)
 
 
 def test_the_unsupervised_initialisation_is_capped_by_the_budget():
