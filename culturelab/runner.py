@@ -99,6 +99,20 @@ def notebook_file(name: str) -> Path:
 
 #: notebooks that read the other notebooks' results: they run after every other notebook of a batch
 READS_OTHER_RESULTS = ("profile",)
+#: notebooks that send the same model requests as others of their paper (an aggregate that re-runs the
+#: tasks): they run after the rest of the batch so their requests are served from the response cache
+#: instead of being computed twice in parallel
+REPLAYS_OTHER_REQUESTS = ("captex/05_aggregate",)
+
+
+def stage_of(name: str) -> int:
+    """Execution stage of a notebook: 0 for most, 1 for those that replay other notebooks' requests,
+    2 for those that read other notebooks' results; stages run one after the other.
+
+    >>> [stage_of(n) for n in ("captex/02_reordering", "captex/05_aggregate", "profile")]
+    [0, 1, 2]
+    """
+    return 2 if name in READS_OTHER_RESULTS else 1 if name in REPLAYS_OTHER_REQUESTS else 0
 
 
 def all_notebooks() -> list[str]:
@@ -395,13 +409,27 @@ def longest_first(names: list[str], previous: Path) -> list[str]:
     return sorted(names, key=lambda n: (n in last, -float(last.get(n, 0.0))))
 
 
+def _execute_all(work: list[tuple], jobs: int) -> list[dict[str, Any]]:
+    """Run ``work`` (arguments of :func:`_execute_one`) in up to ``jobs`` worker processes."""
+    if jobs <= 1 or len(work) <= 1:
+        return [_execute_one(job) for job in work]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work)),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(_execute_one, work))
+
+
 def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = False,
             jobs: int = 1) -> pd.DataFrame:
     """Execute a validated plan with papermill; returns one row per notebook with timings.
 
     With ``jobs`` > 1 the notebooks run in that many worker processes, the longest ones (by the
     previous run's timings) first; the summary keeps the plan's order, and a failing notebook is
-    reported in its row while the others finish.
+    reported in its row while the others finish. Notebooks run in stages (:func:`stage_of`): an
+    aggregate that re-sends other notebooks' requests starts once those are cached, and the profile
+    starts after every notebook it reads.
     """
     os.environ["CULTURELAB_RUN_NAME"] = run_plan.run_name
     if run_plan.figures_dir is not None:
@@ -411,18 +439,9 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
     order = [name for name, _ in run_plan.jobs]
     work = [(name, str(notebook_file(name)), params_of[name], run_plan.run_name, kernel, log_output)
             for name in longest_first(order, out)]
-    last = [job for job in work if job[0] in READS_OTHER_RESULTS]  # after every notebook they read
-    work = [job for job in work if job[0] not in READS_OTHER_RESULTS]
-    if jobs > 1 and len(work) > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work)),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            rows = list(pool.map(_execute_one, work))
-    else:
-        rows = [_execute_one(job) for job in work]
-    rows += [_execute_one(job) for job in last]
+    rows = []
+    for stage in sorted({stage_of(job[0]) for job in work}):  # each stage after the one it depends on
+        rows += _execute_all([job for job in work if stage_of(job[0]) == stage], jobs)
     by_name = {row["notebook"]: row for row in rows}
     summary = pd.DataFrame([by_name[name] for name in order], columns=["notebook", "status", "seconds", "output"])
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -182,3 +182,19 @@ def test_cli_run_has_a_jobs_option_defaulting_to_the_cores(capsys):
     _jobs_option(parser)
     assert parser.parse_args([]).jobs == (os.cpu_count() or 1)
     assert parser.parse_args(["--jobs", "3"]).jobs == 3
+
+
+def test_an_aggregate_that_replays_requests_starts_after_the_notebooks_it_replays(tmp_path, monkeypatch):
+    """With two workers, a notebook of REPLAYS_OTHER_REQUESTS waits for the rest of the batch (whose
+    model answers it reuses from the cache) instead of computing them a second time in parallel."""
+    from culturelab import runner
+    from culturelab.runner import RunPlan, execute
+
+    _tiny_notebook(tmp_path / "task.ipynb", "import time; time.sleep(seconds); open('task.txt', 'w').write('cached')")
+    _tiny_notebook(tmp_path / "agg.ipynb", "open('agg.txt', 'w').write(open('task.txt').read())")
+    monkeypatch.setattr(runner, "notebook_file", lambda name: tmp_path / f"{name}.ipynb")
+    monkeypatch.setattr(runner, "REPLAYS_OTHER_REQUESTS", ("agg",))
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    summary = execute(RunPlan(tmp_path / "p.yaml", "st", None, [("agg", {}), ("task", {"seconds": 1.0})]), jobs=2)
+    assert list(summary["status"]) == ["ok", "ok"], summary
+    assert (tmp_path / "agg.txt").read_text() == "cached"
