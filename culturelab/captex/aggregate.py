@@ -267,6 +267,30 @@ def fig3_cells(proc_lang_scores: pd.DataFrame, *, norm_scheme: str = "raw", lmax
     return cells
 
 
+def fig3_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
+                seed: int = 0) -> float | None:
+    """The footnote-4 score of random answers on procedures with these step counts: ρ, τ and
+    LD/n of a uniformly random order (:func:`culturelab.metrics.ranking.random_baseline`,
+    averaged over the procedures) and PB-MCQ at 1/4 — the chance ring of a footnote-4 radar.
+    ``None`` for ``lmax_mode="max_cells"``, where L_max depends on the model's own cells.
+
+    >>> round(fig3_chance([5, 10]), 2)
+    0.15
+    >>> fig3_chance([5], lmax_mode="max_cells") is None
+    True
+    """
+    from culturelab.captex import reordering
+
+    if lmax_mode != "per_instance":
+        return None
+    table = reordering.random_baseline_table(sorted(set(step_counts)), seed=seed).set_index("n_steps")
+    counts = pd.Series(list(step_counts))
+    cells = pd.DataFrame({"rho": [table.loc[counts, "rho"].mean()], "tau": [table.loc[counts, "tau"].mean()],
+                          "ld_norm": [(table.loc[counts, "ld"].to_numpy() / counts.to_numpy()).mean()],
+                          "pb_mcq": [0.25]})
+    return float(aggregate(cells, "fig3", norm_scheme=norm_scheme, lmax_mode=lmax_mode)[0])
+
+
 def fig4_cells(proc_scores: pd.DataFrame, *, by: Sequence[str] = ("country", "category"), norm_scheme: str = "raw",
                lmax_mode: str = "per_instance", seed: int = 0) -> pd.DataFrame:
     """Footnote-6 score per procedure (reordering and PB-MCQ pooled over languages), averaged

@@ -20,11 +20,27 @@ from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 
+def chance_ring(ax: plt.Axes, chance: float, *, label: str | None = None) -> plt.Line2D:
+    """A dashed grey ring at radius ``chance`` on a polar ``ax``: the score of random answers
+    (1/options for MCQ accuracy, 0 for a rank correlation such as Kendall τ).
+
+    >>> fig, ax = plt.subplots(subplot_kw={"projection": "polar"})
+    >>> ring = chance_ring(ax, 0.25)
+    >>> set(ring.get_ydata().tolist()), ring.get_linestyle(), ring.get_label()
+    ({0.25}, '--', 'chance (0.25)')
+    >>> plt.close("all")
+    """
+    theta = np.linspace(0, 2 * np.pi, 200)
+    line, = ax.plot(theta, np.full_like(theta, chance), color="#555555", linestyle="--", linewidth=1.0,
+                    label=label or f"chance ({chance:.2g})", zorder=1.5)
+    return line
+
+
 def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categories: Sequence[str] | None = None,
           title: str | None = None, rmax: float | None = None, ax: plt.Axes | None = None,
           fill_alpha: float = 0.06, missing: str = "zero", rlabel: str | None = None, n: str | None = None,
           ci_low: str | None = None, ci_high: str | None = None, chance: float | None = None,
-          min_n: int = MIN_N) -> plt.Figure:
+          chance_note: str | None = None, min_n: int = MIN_N) -> plt.Figure:
     """Draw ``value`` per ``category`` (angles) with one closed polygon per ``series``.
 
     ``categories`` fixes the order of the spokes; categories missing for a series are drawn at 0
@@ -32,7 +48,9 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     ``rlabel`` names the metric on the radial axis. For model scores (one row per series ×
     category): ``ci_low``/``ci_high`` columns draw a 95 % band, ``n`` the item counts (points
     resting on fewer than ``min_n`` items are drawn hollow and grey, and the spoke label shows
-    the smallest n), ``chance`` a dotted circle.
+    the smallest n), ``chance`` a dashed ring at the metric's chance level (:func:`chance_ring`).
+    Where the metric has no chance level (ROUGE, an aggregate of such metrics), pass
+    ``chance=None`` and say why in ``chance_note``: it becomes a caption under the figure.
 
     >>> t = pd.DataFrame({"category": ["food", "music", "sport"], "model": "a", "acc": [0.5, 0.25, 0.75],
     ...                   "lo": [0.4, 0.1, 0.6], "hi": [0.6, 0.4, 0.9], "n": [30, 4, 30]})
@@ -80,9 +98,9 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
             if small.any():
                 note_small_n(fig, min_n, what="hollow points")
     if chance is not None:
-        ring = np.linspace(0, 2 * np.pi, 200)
-        ax.plot(ring, np.full_like(ring, chance), color="#555555", linestyle=":", linewidth=1.0,
-                label=f"chance ({chance:.2g})")
+        chance_ring(ax, chance)
+    elif chance_note:
+        fig.text(0.01, -0.01, f"no chance ring: {chance_note}", fontsize=6, color="#666666", ha="left", va="top")
     labels = cats
     if n:
         least = df.groupby(df[category].astype(str))[n].min()
