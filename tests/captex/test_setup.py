@@ -17,13 +17,15 @@ from culturelab.runner import notebook_defaults, notebook_file
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    """20 renamed copies of the sample: the released sizes (700 procedures × 2 languages,
+    """Renamed copies of the sample up to the released sizes (700 procedures × 2 languages,
     5,600 MCQs, 700 conversations), laid out as ``<data_dir>/captex/*.csv``."""
     target = tmp_path_factory.mktemp("data") / "captex"
     target.mkdir()
+    n_sample = pd.read_csv(sample_dir("captex") / "Procedures.csv", dtype=str)["ID"].nunique()
+    assert 700 % n_sample == 0, "the sample size must divide the released 700 procedures"
     for name in ("Procedures.csv", "MCQs.csv", "Conversations.csv"):
         frame = pd.read_csv(sample_dir("captex") / name, dtype=str, keep_default_na=False)
-        copies = [frame.assign(ID=frame["ID"] + f"-{k:02d}") for k in range(20)]
+        copies = [frame.assign(ID=frame["ID"] + f"-{k:02d}") for k in range(700 // n_sample)]
         pd.concat(copies, ignore_index=True).to_csv(target / name, index=False)
     return target
 
@@ -35,7 +37,7 @@ def start(monkeypatch, tmp_path, **values):
 
 
 @pytest.mark.parametrize(("data_source", "stamped", "procedures"), [
-    ("auto", "sample", 35), ("sample", "sample", 35), ("local", "released", 700), ("download", "released", 700)])
+    ("auto", "sample", 70), ("sample", "sample", 70), ("local", "released", 700), ("download", "released", 700)])
 def test_open_resolves_every_data_source_and_stamps_the_run(monkeypatch, tmp_path, release, capsys,
                                                             data_source, stamped, procedures):
     monkeypatch.setenv("CULTURELAB_DATA", str(release.parent if data_source == "local" else tmp_path))
