@@ -350,7 +350,7 @@ class CaptexData:
         """Counts per country: procedures, texts, MCQs, conversations, mean steps.
 
         >>> int(load(data_source="sample").summary()["procedures"].sum())
-        70
+        105
         """
         p = self.procedures
         rows = []
@@ -368,7 +368,7 @@ class CaptexData:
         ``value``); ``procedures_per_country`` is the smallest country's count.
 
         >>> load(data_source="sample").sizes().set_index("measure")["value"].to_dict()
-        {'procedures': 70, 'procedures_per_country': 10, 'mcqs': 560, 'conversations': 70}
+        {'procedures': 105, 'procedures_per_country': 15, 'mcqs': 840, 'conversations': 105}
         """
         per_country = self.procedures.groupby("country", observed=True)["procedure_id"].nunique()
         return pd.DataFrame({"measure": ["procedures", "procedures_per_country", "mcqs", "conversations"],

@@ -153,7 +153,7 @@ def test_reference_baselines_cover_three_systems():
     data = cx.load(data_source="sample")
     frame = cbqa.cbqa_frame(data.conversations, "{country} {context}")
     base = cbqa.reference_baselines(frame, seed=0)
-    assert base.groupby("system").size().to_dict() == {"echo_question": 70, "other_reference": 70, "reference": 70}
+    assert base.groupby("system").size().to_dict() == {"echo_question": 105, "other_reference": 105, "reference": 105}
     other = base[base["system"] == "other_reference"]
     assert (other["reply"].to_numpy() != other["reference"].to_numpy()).all()
 
