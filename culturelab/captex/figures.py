@@ -122,7 +122,7 @@ def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float =
 def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "score",
                categories: Sequence[str] | None = None, title: str | None = None,
                rlabel: str = "footnote-6 score", chance: float | None = None,
-               chance_note: str | None = NO_CHANCE_FIG6) -> plt.Figure:
+               chance_note: str | None = NO_CHANCE_FIG6, rmax: float | None = None) -> plt.Figure:
     """Fig. 4/7: the footnote-6 score per category (spokes), one polygon per ``series``
     (country, or model), the radial axis named by ``rlabel``. Only categories present in
     ``cells`` are drawn; a series without a cell in some category leaves a gap there instead
@@ -130,7 +130,7 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
     each spoke shows its smallest n, a 95 % band, and points on fewer than
     :data:`culturelab.plots.honest.MIN_N` procedures are greyed; ``chance`` adds a dashed ring
     (:func:`culturelab.plots.radar.chance_ring`); without one, ``chance_note`` says why under
-    the figure (by default: the footnote-6 score has no chance level).
+    the figure (by default: the footnote-6 score has no chance level). ``rmax`` fixes the outer ring.
 
     >>> t = pd.DataFrame({"country": ["Iran", "Iran"], "category": ["Food and Cuisine", "Celebrations and Festivals"],
     ...                   "score": [0.5, 0.6], "ci_low": [0.4, 0.5], "ci_high": [0.6, 0.7], "n": [12, 3]})
@@ -148,7 +148,7 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
         table[series] = table[series].astype(str)
     honest = {"n": "n", "ci_low": "ci_low", "ci_high": "ci_high"} if {"n", "ci_low", "ci_high"} <= set(table) else {}
     return radar(table, "category", value, series, categories=[short_category(c) for c in cats], title=title,
-                 missing="gap", rlabel=rlabel, chance=chance, chance_note=chance_note, **honest)
+                 missing="gap", rlabel=rlabel, chance=chance, chance_note=chance_note, rmax=rmax, **honest)
 
 
 def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str = "country",
@@ -169,7 +169,7 @@ def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str
 
     cells = questions.accuracy_by(pb[pb["method"] == method], [series, "category"], seed=seed)
     return fig4_radar(cells.rename(columns={"accuracy": "score"}), series=series, rlabel=f"PB-MCQ accuracy ({method})",
-                      chance=CHANCE, title=title)
+                      chance=CHANCE, rmax=1.0, title=title)
 
 
 def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | None = None) -> plt.Figure:

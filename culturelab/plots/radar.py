@@ -111,7 +111,8 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
         c = np.cos(angle)
         label.set_horizontalalignment("left" if c > 0.1 else "right" if c < -0.1 else "center")
     ax.tick_params(axis="x", pad=4)
-    top = rmax if rmax is not None else max(float(np.nanmax(df[value])) * 1.05, 1e-9)
+    peak = float(np.nanmax(df[[value, ci_high]].to_numpy(dtype=float))) if ci_high else float(np.nanmax(df[value]))
+    top = rmax if rmax is not None else max(peak * 1.05, (chance or 0.0) * 1.1, 1e-9)  # room for bands and ring
     ax.set_ylim(0, top)
     ax.tick_params(axis="y", labelsize=6.5)
     if rlabel:

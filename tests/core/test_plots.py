@@ -79,6 +79,15 @@ def test_radar_chance_ring_at_the_chance_radius(chance):
     plt.close("all")
 
 
+def test_radar_chance_ring_stays_inside_the_axes():
+    df = pd.DataFrame({"cat": list("abc"), "model": "m", "acc": [0.0, 0.05, 0.1]})  # all below chance
+    ax = plots.radar(df, "cat", "acc", "model", chance=0.25).axes[0]
+    assert ax.get_ylim()[1] > 0.25 and _dashed_rings(ax)
+    ax = plots.radar(df.assign(lo=0.0, hi=0.6), "cat", "acc", "model", ci_low="lo", ci_high="hi").axes[0]
+    assert ax.get_ylim()[1] >= 0.6  # the 95 % band is not clipped
+    plt.close("all")
+
+
 def test_radar_without_chance_has_no_ring_and_says_why():
     df = pd.DataFrame({"cat": list("abc"), "model": "m", "acc": [0.1, 0.5, 0.9]})
     fig = plots.radar(df, "cat", "acc", "model")
