@@ -236,3 +236,19 @@ def test_footnote4_chance_matches_random_answers():
     assert chance == pytest.approx(0.2 * rho + 0.2 * tau + 0.2 * (1 - ld_norm) + 0.4 * 0.25)
     assert 0.13 < chance < 0.17 and abs(rho) < 0.02  # ρ, τ ≈ 0 and LD/n ≈ 0.7–0.8 for random orders
     assert aggregate.fig3_chance(counts, lmax_mode="max_cells") is None
+
+
+def test_the_whole_sample_gives_every_pb_mcq_radar_cell_24_questions():
+    from matplotlib.colors import to_hex
+
+    from culturelab.plots.honest import SMALL_N_COLOUR
+
+    sample = cx.load(data_source="sample")
+    cells = sample.procedures.drop_duplicates("procedure_id").groupby(["country", "category"]).size()
+    assert len(cells) == 35 and set(cells) == {3}  # 3 procedures per country × category
+    pb = sample.mcqs.assign(method="generate", correct=np.arange(len(sample.mcqs)) % 3 == 0, valid=True)
+    ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
+    assert {t.get_text().split("\n")[1] for t in ax.get_xticklabels()} == {"n=24"}
+    greyed = [c for c in ax.collections if len(c.get_offsets()) and to_hex(c.get_edgecolor()[0]) == SMALL_N_COLOUR]
+    assert not greyed  # no cell under 10 questions
+    plt.close("all")
