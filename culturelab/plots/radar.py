@@ -100,7 +100,8 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     if chance is not None:
         chance_ring(ax, chance)
     elif chance_note:
-        fig.text(0.01, -0.01, f"no chance ring: {chance_note}", fontsize=6, color="#666666", ha="left", va="top")
+        # one line below the corner notes (small-n legend, the run's sample stamp), never over them
+        fig.text(0.01, -0.035, f"no chance ring: {chance_note}", fontsize=6, color="#666666", ha="left", va="top")
     labels = cats
     if n:
         least = df.groupby(df[category].astype(str))[n].min()
