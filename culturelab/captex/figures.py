@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -121,7 +121,7 @@ def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float =
 
 def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "score",
                categories: Sequence[str] | None = None, title: str | None = None,
-               rlabel: str = "footnote-6 score", chance: float | None = None,
+               rlabel: str = "footnote-6 score", chance: float | Mapping[str, float] | None = None,
                chance_note: str | None = NO_CHANCE_FIG6, rmax: float | None = None) -> plt.Figure:
     """Fig. 4/7: the footnote-6 score per category (spokes), one polygon per ``series``
     (country, or model), the radial axis named by ``rlabel``. Only categories present in
@@ -130,7 +130,9 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
     each spoke shows its smallest n, a 95 % band, and points on fewer than
     :data:`culturelab.plots.honest.MIN_N` procedures are greyed; ``chance`` adds a dashed ring
     (:func:`culturelab.plots.radar.chance_ring`); without one, ``chance_note`` says why under
-    the figure (by default: the footnote-6 score has no chance level). ``rmax`` fixes the outer ring.
+    the figure (by default: the footnote-6 score has no chance level); a mapping gives each series
+    its own ring (e.g. :func:`aggregate.component_chance` for the task scores). ``rmax`` fixes the
+    outer ring.
 
     >>> t = pd.DataFrame({"country": ["Iran", "Iran"], "category": ["Food and Cuisine", "Celebrations and Festivals"],
     ...                   "score": [0.5, 0.6], "ci_low": [0.4, 0.5], "ci_high": [0.6, 0.7], "n": [12, 3]})

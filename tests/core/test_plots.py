@@ -79,6 +79,19 @@ def test_radar_chance_ring_at_the_chance_radius(chance):
     plt.close("all")
 
 
+def test_radar_gives_each_series_its_own_chance_ring():
+    df = pd.DataFrame({"cat": list("abcabcabc"), "task": list("xxxyyyzzz"), "score": [0.3] * 9})
+    fig = plots.radar(df, "cat", "score", "task", chance={"x": 0.25, "y": 0.0}, chance_note="z has none")
+    rings = {ln.get_label(): ln for ln in _dashed_rings(fig.axes[0])}
+    assert set(rings) == {"chance: x (0.25)", "chance: y (0)"}
+    series = {ln.get_label(): ln.get_color() for ln in fig.axes[0].lines if ln.get_label() in {"x", "y"}}
+    assert rings["chance: x (0.25)"].get_color() == series["x"] and set(rings["chance: y (0)"].get_ydata()) == {0.0}
+    assert [t.get_text() for t in fig.texts] == ["no chance ring: z has none"]  # z lacks a ring
+    full = plots.radar(df, "cat", "score", "task", chance={"x": 0.2, "y": 0.1, "z": 0.3}, chance_note="unused")
+    assert len(_dashed_rings(full.axes[0])) == 3 and not full.texts
+    plt.close("all")
+
+
 def test_radar_chance_ring_stays_inside_the_axes():
     df = pd.DataFrame({"cat": list("abc"), "model": "m", "acc": [0.0, 0.05, 0.1]})  # all below chance
     ax = plots.radar(df, "cat", "acc", "model", chance=0.25).axes[0]
