@@ -100,12 +100,14 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
                        linewidths=1.2, zorder=4)
             if small.any():
                 note_small_n(fig, min_n, what="hollow points")
-    levels = {k: float(v) for k, v in chance.items() if k in colours} if isinstance(chance, Mapping) else {}
-    for name, level in levels.items():
-        chance_ring(ax, level, label=f"chance: {name} ({level:.2g})", colour=colours[name])
-    if isinstance(chance, (int, float)):
+    levels: dict[str, float] = {}
+    if isinstance(chance, Mapping):  # one ring per series, in its colour
+        levels = {k: float(v) for k, v in chance.items() if k in colours}
+        for name, level in levels.items():
+            chance_ring(ax, level, label=f"chance: {name} ({level:.2g})", colour=colours[name])
+    elif chance is not None:
         chance_ring(ax, float(chance))
-        levels = {name: float(chance) for name in names}
+        levels = dict.fromkeys(names, float(chance))
     if chance_note and any(name not in levels for name in names):
         # one line below the corner notes (small-n legend, the run's sample stamp), never over them
         fig.text(0.01, -0.035, f"no chance ring: {chance_note}", fontsize=6, color="#666666", ha="left", va="top")
