@@ -267,6 +267,52 @@ def fig3_cells(proc_lang_scores: pd.DataFrame, *, norm_scheme: str = "raw", lmax
     return cells
 
 
+def _random_answers(step_counts: Sequence[int], seed: int) -> pd.DataFrame:
+    """One row of task metrics for uniformly random answers on procedures with these step counts:
+    ρ, τ and LD/n of a random order (averaged over the procedures), both MCQs at 1/4; the CB-QA
+    metrics, which have no chance level, are NaN."""
+    from culturelab.captex import reordering
+
+    table = reordering.random_baseline_table(sorted(set(step_counts)), seed=seed).set_index("n_steps")
+    counts = pd.Series(list(step_counts))
+    return pd.DataFrame({"rho": [table.loc[counts, "rho"].mean()], "tau": [table.loc[counts, "tau"].mean()],
+                         "ld_norm": [(table.loc[counts, "ld"].to_numpy() / counts.to_numpy()).mean()],
+                         "pb_mcq": [0.25], "cb_mcq": [0.25], **{m: [np.nan] for m in cbqa.METRICS}})
+
+
+def fig3_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
+                seed: int = 0) -> float | None:
+    """The footnote-4 score of random answers on procedures with these step counts: ρ, τ and
+    LD/n of a uniformly random order (:func:`culturelab.metrics.ranking.random_baseline`,
+    averaged over the procedures) and PB-MCQ at 1/4 — the chance ring of a footnote-4 radar.
+    ``None`` for ``lmax_mode="max_cells"``, where L_max depends on the model's own cells.
+
+    >>> round(fig3_chance([5, 10]), 2)
+    0.15
+    >>> fig3_chance([5], lmax_mode="max_cells") is None
+    True
+    """
+    if lmax_mode != "per_instance":
+        return None
+    cells = _random_answers(step_counts, seed)
+    return float(aggregate(cells, "fig3", norm_scheme=norm_scheme, lmax_mode=lmax_mode)[0])
+
+
+def component_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
+                     seed: int = 0) -> dict[str, float]:
+    """The task scores of :func:`task_components` for random answers — one chance ring per task
+    on a radar of task scores. Tasks without a chance level (CB-QA; reordering under
+    ``lmax_mode="max_cells"``) are left out.
+
+    >>> {k: round(v, 2) for k, v in component_chance([5, 10]).items()}
+    {'reordering': 0.08, 'pb_mcq': 0.25, 'cb_mcq': 0.25}
+    """
+    scores = task_components(_random_answers(step_counts, seed), norm_scheme=norm_scheme,
+                             lmax_mode="per_instance").iloc[0]
+    drop = {"cb_qa"} | ({"reordering"} if lmax_mode != "per_instance" else set())
+    return {k: float(v) for k, v in scores.items() if k not in drop}
+
+
 def fig4_cells(proc_scores: pd.DataFrame, *, by: Sequence[str] = ("country", "category"), norm_scheme: str = "raw",
                lmax_mode: str = "per_instance", seed: int = 0) -> pd.DataFrame:
     """Footnote-6 score per procedure (reordering and PB-MCQ pooled over languages), averaged

@@ -350,7 +350,7 @@ class CaptexData:
         """Counts per country: procedures, texts, MCQs, conversations, mean steps.
 
         >>> int(load(data_source="sample").summary()["procedures"].sum())
-        35
+        105
         """
         p = self.procedures
         rows = []
@@ -368,7 +368,7 @@ class CaptexData:
         ``value``); ``procedures_per_country`` is the smallest country's count.
 
         >>> load(data_source="sample").sizes().set_index("measure")["value"].to_dict()
-        {'procedures': 35, 'procedures_per_country': 5, 'mcqs': 280, 'conversations': 35}
+        {'procedures': 105, 'procedures_per_country': 15, 'mcqs': 840, 'conversations': 105}
         """
         per_country = self.procedures.groupby("country", observed=True)["procedure_id"].nunique()
         return pd.DataFrame({"measure": ["procedures", "procedures_per_country", "mcqs", "conversations"],

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -21,6 +21,8 @@ from culturelab.plots.style import apply_style, palette
 
 #: chance accuracy of a four-option MCQ
 CHANCE = 0.25
+#: why a footnote-6 radar has no chance ring
+NO_CHANCE_FIG6 = "the footnote-6 score averages in ROUGE-L, BERTScore and SS, which have no chance level"
 _HATCH = ["", "//", "..", "xx", "\\\\", "oo"]
 _SHORT = {"Food and Cuisine": "Food", "Celebrations and Festivals": "Celebrations",
           "Social Etiquette and Hospitality": "Etiquette", "Craftsmanship and Artisan Skills": "Craftsmanship",
@@ -119,13 +121,18 @@ def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float =
 
 def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "score",
                categories: Sequence[str] | None = None, title: str | None = None,
-               rlabel: str = "footnote-6 score", chance: float | None = None) -> plt.Figure:
+               rlabel: str = "footnote-6 score", chance: float | Mapping[str, float] | None = None,
+               chance_note: str | None = NO_CHANCE_FIG6, rmax: float | None = None) -> plt.Figure:
     """Fig. 4/7: the footnote-6 score per category (spokes), one polygon per ``series``
     (country, or model), the radial axis named by ``rlabel``. Only categories present in
     ``cells`` are drawn; a series without a cell in some category leaves a gap there instead
     of a zero. When ``cells`` has ``n``/``ci_low``/``ci_high`` (:func:`aggregate.fig4_cells`),
     each spoke shows its smallest n, a 95 % band, and points on fewer than
-    :data:`culturelab.plots.honest.MIN_N` procedures are greyed; ``chance`` adds a dotted circle.
+    :data:`culturelab.plots.honest.MIN_N` procedures are greyed; ``chance`` adds a dashed ring
+    (:func:`culturelab.plots.radar.chance_ring`); without one, ``chance_note`` says why under
+    the figure (by default: the footnote-6 score has no chance level); a mapping gives each series
+    its own ring (e.g. :func:`aggregate.component_chance` for the task scores). ``rmax`` fixes the
+    outer ring.
 
     >>> t = pd.DataFrame({"country": ["Iran", "Iran"], "category": ["Food and Cuisine", "Celebrations and Festivals"],
     ...                   "score": [0.5, 0.6], "ci_low": [0.4, 0.5], "ci_high": [0.6, 0.7], "n": [12, 3]})
@@ -143,7 +150,28 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
         table[series] = table[series].astype(str)
     honest = {"n": "n", "ci_low": "ci_low", "ci_high": "ci_high"} if {"n", "ci_low", "ci_high"} <= set(table) else {}
     return radar(table, "category", value, series, categories=[short_category(c) for c in cats], title=title,
-                 missing="gap", rlabel=rlabel, chance=chance, **honest)
+                 missing="gap", rlabel=rlabel, chance=chance, chance_note=chance_note, rmax=rmax, **honest)
+
+
+def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str = "country",
+                 title: str | None = None, seed: int = 0) -> plt.Figure:
+    """PB-MCQ accuracy per category (spokes) and ``series`` for one scoring ``method``, English and
+    native pooled: n = the questions of a cell (4 types × 2 languages per procedure), a 95 %
+    bootstrap band, cells under 10 questions greyed and the four-option chance (¼) as a dashed
+    ring. The item-level companion of the footnote-6 radar, whose n counts procedures.
+
+    >>> pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 12 + ["Celebrations and Festivals"] * 4,
+    ...                    "method": "loglikelihood", "correct": [1, 0] * 8, "valid": True})
+    >>> ax = pb_mcq_radar(pb).axes[0]
+    >>> sorted(t.get_text().split("\\n")[1] for t in ax.get_xticklabels()), ax.lines[-1].get_label()
+    (['n=12', 'n=4'], 'chance (0.25)')
+    >>> plt.close("all")
+    """
+    from culturelab.captex import questions
+
+    cells = questions.accuracy_by(pb[pb["method"] == method], [series, "category"], seed=seed)
+    return fig4_radar(cells.rename(columns={"accuracy": "score"}), series=series, rlabel=f"PB-MCQ accuracy ({method})",
+                      chance=CHANCE, rmax=1.0, title=title)
 
 
 def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | None = None) -> plt.Figure:

@@ -95,10 +95,11 @@ def fig5_heatmap(matrix: pd.DataFrame, *, counts: pd.DataFrame | None = None, ci
 
 
 def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "model", n: str | None = None,
-                ci_low: str | None = None, ci_high: str | None = None, chance: float | None = None,
+                ci_low: str | None = None, ci_high: str | None = None, chance: float | None = CHANCE,
                 title: str = "Figure 15 — per-category accuracy") -> plt.Figure:
-    """One polygon per model over the 11 categories (canonical order), radius = accuracy 0–1;
-    for our runs pass ``n``, ``ci_low``/``ci_high`` (column names) and ``chance``."""
+    """One polygon per model over the 11 categories (canonical order), radius = accuracy 0–1,
+    with the four-option chance level (¼) as a dashed ring (the paper's models and ours alike);
+    for our runs pass ``n``, ``ci_low``/``ci_high`` (column names)."""
     cats = [c for c in CATEGORIES if c in set(long["category"].astype(str))]
     t = long.assign(category=long["category"].astype(str).replace(SHORT))
     fig = radar(t, "category", value, series, categories=[SHORT.get(c, c) for c in cats], rmax=1.0, title=title,

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -20,11 +20,27 @@ from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 
+def chance_ring(ax: plt.Axes, chance: float, *, label: str | None = None, colour: str = "#555555") -> plt.Line2D:
+    """A dashed ring (grey unless ``colour``) at radius ``chance`` on a polar ``ax``: the score of
+    random answers (1/options for MCQ accuracy, 0 for a rank correlation such as Kendall τ).
+
+    >>> fig, ax = plt.subplots(subplot_kw={"projection": "polar"})
+    >>> ring = chance_ring(ax, 0.25)
+    >>> set(ring.get_ydata().tolist()), ring.get_linestyle(), ring.get_label()
+    ({0.25}, '--', 'chance (0.25)')
+    >>> plt.close("all")
+    """
+    theta = np.linspace(0, 2 * np.pi, 200)
+    line, = ax.plot(theta, np.full_like(theta, chance), color=colour, linestyle="--", linewidth=1.0,
+                    label=label or f"chance ({chance:.2g})", zorder=1.5)
+    return line
+
+
 def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categories: Sequence[str] | None = None,
           title: str | None = None, rmax: float | None = None, ax: plt.Axes | None = None,
           fill_alpha: float = 0.06, missing: str = "zero", rlabel: str | None = None, n: str | None = None,
-          ci_low: str | None = None, ci_high: str | None = None, chance: float | None = None,
-          min_n: int = MIN_N) -> plt.Figure:
+          ci_low: str | None = None, ci_high: str | None = None, chance: float | Mapping[str, float] | None = None,
+          chance_note: str | None = None, min_n: int = MIN_N) -> plt.Figure:
     """Draw ``value`` per ``category`` (angles) with one closed polygon per ``series``.
 
     ``categories`` fixes the order of the spokes; categories missing for a series are drawn at 0
@@ -32,7 +48,11 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     ``rlabel`` names the metric on the radial axis. For model scores (one row per series ×
     category): ``ci_low``/``ci_high`` columns draw a 95 % band, ``n`` the item counts (points
     resting on fewer than ``min_n`` items are drawn hollow and grey, and the spoke label shows
-    the smallest n), ``chance`` a dotted circle.
+    the smallest n), ``chance`` a dashed ring at the metric's chance level (:func:`chance_ring`).
+    Where the series are different metrics, ``chance`` maps a series to its own level (a dashed
+    ring in the series' colour). Where a metric has no chance level (ROUGE, an aggregate of such
+    metrics), leave it out (``chance=None``, or a series missing from the mapping) and say why in
+    ``chance_note``: it becomes a caption under the figure.
 
     >>> t = pd.DataFrame({"category": ["food", "music", "sport"], "model": "a", "acc": [0.5, 0.25, 0.75],
     ...                   "lo": [0.4, 0.1, 0.6], "hi": [0.6, 0.4, 0.9], "n": [30, 4, 30]})
@@ -59,7 +79,8 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     else:
         fig = ax.figure
     names = list(dict.fromkeys(df[series].astype(str)))
-    for i, (name, colour) in enumerate(zip(names, palette(len(names)))):
+    colours = dict(zip(names, palette(len(names))))
+    for i, (name, colour) in enumerate(colours.items()):
         part = df[df[series].astype(str) == name].groupby(df[category].astype(str))[value].mean()
         vals = np.array([part.get(c, 0.0 if missing == "zero" else np.nan) for c in cats], dtype=float)
         closed_a, closed_v = np.append(angles, angles[0]), np.append(vals, vals[0])
@@ -79,10 +100,17 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
                        linewidths=1.2, zorder=4)
             if small.any():
                 note_small_n(fig, min_n, what="hollow points")
-    if chance is not None:
-        ring = np.linspace(0, 2 * np.pi, 200)
-        ax.plot(ring, np.full_like(ring, chance), color="#555555", linestyle=":", linewidth=1.0,
-                label=f"chance ({chance:.2g})")
+    levels: dict[str, float] = {}
+    if isinstance(chance, Mapping):  # one ring per series, in its colour
+        levels = {k: float(v) for k, v in chance.items() if k in colours}
+        for name, level in levels.items():
+            chance_ring(ax, level, label=f"chance: {name} ({level:.2g})", colour=colours[name])
+    elif chance is not None:
+        chance_ring(ax, float(chance))
+        levels = dict.fromkeys(names, float(chance))
+    if chance_note and any(name not in levels for name in names):
+        # one line below the corner notes (small-n legend, the run's sample stamp), never over them
+        fig.text(0.01, -0.035, f"no chance ring: {chance_note}", fontsize=6, color="#666666", ha="left", va="top")
     labels = cats
     if n:
         least = df.groupby(df[category].astype(str))[n].min()
@@ -93,7 +121,8 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
         c = np.cos(angle)
         label.set_horizontalalignment("left" if c > 0.1 else "right" if c < -0.1 else "center")
     ax.tick_params(axis="x", pad=4)
-    top = rmax if rmax is not None else max(float(np.nanmax(df[value])) * 1.05, 1e-9)
+    peak = float(np.nanmax(df[[value, ci_high]].to_numpy(dtype=float))) if ci_high else float(np.nanmax(df[value]))
+    top = rmax if rmax is not None else max(peak * 1.05, max(levels.values(), default=0.0) * 1.1, 1e-9)
     ax.set_ylim(0, top)
     ax.tick_params(axis="y", labelsize=6.5)
     if rlabel:

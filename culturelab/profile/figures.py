@@ -70,5 +70,6 @@ def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title:
     table = stats.summarise(binary, "score", ["model", column])
     chance = float(pd.to_numeric(binary["chance"], errors="coerce").mean())
     return radar(table, column, "mean", "model", rlabel="accuracy", n="n", ci_low="ci_low", ci_high="ci_high",
-                 chance=None if np.isnan(chance) else chance, min_n=min_n, rmax=1.0,
+                 chance=None if np.isnan(chance) else chance, chance_note="the pooled tasks state no chance level",
+                 min_n=min_n, rmax=1.0,
                  title=title or f"accuracy by {column} (binary tasks pooled)")

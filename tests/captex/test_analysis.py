@@ -153,7 +153,7 @@ def test_reference_baselines_cover_three_systems():
     data = cx.load(data_source="sample")
     frame = cbqa.cbqa_frame(data.conversations, "{country} {context}")
     base = cbqa.reference_baselines(frame, seed=0)
-    assert base.groupby("system").size().to_dict() == {"echo_question": 35, "other_reference": 35, "reference": 35}
+    assert base.groupby("system").size().to_dict() == {"echo_question": 105, "other_reference": 105, "reference": 105}
     other = base[base["system"] == "other_reference"]
     assert (other["reply"].to_numpy() != other["reference"].to_numpy()).all()
 
@@ -208,3 +208,47 @@ def test_reported_figures_are_not_stamped_as_sample(tmp_path, monkeypatch):
 def test_ld_term_is_clipped_when_answers_have_extra_letters():
     cells = pd.DataFrame({"rho": [0.0], "tau": [0.0], "ld": [14.0], "ld_norm": [1.75], "pb_mcq": [0.25]})
     assert aggregate.aggregate(cells, "fig3", lmax_mode="per_instance")[0] == pytest.approx(0.1)
+
+
+def test_radars_carry_a_chance_ring_or_say_why_not():
+    cells = pd.DataFrame({"country": ["Iran", "Iran"], "category": ["Food and Cuisine", "Celebrations and Festivals"],
+                          "score": [0.5, 0.4]})
+    fig = figures.fig4_radar(cells)  # footnote 6: ROUGE/BERTScore/SS have no chance level
+    assert not [ln for ln in fig.axes[0].lines if ln.get_label().startswith("chance")]
+    assert any(t.get_text().startswith("no chance ring: the footnote-6 score") for t in fig.texts)
+    ax = figures.fig4_radar(cells, chance=0.2).axes[0]
+    ring = next(ln for ln in ax.lines if ln.get_label().startswith("chance"))
+    assert set(ring.get_ydata().tolist()) == {0.2} and ring.get_linestyle() == "--"
+    pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 16, "method": "generate",
+                       "correct": [1, 0, 0, 0] * 4, "valid": True})
+    ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
+    assert ax.lines[-1].get_label() == "chance (0.25)" and ax.get_xticklabels()[0].get_text().endswith("n=16")
+
+
+def test_footnote4_chance_matches_random_answers():
+    from culturelab.metrics.ranking import random_baseline
+
+    counts = [5, 7, 7, 10]
+    chance = aggregate.fig3_chance(counts)
+    per_n = random_baseline(sorted(set(counts)), n_samples=20000, seed=0, by_length=True)
+    ld_norm = np.mean([per_n[n]["ld"] / n for n in counts])
+    rho, tau = np.mean([per_n[n]["rho"] for n in counts]), np.mean([per_n[n]["tau"] for n in counts])
+    assert chance == pytest.approx(0.2 * rho + 0.2 * tau + 0.2 * (1 - ld_norm) + 0.4 * 0.25)
+    assert 0.13 < chance < 0.17 and abs(rho) < 0.02  # ρ, τ ≈ 0 and LD/n ≈ 0.7–0.8 for random orders
+    assert aggregate.fig3_chance(counts, lmax_mode="max_cells") is None
+
+
+def test_the_whole_sample_gives_every_pb_mcq_radar_cell_24_questions():
+    from matplotlib.colors import to_hex
+
+    from culturelab.plots.honest import SMALL_N_COLOUR
+
+    sample = cx.load(data_source="sample")
+    cells = sample.procedures.drop_duplicates("procedure_id").groupby(["country", "category"]).size()
+    assert len(cells) == 35 and set(cells) == {3}  # 3 procedures per country × category
+    pb = sample.mcqs.assign(method="generate", correct=np.arange(len(sample.mcqs)) % 3 == 0, valid=True)
+    ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
+    assert {t.get_text().split("\n")[1] for t in ax.get_xticklabels()} == {"n=24"}
+    greyed = [c for c in ax.collections if len(c.get_offsets()) and to_hex(c.get_edgecolor()[0]) == SMALL_N_COLOUR]
+    assert not greyed  # no cell under 10 questions
+    plt.close("all")

@@ -37,9 +37,9 @@ def test_sample_covers_the_schema(sample):
     assert p["category"].nunique() >= 5 and set(p["category"]) <= set(cx.CATEGORIES)
     assert p["n_steps"].between(5, 10).all() and set(p["n_steps"]) == set(range(5, 11))
     assert (p.groupby("procedure_id")["n_steps"].nunique() == 1).all()
-    assert len(p) == 2 * p["procedure_id"].nunique() == 70
-    assert len(sample.mcqs) == 8 * 35 and set(sample.mcqs["qtype"]) == {"SA", "SN", "AA", "AN"}
-    assert len(sample.conversations) == 35
+    assert len(p) == 2 * p["procedure_id"].nunique() == 210
+    assert len(sample.mcqs) == 8 * 105 and set(sample.mcqs["qtype"]) == {"SA", "SN", "AA", "AN"}
+    assert len(sample.conversations) == 105
     assert (sample.conversations["utterances"].map(len) == 4).all()
     assert not sample.conversations["reference"].str.contains("Next step").any()
 
@@ -91,7 +91,7 @@ def test_download_goes_through_hf_snapshot(monkeypatch, copy_dir):
 
     monkeypatch.setattr("culturelab.data.sources.hf_snapshot", fake_snapshot)
     data = cx.load(data_source="download", expect="sample")
-    assert calls == ["AmirHossein2002/CAPTex"] and len(data.procedures) == 70 and data.data_source == "released"
+    assert calls == ["AmirHossein2002/CAPTex"] and len(data.procedures) == 210 and data.data_source == "released"
 
 
 def _rewrite(path: Path, fn) -> None:
@@ -152,7 +152,7 @@ def test_other_spellings_of_the_schema_load(copy_dir):
 
     data = cx.load(copy_dir.parent, expect="sample")
     reference = cx.load(data_source="sample")
-    assert len(data.procedures) == 70 and data.procedures["country"].isin(cx.COUNTRIES).all()
+    assert len(data.procedures) == 210 and data.procedures["country"].isin(cx.COUNTRIES).all()
     # pairing by order within (country, category) recovers the same English/native pairs
     pairs = data.procedures.groupby("procedure_id")["title"].apply(tuple).sort_values().tolist()
     ref_pairs = reference.procedures.groupby("procedure_id")["title"].apply(tuple).sort_values().tolist()
@@ -192,9 +192,9 @@ def test_cell_parsers():
 
 def test_subset_and_summary(sample):
     part = sample.subset(countries=["iran", "Japan"], categories=["Food and Cuisine"])
-    assert sorted(part.procedures["procedure_id"].unique()) == ["IR-01", "JP-01"]
-    assert set(part.mcqs["procedure_id"]) == {"IR-01", "JP-01"} and len(part.conversations) == 2
-    assert sample.summary()["procedures"].tolist() == [5] * 7
+    assert sorted(part.procedures["procedure_id"].unique()) == ["IR-01", "IR-06", "IR-11", "JP-01", "JP-06", "JP-11"]
+    assert set(part.mcqs["procedure_id"]) == {"IR-01", "IR-06", "IR-11", "JP-01", "JP-06", "JP-11"} and len(part.conversations) == 6
+    assert sample.summary()["procedures"].tolist() == [15] * 7
 
 
 def test_cb_options_are_built_from_the_next_step(sample):

@@ -17,14 +17,20 @@ from culturelab.runner import notebook_defaults, notebook_file
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    """20 renamed copies of the sample: the released sizes (700 procedures × 2 languages,
+    """Renamed copies of the sample up to the released sizes (700 procedures × 2 languages,
     5,600 MCQs, 700 conversations), laid out as ``<data_dir>/captex/*.csv``."""
     target = tmp_path_factory.mktemp("data") / "captex"
     target.mkdir()
+    procs = pd.read_csv(sample_dir("captex") / "Procedures.csv", dtype=str)
+    n_copies = -(-700 // procs["ID"].nunique())
+    ids = pd.DataFrame([(pid + f"-{k:02d}", country) for k in range(n_copies)
+                        for pid, country in procs.drop_duplicates("ID")[["ID", "Country"]].itertuples(index=False)],
+                       columns=["ID", "Country"])
+    keep = set(ids.groupby("Country").head(100)["ID"])  # 100 per country, as released
     for name in ("Procedures.csv", "MCQs.csv", "Conversations.csv"):
         frame = pd.read_csv(sample_dir("captex") / name, dtype=str, keep_default_na=False)
-        copies = [frame.assign(ID=frame["ID"] + f"-{k:02d}") for k in range(20)]
-        pd.concat(copies, ignore_index=True).to_csv(target / name, index=False)
+        copies = pd.concat([frame.assign(ID=frame["ID"] + f"-{k:02d}") for k in range(n_copies)], ignore_index=True)
+        copies[copies["ID"].isin(keep)].to_csv(target / name, index=False)
     return target
 
 
@@ -35,7 +41,7 @@ def start(monkeypatch, tmp_path, **values):
 
 
 @pytest.mark.parametrize(("data_source", "stamped", "procedures"), [
-    ("auto", "sample", 35), ("sample", "sample", 35), ("local", "released", 700), ("download", "released", 700)])
+    ("auto", "sample", 105), ("sample", "sample", 105), ("local", "released", 700), ("download", "released", 700)])
 def test_open_resolves_every_data_source_and_stamps_the_run(monkeypatch, tmp_path, release, capsys,
                                                             data_source, stamped, procedures):
     monkeypatch.setenv("CULTURELAB_DATA", str(release.parent if data_source == "local" else tmp_path))

@@ -176,7 +176,7 @@ def test_select_procedures_is_balanced_deterministic_and_prefix_stable(data):
     assert a == setup.select_procedures(procs, 10, seed=3)
     assert setup.select_procedures(procs, 14, seed=3)[:10] == a  # a smaller run is a prefix: cache re-use
     assert pd.Series([i[:2] for i in a]).value_counts().max() == 2
-    assert len(setup.select_procedures(procs, 0)) == 35
+    assert len(setup.select_procedures(procs, 0)) == 105
     category = procs.drop_duplicates("procedure_id").set_index("procedure_id")["category"]
     for seed in range(6):  # small runs cover every category, evenly
         counts = category[setup.select_procedures(procs, 7, seed=seed)].value_counts()

@@ -140,3 +140,19 @@ def test_profile_yaml_goes_on_top_of_the_size(tmp_path, monkeypatch):
 def test_load_results_says_when_the_run_has_nothing(tmp_path):
     with pytest.raises(FileNotFoundError, match="no per-instance results of m"):
         report.load_results("", run_dir=tmp_path, model="m")
+
+
+def test_profile_radar_draws_the_mean_chance_as_a_dashed_ring():
+    import matplotlib.pyplot as plt
+
+    from culturelab.profile import figures
+
+    tidy = pd.DataFrame({"model": "m", "benchmark": "b", "task": "t", "binary": True,
+                         "chance": [0.25] * 6 + [0.5] * 6, "culture": ["A", "B", "C"] * 4, "score": [1.0, 0.0, 1.0] * 4})
+    ax = figures.profile_radar(tidy, "culture").axes[0]
+    ring = [ln for ln in ax.lines if ln.get_label().startswith("chance")]
+    assert len(ring) == 1 and set(ring[0].get_ydata().tolist()) == {0.375} and ring[0].get_linestyle() == "--"
+    no_chance = figures.profile_radar(tidy.assign(chance=np.nan), "culture")
+    assert not [ln for ln in no_chance.axes[0].lines if ln.get_label().startswith("chance")]
+    assert any(t.get_text().startswith("no chance ring") for t in no_chance.texts)
+    plt.close("all")
