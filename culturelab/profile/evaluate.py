@@ -37,7 +37,7 @@ def notebooks_for(benchmarks: Sequence[str]) -> list[str]:
 
     >>> notebooks_for(["nope"])
     Traceback (most recent call last):
-    ValueError: --benchmarks: unknown ['nope'] (have: captex, fmlama, turkish_plu, percul)
+    ValueError: --benchmarks: unknown ['nope'] (have: captex, fmlama, turkish_plu, percul, cultural_recipes)
     """
     unknown = [b for b in benchmarks if b not in BENCHMARKS]
     if unknown:
