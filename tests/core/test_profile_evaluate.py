@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import yaml
 
 from culturelab import config
 from culturelab.cli import main
@@ -40,7 +41,6 @@ def test_evaluate_rejects_an_unknown_benchmark(capsys):
 
 def test_each_backend_runs_the_tasks_that_fit_it(tmp_path, monkeypatch):
     from culturelab.profile.evaluate import fit, notebooks_for, params_file
-    from culturelab.runner import plan
 
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
     every = notebooks_for([])
@@ -54,10 +54,11 @@ def test_each_backend_runs_the_tasks_that_fit_it(tmp_path, monkeypatch):
     assert kept["percul/02_models_and_categories"] == {"method": "generate"}
     kept, skipped = fit("openai-compatible:http://127.0.0.1:1/v1#m", every)
     assert not skipped and set(kept) == set(every) and not any(kept.values())
-    # the narrowed values reach the validated plan
-    kept, _ = fit("masked:/models/bert", ["captex/03_mcq"])
-    path = params_file("smoke", "openai-compatible:http://127.0.0.1:1/v1#m", list(kept), tmp_path / "p", kept)
-    assert dict(plan(path, list(kept)).jobs)["captex/03_mcq"]["methods"] == ["loglikelihood"]
+    # the narrowed values reach the parameter file, on top of profile.yaml
+    kept, _ = fit("openai:gpt-4o", ["percul/02_models_and_categories"])
+    path = params_file("smoke", "openai:gpt-4o", list(kept), tmp_path / "p", kept)
+    job = yaml.safe_load(path.read_text(encoding="utf-8"))["notebooks"]["percul/02_models_and_categories"]
+    assert job["method"] == "generate" and job["max_instances"] == 4
 
 
 @pytest.mark.notebooks
