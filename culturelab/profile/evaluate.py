@@ -169,9 +169,14 @@ def evaluate(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = 
         return 2
     out_dir = config.runs_dir() / f"profile-{size}"
     results = out_dir / "results.csv"
+    out_dir.mkdir(parents=True, exist_ok=True)
     tidy.to_csv(results, index=False)
     summary.to_csv(out_dir / "summary.csv", index=False)
     print(summary.to_string(index=False))
+    if tidy.empty:
+        print(f"culturelab evaluate: no per-instance results to profile (see {out_dir / 'summary.csv'})",
+              file=sys.stderr)
+        return 1
     os.environ["CULTURELAB_RUN_NAME"] = f"profile-{size}"
     os.environ["CULTURELAB_FIGURES"] = str(out_dir / "figures")
     html = report(results, out_dir, {"model": models[0]})

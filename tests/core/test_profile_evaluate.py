@@ -75,3 +75,11 @@ def test_evaluate_a_masked_model_runs_probing_and_skips_generation(tmp_path, mon
                       "fmlama/02_probing": "ok"}
     assert set(tidy["model"]) == {spec} and set(tidy["task"]) == {"probing P@1 (template 1)"}
     assert len(tidy) > 0 and tidy["chance"].between(0, 1).all()
+
+
+def test_evaluate_says_when_nothing_fits(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    assert main(["evaluate", "--model", "masked:/models/bert", "--benchmarks", "cultural_recipes"]) == 1
+    assert "no per-instance results to profile" in capsys.readouterr().err
+    summary = pd.read_csv(tmp_path / "profile-smoke" / "summary.csv")
+    assert summary["status"].tolist() == ["skipped: a masked LM does not generate text"]
