@@ -29,6 +29,8 @@ from culturelab import prompts
 from culturelab.cultural_recipes.data import LANGS, serialize
 
 STYLES = {"llm": ("llm_adapt", True), "bloom": ("bloom_adapt", False)}
+#: the systems that need no model; every other system of an adaptation table is a model's adaptations
+MODEL_FREE = ("Retrieval", "Source copy", "Ref")
 COLUMNS = ["recipe_id", "direction", "split", "system", "source_text", "prompt", "raw_output", "prediction",
            "references", "valid", "target_share"]
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -90,18 +92,18 @@ def adapt(model: object, matched: pd.DataFrame, direction: str, *, style: str = 
 def retrieval_outputs(gold: pd.DataFrame, silver: pd.DataFrame, direction: str) -> pd.DataFrame:
     """*Retrieval*: for each gold source, the first silver target of the same source recipe."""
     by_id = {rid: targets[0] for rid, targets in zip(silver["recipe_id"], silver["targets"])}
-    rows = [_row(rec, direction, "Retrieval", "", serialize(by_id[rec.recipe_id]))
+    rows = [_row(rec, direction, MODEL_FREE[0], "", serialize(by_id[rec.recipe_id]))
             for rec in gold.itertuples(index=False) if rec.recipe_id in by_id]
     return _table(rows)
 
 
 def copy_outputs(matched: pd.DataFrame, direction: str) -> pd.DataFrame:
     """*Source copy*: the source recipe unchanged (scores what overlap alone earns)."""
-    return _table([_row(rec, direction, "Source copy", "", serialize(rec.source))
+    return _table([_row(rec, direction, MODEL_FREE[1], "", serialize(rec.source))
                    for rec in matched.itertuples(index=False)])
 
 
-def reference_outputs(matched: pd.DataFrame, direction: str, system: str = "Ref") -> pd.DataFrame:
+def reference_outputs(matched: pd.DataFrame, direction: str, system: str = MODEL_FREE[2]) -> pd.DataFrame:
     """The first reference of each item as an "output" (Figure 4 compares it with the systems)."""
     return _table([_row(rec, direction, system, "", serialize(rec.targets[0]))
                    for rec in matched.itertuples(index=False)])
@@ -153,5 +155,5 @@ def all_systems(run: Any, data: dict[str, pd.DataFrame], silver: dict[str, pd.Da
             parts.append(adapt(model, matched, direction, style=style, max_new_tokens=max_new_tokens,
                                temperature=temperature, seed=seed, system=system))
         parts += [retrieval_outputs(matched, silver[direction], direction), copy_outputs(matched, direction),
-                  reference_outputs(matched, direction, "Ref")]
+                  reference_outputs(matched, direction)]
     return pd.concat(parts, ignore_index=True)

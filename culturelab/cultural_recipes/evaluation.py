@@ -249,6 +249,23 @@ def score_segments(outputs: pd.DataFrame, *, bertscore: dict[str, str | None] | 
     return pd.concat(parts).sort_index() if parts else pd.DataFrame(columns=list(METRICS))
 
 
+def per_output(outputs: pd.DataFrame, segments: pd.DataFrame) -> pd.DataFrame:
+    """One row per output of an adaptation table with its per-output scores (:func:`score_segments`,
+    aligned with its rows): the ids, ``prompt``, ``prediction``, ``valid``, ``target_share`` and the
+    metrics, without the source and reference texts (what ``culturelab evaluate`` reads).
+
+    >>> out = pd.DataFrame({"recipe_id": ["r1"], "direction": ["zh2en"], "split": ["gold"], "system": ["m"],
+    ...                     "source_text": ["红豆汤"], "prompt": ["p"], "raw_output": ["Soup"], "prediction": ["Soup"],
+    ...                     "references": [["Red bean soup"]], "valid": [True], "target_share": [1.0]})
+    >>> per_output(out, pd.DataFrame({"ChrF": [30.0]})).columns.tolist()[-3:]
+    ['valid', 'target_share', 'ChrF']
+    """
+    if len(segments) != len(outputs):
+        raise ValueError(f"per_output: {len(segments)} score rows for {len(outputs)} outputs")
+    kept = outputs.drop(columns=["source_text", "references"]).reset_index(drop=True)
+    return pd.concat([kept, segments.reset_index(drop=True)], axis=1)
+
+
 def long_form(scores: pd.DataFrame, id_columns: Sequence[str] = ("direction", "split", "system", "compat", "n")
               ) -> pd.DataFrame:
     """Wide metric columns → one row per metric (``metric``, ``value``, and ``ci_low``/``ci_high``

@@ -196,3 +196,34 @@ def score_generations(generations: pd.DataFrame, setting: str, *, groups: Sequen
     per_dish["setting"] = setting
     table = accuracy_by_group(per_dish, groups=groups, seed=seed).assign(setting=setting)
     return per_dish, table
+
+
+def model_answers(model: object, view: pd.DataFrame, setting: str, *, instruction: str = "full",
+                  context: bool = False, max_new_tokens: int = 32, groups: Sequence[str] | None = None,
+                  seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``model`` answers the fill-in prompt (:func:`~culturelab.fmlama.templates.fill_in_prompt`, one
+    batched greedy ``generate`` call) for every dish of a setting view
+    (:func:`~culturelab.fmlama.data.setting_view`); scored as :func:`score_generations`. The per-dish
+    table also holds ``qid``, ``instruction``, ``context``, ``prompt`` and ``model`` (the spec).
+
+    >>> class Echo:
+    ...     spec = "echo"
+    ...     def generate(self, prompts, **kw): return ["rice and beans"] * len(prompts)
+    >>> view = pd.DataFrame({"url": ["http://www.wikidata.org/entity/Q1"], "origin": ["Japan"], "group": ["Japan"],
+    ...                      "dish": ["onigiri"], "ingredients": [["rice"]], "lang": ["en"]})
+    >>> rows, acc = model_answers(Echo(), view, "EN_en")
+    >>> rows.loc[0, "qid"], rows.loc[0, "prompt"], rows.loc[0, "predicted"], float(acc["accuracy"].iloc[-1])
+    ('Q1', 'The food onigiri has the ingredients of []. Please fill the sentence.', ['rice', 'beans'], 100.0)
+    """
+    from culturelab.fmlama.data import qid
+    from culturelab.fmlama.templates import country_name, fill_in_prompt
+
+    lang = setting.split("_")[0].lower()
+    prompt_list = [fill_in_prompt(d, lang, instruction=instruction, context=context,
+                                  country=country_name(o, lang) if context else None)
+                   for d, o in zip(view["dish"], view["origin"])]
+    answers = model.generate(prompt_list, max_new_tokens=max_new_tokens, temperature=0.0)
+    rows, acc = score_generations(view.assign(answer=answers), setting, groups=groups, seed=seed)
+    rows = rows.assign(qid=rows["url"].map(qid), instruction=instruction, context=bool(context), prompt=prompt_list,
+                       model=getattr(model, "spec", None))
+    return rows, acc

@@ -1,4 +1,5 @@
-"""Adapters: each paper notebook's per-instance ``results.csv`` → one tidy profile table.
+"""Adapters: each paper notebook's per-instance results (``results.csv``, or the file
+:data:`RESULTS` names) → one tidy profile table.
 
 One row per model × benchmark × task × instance with the columns in :data:`TIDY`. The notebooks
 keep their own task code; these functions only rename and pick columns.
@@ -33,7 +34,8 @@ def _col(frame: pd.DataFrame, name: str, default: object = None) -> pd.Series:
 def _require(frame: pd.DataFrame, notebook: str, columns: list[str]) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise KeyError(f"{notebook}: results.csv lacks columns {missing} (has {list(frame.columns)})")
+        raise KeyError(f"{notebook}: {RESULTS.get(notebook, 'results.csv')} lacks columns {missing} "
+                       f"(has {list(frame.columns)})")
 
 
 def _bool(series: pd.Series) -> pd.Series:
@@ -113,13 +115,61 @@ def percul_stories(frame: pd.DataFrame, model: str) -> pd.DataFrame:
                   data_source=_col(frame, "data_source"))
 
 
+def fmlama_decoder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
+    """FmLAMA fill-in generation (``fmlama/04_decoder_llms``, the model's ``model_per_dish.csv``):
+    1 when any parsed ingredient is a gold one, per dish × setting; no chance level (open answers)."""
+    _require(frame, "fmlama/04_decoder_llms", ["qid", "setting", "lang", "correct", "valid"])
+    context = _bool(_col(frame, "context", False))
+    task = pd.Series("fill-in any-match", index=frame.index).where(~context, "fill-in any-match (context)")
+    return _frame(model, "fmlama", task, frame["qid"].astype(str) + "/" + frame["setting"].astype(str),
+                  _bool(frame["correct"]).astype(float), np.nan, _bool(frame["valid"]), binary=True,
+                  language=frame["lang"], culture=_col(frame, "group"), category=None,
+                  data_source=_col(frame, "data_source"))
+
+
+#: CulturalRecipes per-output metric column → profile task (scores ×100 in the notebook, 0–1 here)
+ADAPTATION_METRICS = {"ChrF": "adaptation chrF", "BLEU": "adaptation BLEU", "R-L": "adaptation ROUGE-L",
+                      "B-Sc": "adaptation BERTScore"}
+
+
+def cultural_recipes_adaptation(frame: pd.DataFrame, model: str) -> pd.DataFrame:
+    """CulturalRecipes adaptation (``cultural_recipes/02_adaptation``, ``per_output.csv``): the model's
+    outputs only (not Retrieval, Source copy or Ref), one task per metric on a 0–1 scale, the direction
+    as ``language`` and the target culture (``en``/``zh``) as ``culture``; metrics a run did not compute
+    (e.g. BERTScore without a backbone) are left out."""
+    from culturelab.cultural_recipes.adaptation import MODEL_FREE
+    from culturelab.cultural_recipes.data import LANGS
+
+    _require(frame, "cultural_recipes/02_adaptation", ["recipe_id", "direction", "system", "valid"])
+    frame = frame[~frame["system"].isin(MODEL_FREE)]
+    unknown = sorted(set(frame["direction"]) - set(LANGS))
+    if unknown:
+        raise KeyError(f"cultural_recipes/02_adaptation: per_output.csv has unknown directions {unknown}")
+    parts = []
+    for column, task in ADAPTATION_METRICS.items():
+        part = frame[pd.to_numeric(_col(frame, column), errors="coerce").notna()]
+        if part.empty:
+            continue
+        parts.append(_frame(model, "cultural_recipes", task,
+                            part["recipe_id"].astype(str) + "/" + part["direction"].astype(str),
+                            pd.to_numeric(part[column]) / 100, np.nan, _bool(part["valid"]), binary=False,
+                            language=part["direction"], culture=part["direction"].map(lambda d: LANGS[d][1]),
+                            category=None, data_source=_col(part, "data_source")))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=TIDY)
+
+
 ADAPTERS: dict[str, Callable[[pd.DataFrame, str], pd.DataFrame]] = {
     "captex/02_reordering": captex_reorder,
     "captex/03_mcq": captex_mcq,
     "fmlama/02_probing": fmlama_probing,
+    "fmlama/04_decoder_llms": fmlama_decoder,
     "turkish_plu/02_mc_tasks": turkish_plu_mc,
     "percul/02_models_and_categories": percul_stories,
+    "cultural_recipes/02_adaptation": cultural_recipes_adaptation,
 }
+
+#: the per-instance results file of a notebook, where it is not ``results.csv``
+RESULTS = {"fmlama/04_decoder_llms": "model_per_dish.csv", "cultural_recipes/02_adaptation": "per_output.csv"}
 
 
 def adapt(notebook: str, frame: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -137,13 +187,22 @@ def adapt(notebook: str, frame: pd.DataFrame, model: str) -> pd.DataFrame:
     return ADAPTERS[notebook](frame, model)
 
 
+def results_file(run_dir: Path, notebook: str) -> Path:
+    """The per-instance results file of ``notebook`` in a run folder.
+
+    >>> results_file(Path("runs/x"), "fmlama/04_decoder_llms").as_posix()
+    'runs/x/fmlama/04_decoder_llms/model_per_dish.csv'
+    """
+    return run_dir / notebook / RESULTS.get(notebook, "results.csv")
+
+
 def collect(run_dir: Path, model: str) -> pd.DataFrame:
-    """Tidy rows of every adapted notebook's ``results.csv`` under ``run_dir`` (one model's run).
+    """Tidy rows of every adapted notebook's per-instance results under ``run_dir`` (one model's run).
 
     >>> collect(Path("/nonexistent"), "m").columns.tolist() == TIDY
     True
     """
-    parts = [adapt(nb, pd.read_csv(run_dir / nb / "results.csv"), model)
-             for nb in ADAPTERS if (run_dir / nb / "results.csv").is_file()]
+    parts = [adapt(nb, pd.read_csv(results_file(run_dir, nb)), model)
+             for nb in ADAPTERS if results_file(run_dir, nb).is_file()]
     parts = [p for p in parts if len(p)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=TIDY)

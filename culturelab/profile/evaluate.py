@@ -7,6 +7,12 @@ then ``model`` set to the spec — through :func:`culturelab.runner.plan` (every
 validated first) and :func:`culturelab.runner.execute`, so the notebooks' task code and the
 response cache are the ones used. Everything goes under ``runs/profile-<size>/``.
 
+Each model runs the tasks that fit it (:func:`fit`, from :func:`culturelab.models.capabilities`,
+without loading it): a notebook whose model part needs a request kind the model cannot answer is
+skipped (a ``skipped: …`` row in the summary; e.g. generation for ``masked:`` models), and a
+notebook with a choice of method is narrowed to the methods it can (e.g. CAPTEx MCQs by
+log-likelihood only for a masked LM, by generation only for ``openai:``).
+
 >>> [n for n in notebooks_for(["captex", "percul"])]
 ['captex/02_reordering', 'captex/03_mcq', 'percul/02_models_and_categories']
 >>> slug("hf:Qwen/Qwen2.5-0.5B")
@@ -26,10 +32,17 @@ import yaml
 
 from culturelab import config
 from culturelab.params import ParameterError
-from culturelab.profile.adapters import ADAPTERS, collect
+from culturelab.profile.adapters import ADAPTERS, TIDY, collect
 
 SIZES = ("smoke", "default", "paper")
 BENCHMARKS = tuple(dict.fromkeys(nb.split("/")[0] for nb in ADAPTERS))
+#: the request kind the model part of a notebook needs (a model that cannot answer it skips the notebook)
+NEEDS = {"captex/02_reordering": "generate", "fmlama/02_probing": "rank_candidates",
+         "fmlama/04_decoder_llms": "generate", "turkish_plu/02_mc_tasks": "loglikelihood",
+         "cultural_recipes/02_adaptation": "generate"}
+#: notebook → {kind the model cannot answer: the parameters that leave it out}
+NARROW = {"captex/03_mcq": {"generate": {"methods": ["loglikelihood"]}, "loglikelihood": {"methods": ["generate"]}},
+          "percul/02_models_and_categories": {"loglikelihood": {"method": "generate"}}}
 
 
 def notebooks_for(benchmarks: Sequence[str]) -> list[str]:
@@ -37,7 +50,7 @@ def notebooks_for(benchmarks: Sequence[str]) -> list[str]:
 
     >>> notebooks_for(["nope"])
     Traceback (most recent call last):
-    ValueError: --benchmarks: unknown ['nope'] (have: captex, fmlama, turkish_plu, percul)
+    ValueError: --benchmarks: unknown ['nope'] (have: captex, fmlama, turkish_plu, percul, cultural_recipes)
     """
     unknown = [b for b in benchmarks if b not in BENCHMARKS]
     if unknown:
@@ -51,9 +64,36 @@ def slug(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-")
 
 
-def params_file(size: str, model: str, notebooks: Sequence[str], out_dir: Path) -> Path:
+def fit(model: str, notebooks: Sequence[str]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The notebooks that fit ``model`` with the parameters that narrow them to what it can answer,
+    and the skipped ones with the reason.
+
+    >>> kept, skipped = fit("masked:bert-base-multilingual-cased", ["captex/02_reordering", "captex/03_mcq"])
+    >>> kept, skipped
+    ({'captex/03_mcq': {'methods': ['loglikelihood']}}, {'captex/02_reordering': 'a masked LM does not generate text'})
+    """
+    from culturelab.models import capabilities
+
+    cannot = {kind: why for kind, why in capabilities(model).items() if why is not None}
+    kept: dict[str, dict[str, Any]] = {}
+    skipped: dict[str, str] = {}
+    for nb in notebooks:
+        if NEEDS.get(nb) in cannot:
+            skipped[nb] = cannot[NEEDS[nb]]
+            continue
+        narrowed = [NARROW.get(nb, {}).get(kind) for kind in cannot]
+        if len([n for n in narrowed if n]) > 1:  # every method is out of reach
+            skipped[nb] = "; ".join(cannot.values())
+            continue
+        kept[nb] = next((n for n in narrowed if n), {})
+    return kept, skipped
+
+
+def params_file(size: str, model: str, notebooks: Sequence[str], out_dir: Path,
+                narrow: dict[str, dict[str, Any]] | None = None) -> Path:
     """Write the parameter file of one model's run: the size's file, ``profile.yaml`` on top,
-    ``model`` = ``model``; only ``notebooks``. Returns its path."""
+    then ``narrow[notebook]`` (see :func:`fit`), ``model`` = ``model``; only ``notebooks``.
+    Returns its path."""
     if size not in SIZES:
         raise ValueError(f"--size must be one of {', '.join(SIZES)}, not {size!r}")
     params_dir = config.project_root() / "papermill_params"
@@ -62,7 +102,7 @@ def params_file(size: str, model: str, notebooks: Sequence[str], out_dir: Path) 
     per_nb = {}
     for nb in notebooks:
         per_nb[nb] = {**(base.get("notebooks") or {}).get(nb, {}), **(extra.get("notebooks") or {}).get(nb, {}),
-                      "model": model}
+                      **(narrow or {}).get(nb, {}), "model": model}
     root = config.runs_dir()
     spec = {"run_name": str((out_dir / slug(model)).relative_to(root)),
             "figures_dir": str(out_dir / slug(model) / "figures"),
@@ -75,18 +115,27 @@ def params_file(size: str, model: str, notebooks: Sequence[str], out_dir: Path) 
 
 def run_models(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = "smoke") -> tuple[pd.DataFrame,
                                                                                                     pd.DataFrame]:
-    """Run the benchmarks' notebooks for every model; return (tidy results, per-notebook summary).
-    All parameter files are validated before anything runs."""
+    """Run the benchmarks' notebooks that fit each model (:func:`fit`); return (tidy results,
+    per-notebook summary with the skipped notebooks). All parameter files are validated before
+    anything runs."""
     from culturelab.runner import execute, plan
 
     out_dir = config.runs_dir() / f"profile-{size}"
     notebooks = notebooks_for(list(benchmarks))
-    plans = {m: plan(params_file(size, m, notebooks, out_dir), notebooks) for m in models}
+    fits = {m: fit(m, notebooks) for m in models}
+    plans = {m: plan(params_file(size, m, list(kept), out_dir, kept), list(kept))
+             for m, (kept, _) in fits.items() if kept}
     tidy, summaries = [], []
-    for model, run_plan in plans.items():
-        summaries.append(execute(run_plan).assign(model=model))
-        tidy.append(collect(config.runs_dir() / run_plan.run_name, model))
-    return pd.concat(tidy, ignore_index=True), pd.concat(summaries, ignore_index=True)
+    for model, (_, skipped) in fits.items():
+        if skipped:
+            summaries.append(pd.DataFrame({"notebook": list(skipped), "status": [f"skipped: {why}" for why in
+                                                                                  skipped.values()],
+                                           "seconds": 0.0, "output": "", "model": model}))
+        if model in plans:
+            summaries.append(execute(plans[model]).assign(model=model))
+            tidy.append(collect(config.runs_dir() / plans[model].run_name, model))
+    return (pd.concat(tidy, ignore_index=True) if tidy else pd.DataFrame(columns=TIDY),
+            pd.concat(summaries, ignore_index=True))
 
 
 def report(results: Path, out_dir: Path, params: dict[str, Any] | None = None) -> Path:
@@ -120,11 +169,16 @@ def evaluate(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = 
         return 2
     out_dir = config.runs_dir() / f"profile-{size}"
     results = out_dir / "results.csv"
+    out_dir.mkdir(parents=True, exist_ok=True)
     tidy.to_csv(results, index=False)
     summary.to_csv(out_dir / "summary.csv", index=False)
     print(summary.to_string(index=False))
+    if tidy.empty:
+        print(f"culturelab evaluate: no per-instance results to profile (see {out_dir / 'summary.csv'})",
+              file=sys.stderr)
+        return 1
     os.environ["CULTURELAB_RUN_NAME"] = f"profile-{size}"
     os.environ["CULTURELAB_FIGURES"] = str(out_dir / "figures")
     html = report(results, out_dir, {"model": models[0]})
     print(f"{len(tidy)} tidy rows → {results}\nreport → {html}\n{time.perf_counter() - t0:.0f} s in all")
-    return 0 if (summary["status"] == "ok").all() else 1
+    return 0 if summary["status"].str.match(r"ok|skipped").all() else 1

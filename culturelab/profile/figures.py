@@ -46,7 +46,7 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N) -> plt.Figure:
     ax.set_yticks(np.arange(len(tasks)))
     ax.set_yticklabels([f"{b}: {t}" for b, t in tasks], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("score (accuracy; ρ for reordering) with 95 % bootstrap CI")
+    ax.set_xlabel("score (accuracy; ρ for reordering; adaptation metrics ÷ 100) with 95 % bootstrap CI")
     ax.plot([], [], ls=":", color="#555555", label="chance")
     ax.legend(fontsize=7, loc="lower right")
     note_small_n(fig, min_n, what="bars")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import yaml
 
 from culturelab import config
 from culturelab.cli import main
@@ -36,3 +37,49 @@ def test_evaluate_two_bundled_models_on_percul(tmp_path, monkeypatch, tmp_cache)
 def test_evaluate_rejects_an_unknown_benchmark(capsys):
     assert main(["evaluate", "--model", "bundled:gemma3-270m", "--benchmarks", "nope"]) == 2
     assert "unknown ['nope']" in capsys.readouterr().err
+
+
+def test_each_backend_runs_the_tasks_that_fit_it(tmp_path, monkeypatch):
+    from culturelab.profile.evaluate import fit, notebooks_for, params_file
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    every = notebooks_for([])
+    kept, skipped = fit("masked:/models/bert", every)
+    assert sorted(skipped) == ["captex/02_reordering", "cultural_recipes/02_adaptation", "fmlama/04_decoder_llms"]
+    assert set(skipped.values()) == {"a masked LM does not generate text"}
+    assert kept["captex/03_mcq"] == {"methods": ["loglikelihood"]} and "fmlama/02_probing" in kept
+    kept, skipped = fit("openai:gpt-4o", every)  # no log-probabilities of given text
+    assert sorted(skipped) == ["fmlama/02_probing", "turkish_plu/02_mc_tasks"]
+    assert kept["captex/03_mcq"] == {"methods": ["generate"]}
+    assert kept["percul/02_models_and_categories"] == {"method": "generate"}
+    kept, skipped = fit("openai-compatible:http://127.0.0.1:1/v1#m", every)
+    assert not skipped and set(kept) == set(every) and not any(kept.values())
+    # the narrowed values reach the parameter file, on top of profile.yaml
+    kept, _ = fit("openai:gpt-4o", ["percul/02_models_and_categories"])
+    path = params_file("smoke", "openai:gpt-4o", list(kept), tmp_path / "p", kept)
+    job = yaml.safe_load(path.read_text(encoding="utf-8"))["notebooks"]["percul/02_models_and_categories"]
+    assert job["method"] == "generate" and job["max_instances"] == 4
+
+
+@pytest.mark.notebooks
+def test_evaluate_a_masked_model_runs_probing_and_skips_generation(tmp_path, monkeypatch, tmp_cache,
+                                                                   tiny_masked_dir):
+    from culturelab.profile.evaluate import run_models
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
+    spec = f"masked:{tiny_masked_dir}"
+    tidy, summary = run_models([spec], ["fmlama"], "smoke")
+    status = dict(zip(summary["notebook"], summary["status"]))
+    assert status == {"fmlama/04_decoder_llms": "skipped: a masked LM does not generate text",
+                      "fmlama/02_probing": "ok"}
+    assert set(tidy["model"]) == {spec} and set(tidy["task"]) == {"probing P@1 (template 1)"}
+    assert len(tidy) > 0 and tidy["chance"].between(0, 1).all()
+
+
+def test_evaluate_says_when_nothing_fits(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    assert main(["evaluate", "--model", "masked:/models/bert", "--benchmarks", "cultural_recipes"]) == 1
+    assert "no per-instance results to profile" in capsys.readouterr().err
+    summary = pd.read_csv(tmp_path / "profile-smoke" / "summary.csv")
+    assert summary["status"].tolist() == ["skipped: a masked LM does not generate text"]

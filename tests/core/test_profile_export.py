@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 
 import pandas as pd
 import pytest
 import yaml
 
 from culturelab.cli import main
-from culturelab.profile import export
+from culturelab.profile import export, lm_eval_check
 
 
 def _read(path):
@@ -75,21 +76,28 @@ def test_bad_label_names_task_row_and_id(tmp_path):
         export.write_task(bad, "demo", tmp_path)
 
 
+def test_lm_eval_side_failure_names_the_interpreter_and_its_output(tmp_path):
+    # this interpreter has no lm-eval: the subprocess finds the module (PYTHONPATH) and fails on the import
+    if importlib.util.find_spec("lm_eval") is not None:
+        pytest.skip("lm-eval is installed here")
+    with pytest.raises(RuntimeError, match=r"(?s)lm-eval \(.*python.*\) failed on demo: .*No module named .lm_eval"):
+        lm_eval_check.run_lm_eval(sys.executable, tmp_path, "demo", tmp_path)
+
+
 @pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec("lm_eval") is None, reason="lm-eval is not installed")
-def test_lm_eval_accuracy_equals_culturelabs(tmp_path, tiny_causal_dir, tmp_cache):
-    """lm-eval on an exported task with a tiny model gets culturelab's sum-normalised accuracy."""
-    from lm_eval import simple_evaluate
-    from lm_eval.tasks import TaskManager
-
-    from culturelab.models import load_model
-    from culturelab.tasks.mcq import score_loglikelihood
-
-    items = export.captex_items(data_source="sample").head(20)
-    export.write_task(items, "captex_pb_mcq", tmp_path)
-    res = simple_evaluate(model="hf", model_args=f"pretrained={tiny_causal_dir}", tasks=["culturelab_captex_pb_mcq"],
-                          task_manager=TaskManager(include_path=str(tmp_path)), device="cpu")
-    ours = score_loglikelihood(load_model(f"hf:{tiny_causal_dir}", device="cpu"),
-                               items.rename(columns={"text": "prompt", "label": "answer"}).assign(
-                                   options=items["choices"]), target="letter")
-    assert res["results"]["culturelab_captex_pb_mcq"]["acc,none"] == pytest.approx(ours["correct"].mean())
+@pytest.mark.skipif(lm_eval_check.lm_eval_python() is None,
+                    reason=f"lm-eval not found: set {lm_eval_check.ENV} to a python that has it")
+def test_lm_eval_makes_culturelabs_choices_on_exported_tasks(tmp_path):
+    """lm-eval on exported tasks (SmolLM2-135M) chooses what culturelab's scorers choose, item by item.
+    Run with ``CULTURELAB_LM_EVAL_PYTHON=/path/to/lm-eval-venv/bin/python pytest -m slow -k lm_eval``."""
+    tasks = ["percul_stories"]
+    try:
+        export.turkish_plu_items("so")
+        tasks.append("turkish_plu_so")
+    except FileNotFoundError:
+        pass  # no local copy of Turkish PLU: PERCUL's sample only
+    rows = lm_eval_check.cross_check(tasks, tmp_path, python=lm_eval_check.lm_eval_python(), n=20)
+    for row in rows:
+        assert row["same_choices"] == row["n"] == 20, row
+        assert row["acc_lm_eval_reported"] == pytest.approx(row["acc_culturelab"]), row
+        assert row["max_abs_dloglik"] < 0.05, row
