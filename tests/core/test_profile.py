@@ -86,7 +86,7 @@ def test_holm_matches_the_textbook_example():
     assert analysis.holm([0.9, 0.8]).tolist() == [1.0, 1.0]
 
 
-def test_paired_comparison_mcnemar_and_bootstrap():
+def test_paired_comparison_mcnemar_and_permutation():
     rng = np.random.default_rng(0)
     n = 60
     a = rng.random(n) < 0.8
@@ -97,7 +97,16 @@ def test_paired_comparison_mcnemar_and_bootstrap():
     out = analysis.compare_models(pd.DataFrame(rows)).set_index("task")
     assert out.loc["t", "test"] == "McNemar (exact)" and out.loc["t", "significant"]
     assert out.loc["t", "p_holm"] == pytest.approx(min(1.0, 2 * out.loc["t", "p_value"]))
-    assert out.loc["rho", "test"] == "paired bootstrap" and not out.loc["rho", "significant"]
+    assert out.loc["rho", "test"] == "paired permutation" and not out.loc["rho", "significant"]
+
+
+def test_four_continuous_items_all_in_one_direction_are_not_significant():
+    """Four paired differences of the same sign: the exact sign-flip p is 2/16 = 0.125 (a bootstrap of
+    four points gives ~0.0005, far too optimistic)."""
+    rows = [{"model": m, "benchmark": "b", "task": "chrF", "instance": str(i), "score": v, "binary": False}
+            for m, vals in (("a", [0.5, 0.6, 0.7, 0.8]), ("b", [0.1, 0.2, 0.3, 0.35])) for i, v in enumerate(vals)]
+    out = analysis.compare_models(pd.DataFrame(rows))
+    assert out.loc[0, "p_value"] == pytest.approx(0.125) and not out.loc[0, "significant"]
 
 
 def test_nearest_reported_turkish_plu_uses_table6_in_percent():
