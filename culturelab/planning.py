@@ -147,7 +147,7 @@ class CountingModel(LanguageModel):
 
     def _count(self, kind: str, requests: int, prompt_tokens: int, generated: int = 0) -> None:
         self.stats.requested += requests
-        self.stats.by_kind[kind] = self.stats.by_kind.get(kind, 0) + requests
+        self.stats.requested_by_kind[kind] = self.stats.requested_by_kind.get(kind, 0) + requests
         self.records.append(record(kind, self.counted_spec, requests, prompt_tokens, generated,
                                    log=self.log or Path(os.devnull)))
 
@@ -273,9 +273,11 @@ def parameter_count(spec: str, explicit: float | None = None) -> tuple[float, st
     return (n, f"model id {arg!r}") if n else None
 
 
-def calibrate(spec: str, *, device: str = "auto", n: int = 4, new_tokens: int = 16) -> dict[str, float] | str:
+def calibrate(spec: str, *, device: str = "auto", n: int = 16, n_generate: int = 8,
+              new_tokens: int = 16) -> dict[str, float] | str:
     """Seconds per prompt token (scoring) and per generated token of ``spec`` on ``device``,
-    timed on ``n`` short requests of each kind; or the reason it cannot be measured.
+    timed on one batch of ``n`` scoring and one of ``n_generate`` generation requests (batched
+    as the notebooks' calls are); or the reason it cannot be measured.
 
     >>> calibrate("hf:Qwen/Qwen2.5-7B-Instruct-not-here")
     'uncalibrated: no local weights'
@@ -293,7 +295,7 @@ def calibrate(spec: str, *, device: str = "auto", n: int = 4, new_tokens: int = 
         lm.loglikelihood([(text + str(i), " and runs away") for i in range(n)])
         score_s = (time.perf_counter() - t0) / (n * len(tok(text)["input_ids"]))
         t0 = time.perf_counter()
-        outs = lm.generate([f"Count to {i + 5}." for i in range(n)], max_new_tokens=new_tokens)
+        outs = lm.generate([f"Count to {i + 5}." for i in range(n_generate)], max_new_tokens=new_tokens)
         made = sum(max(1, len(tok(o)["input_ids"])) for o in outs)
         gen_s = (time.perf_counter() - t0) / made
     except OSError:
@@ -321,6 +323,13 @@ def calibrate_encoder(spec: str, *, device: str = "auto", n: int = 16) -> dict[s
         return "uncalibrated: no local weights"
 
 
+def _where(device: str) -> str:
+    """The device a calibration ran on, with the CPU load beside it (timings on a shared box vary)."""
+    from culturelab.models.device import resolve_device
+
+    return f"{resolve_device(device)} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+
+
 def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
                 measure: Any = calibrate) -> tuple[dict[str, float] | str, str]:
     """The rates to bill ``spec`` with and how they were obtained: measured here, or (no local
@@ -336,8 +345,9 @@ def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
     'uncalibrated: no local weights and no parameter count (pass --params, e.g. --params 7e9)'
     """
     own = measure(spec, device=device)
+    where = _where(device)
     if isinstance(own, dict):
-        return own, f"measured: {spec} on {device}"
+        return own, f"measured: {spec} on {where}"
     size = parameter_count(spec, params)
     if size is None:
         return ("uncalibrated: no local weights and no parameter count (pass --params, e.g. --params 7e9)",
@@ -348,7 +358,7 @@ def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
     ratio = size[0] / base_size[0]
     rates = {k: v * ratio for k, v in base.items()}
     return rates, (f"extrapolated: {spec} has {size[0]:.3g} parameters ({size[1]}); {REFERENCE} "
-                   f"({base_size[0]:.3g}, {base_size[1]}) measured on {device}, rates x {ratio:.1f} "
+                   f"({base_size[0]:.3g}, {base_size[1]}) measured on {where}, rates x {ratio:.1f} "
                    "(FLOPs ~ 2 x parameters per token)")
 
 

@@ -49,12 +49,14 @@ class LogLikelihood:
 
 @dataclass
 class CallStats:
-    """How many requests were asked for, served from the cache, and computed."""
+    """How many requests were asked for (in all and by kind), served from the cache, and computed
+    (``by_kind``: computed requests by kind)."""
 
     requested: int = 0
     cached: int = 0
     computed: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
+    requested_by_kind: dict[str, int] = field(default_factory=dict)
 
 
 def split_template(template: str, slot: str = SLOT) -> tuple[str, str]:
@@ -192,6 +194,7 @@ class LanguageModel(ABC):
             if k not in found and k not in todo:
                 todo[k] = r
         self.stats.requested += len(requests)
+        self.stats.requested_by_kind[kind] = self.stats.requested_by_kind.get(kind, 0) + len(requests)
         self.stats.cached += len(requests) - sum(1 for k in keys if k not in found)
         if todo:
             items = list(todo.items())
