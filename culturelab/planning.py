@@ -145,6 +145,11 @@ class CountingModel(LanguageModel):
         self.log = log
         self.records: list[dict[str, Any]] = []
 
+    @property
+    def spec(self) -> str:
+        """The spec being planned for (notebooks key tables and reference rows by it)."""
+        return self.counted_spec
+
     def _count(self, kind: str, requests: int, prompt_tokens: int, generated: int = 0) -> None:
         self.stats.requested += requests
         self.stats.requested_by_kind[kind] = self.stats.requested_by_kind.get(kind, 0) + requests

@@ -22,7 +22,7 @@ def test_run_model_counts_requests_without_weights_under_plan(tmp_path, monkeypa
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     run = Run("paper/01_x", {"model": "hf:Qwen/Qwen2.5-7B-Instruct", "seed": 0})
     lm = run.model()
-    assert isinstance(lm, CountingModel)
+    assert isinstance(lm, CountingModel) and lm.spec == "hf:Qwen/Qwen2.5-7B-Instruct"
     lm.loglikelihood([("abcd" * 3, "efgh"), ("abcd" * 3, "ijkl")])
     lm.generate(["12345678"], max_new_tokens=7)
     assert lm.rank_candidates(["a [Y] b"], ["x", "y", "z"]).shape == (1, 3)
