@@ -335,6 +335,12 @@ def _where(device: str) -> str:
     return f"{resolve_device(device)} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
 
 
+def _speeds(rates: dict[str, float]) -> str:
+    """Rates as speeds, e.g. ``45 prompt tokens/s, 2.1 generated tokens/s``."""
+    return (f"{1 / rates['s_per_prompt_token']:.0f} prompt tokens/s, "
+            f"{1 / rates['s_per_generated_token']:.1f} generated tokens/s")
+
+
 def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
                 measure: Any = calibrate) -> tuple[dict[str, float] | str, str]:
     """The rates to bill ``spec`` with and how they were obtained: measured here, or (no local
@@ -352,7 +358,7 @@ def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
     own = measure(spec, device=device)
     where = _where(device)
     if isinstance(own, dict):
-        return own, f"measured: {spec} on {where}"
+        return own, f"measured: {spec} on {where}: {_speeds(own)}"
     size = parameter_count(spec, params)
     if size is None:
         return ("uncalibrated: no local weights and no parameter count (pass --params, e.g. --params 7e9)",
@@ -362,6 +368,7 @@ def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
         return f"uncalibrated: {REFERENCE} cannot be timed here either", "not estimated"
     ratio = size[0] / base_size[0]
     rates = {k: v * ratio for k, v in base.items()}
+    where += f": {_speeds(base)}"
     return rates, (f"extrapolated: {spec} has {size[0]:.3g} parameters ({size[1]}); {REFERENCE} "
                    f"({base_size[0]:.3g}, {base_size[1]}) measured on {where}, rates x {ratio:.1f} "
                    "(FLOPs ~ 2 x parameters per token)")
