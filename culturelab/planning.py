@@ -441,8 +441,9 @@ def plan_requests(run_plan: Any, *, model: str | None = None, jobs: int = 1, wor
 
     logs = work_dir / "requests"
     logs.mkdir(parents=True, exist_ok=True)
-    jobs_ = [(n, {**p, **({"model": model} if model else {})}) for n, p in run_plan.jobs]
-    active = [(n, p) for n, p in jobs_ if has_model_parameter({**notebook_defaults(notebook_file(n)), **p})]
+    defaults = {n: notebook_defaults(notebook_file(n)) for n, _ in run_plan.jobs}
+    jobs_ = [(n, {**p, **({"model": model} if model and "model" in defaults[n] else {})}) for n, p in run_plan.jobs]
+    active = [(n, p) for n, p in jobs_ if has_model_parameter({**defaults[n], **p})]
     env = {ENV: str(logs), "CULTURELAB_RUNS": str(work_dir / "runs"), "CULTURELAB_FIGURES": str(work_dir / "figures")}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
