@@ -172,6 +172,12 @@ class CountingModel(LanguageModel):
                     // max(1, len(sample)))
         return self._loglikelihood(requests)
 
+    def loglikelihood_groups(self, groups: Sequence[tuple[str, Sequence[str]]]) -> list[list[LogLikelihood]]:
+        """Count every (context, continuation) pair of the groups as one scoring request."""
+        groups = [(c, list(xs)) for c, xs in groups]
+        self.loglikelihood([(c, x) for c, xs in groups for x in xs])
+        return [[_DUMMY] * len(xs) for _, xs in groups]
+
     def rank_candidates(self, templates: Sequence[str], candidates: Sequence[str], *, slot: str = SLOT,
                         reduce: str = "mean") -> np.ndarray:
         """Count ``len(templates) x len(candidates)`` ranking pairs (template + candidate tokens)."""
