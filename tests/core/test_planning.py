@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from culturelab import planning
+from culturelab import config, planning
 from culturelab.planning import ENV, CountingModel, calibrate, count_tokens, model_rates, summarize
 from culturelab.runner import Run
 
@@ -104,3 +104,14 @@ def test_summarize_prices_each_model_with_its_own_rates():
     assert table.loc["nb", "est_seconds"] == 10 + 40 + 10.0
     assert table.loc["TOTAL", "embeddings"] == 6 and table.loc["TOTAL", "generation"] == 2
     assert table.attrs["unpriced"] == ["x embeddings: uncalibrated: no local weights"]
+
+
+def test_notebooks_without_a_model_are_not_executed_even_with_model(tmp_path):
+    from culturelab.planning import plan_requests
+    from culturelab.runner import plan
+
+    params = config.project_root() / "papermill_params" / "paper.yaml"
+    run_plan = plan(params, ["fmlama/01_dataset", "cultural_recipes/01_bli_alignment"])
+    table = plan_requests(run_plan, model="hf:meta-llama/Llama-2-7b-hf", work_dir=tmp_path, calibrate_models=False)
+    assert table["counting_run"].tolist() == ["no model", "no model", ""]
+    assert not (tmp_path / "runs" / "plan" / "fmlama" / "01_dataset.ipynb").exists()
