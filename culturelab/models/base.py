@@ -171,7 +171,7 @@ class LanguageModel(ABC):
         ``loglikelihood`` kind.
         """
         groups = [(str(c), [str(x) for x in xs]) for c, xs in groups]
-        keys = [self._key("loglikelihood_group", {}, {"context": c, "continuations": _digest(xs), "n": len(xs)})
+        keys = [self._request_key("loglikelihood_group", {}, {"context": c, "continuations": _digest(xs), "n": len(xs)})
                 for c, xs in groups]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         n_pairs = sum(len(xs) for _, xs in groups)
@@ -188,7 +188,7 @@ class LanguageModel(ABC):
     def _score_group(self, key: str, context: str, continuations: list[str]) -> dict[str, list]:
         """One group of :meth:`loglikelihood_groups`: per-pair cache rows reused, the rest computed
         in chunks, the group's row stored."""
-        pair_keys = [self._key("loglikelihood", {}, {"context": context, "continuation": x}) for x in continuations]
+        pair_keys = [self._request_key("loglikelihood", {}, {"context": context, "continuation": x}) for x in continuations]
         old = self.cache.get_many(pair_keys) if self.cache is not None else {}
         missing = [i for i, k in enumerate(pair_keys) if k not in old]
         values = {i: old[k] for i, k in enumerate(pair_keys) if k in old}
@@ -226,14 +226,14 @@ class LanguageModel(ABC):
         return list(values.reshape(len(templates), len(candidates)))
 
     # ------------------------------------------------------------------ caching machinery
-    def _key(self, kind: str, params: dict, request: dict) -> str:
+    def _request_key(self, kind: str, params: dict, request: dict) -> str:
         """The cache key of one request: kind, model identity, decoding parameters and the request."""
         return ResponseCache.key({"kind": kind, **self.identity(), "params": params, "request": request})
 
     def _cached(self, kind: str, requests: list[dict], params: dict, compute: Callable[[list[dict]], list],
                 chunk_size: int | None = None) -> list:
         chunk_size = chunk_size or self.chunk_size
-        keys = [self._key(kind, params, r) for r in requests]
+        keys = [self._request_key(kind, params, r) for r in requests]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         todo: dict[str, dict] = {}
         for k, r in zip(keys, requests):
