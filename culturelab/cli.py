@@ -48,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("params", help="YAML parameter file, e.g. papermill_params/paper.yaml")
     pl.add_argument("--notebook", "-n", action="append", help="notebook name or glob (repeatable)")
     pl.add_argument("--model", default=None, help="model spec to plan for (default: the file's)")
+    pl.add_argument("--params", dest="n_params", type=float, default=None,
+                    help="parameter count of a model with no local weights or config (e.g. 7e9); its rates are "
+                         "the bundled model's measured here, scaled by the parameter ratio")
     pl.add_argument("--json", action="store_true", help="print JSON records")
     pl.add_argument("--csv", action="store_true", help="print CSV")
     _jobs_option(pl)
@@ -85,9 +88,12 @@ def main(argv: list[str] | None = None) -> int:
         from culturelab.planning import plan_requests
 
         with tempfile.TemporaryDirectory(prefix="culturelab-plan-") as tmp:
-            table = plan_requests(run_plan, model=args.model, jobs=args.jobs, work_dir=Path(tmp))
+            table = plan_requests(run_plan, model=args.model, jobs=args.jobs, work_dir=Path(tmp),
+                                  params=args.n_params)
         print(table.to_json(orient="records") if args.json else table.to_csv(index=False) if args.csv
               else table.to_string(index=False))
+        for line in [*table.attrs["basis"], *(f"not timed: {u}" for u in table.attrs["unpriced"])]:
+            print(f"# {line}", file=sys.stderr if args.json or args.csv else sys.stdout)
         return 0
     summary = execute(run_plan, jobs=args.jobs)
     print(summary.to_string(index=False))

@@ -1,35 +1,114 @@
 """``culturelab plan``: count a run's model requests and tokens, and estimate its wall time.
 
 How: each notebook of the plan runs with a *counting* model (``$CULTURELAB_COUNT_REQUESTS``
-names a JSON-lines file; :meth:`culturelab.runner.Run.model` then hands out a
-:class:`CountingModel` instead of loading weights). It records every request with its prompt
-tokens (the spec's real tokenizer when it is available offline, else ``len(text) / 4``, stated in
-the ``tokens`` column) and answers with cheap dummies, so the notebooks' own request-building code
-is what is counted. Generated tokens are ``max_new_tokens`` per generation request: an upper
-bound (early stops are not foreseen). Encoder embeddings (``culturelab.models.encoders``) are not
-model requests and are not counted. The wall time comes from a short calibration: a few requests
-of each kind timed on this device, giving seconds per prompt token and per generated token.
+names a folder of JSON-lines logs; :meth:`culturelab.runner.Run.model` then hands out a
+:class:`CountingModel` instead of loading weights). It records every request the notebook sends
+(kind, count, prompt tokens) and answers with cheap dummies, so the notebooks' own
+request-building code is what is counted. The other places that would load weights count
+instead of computing while :func:`counting` is true: encoder embeddings
+(:mod:`culturelab.models.encoders`, kind ``embed``) and fine-tuning
+(:mod:`culturelab.turkish_plu.finetune`, kind ``finetune``: forward-pass-equivalent tokens,
+a training step counted as three forward passes).
+
+Prompt tokens use the spec's real tokenizer when it is available offline, else ``len(text) / 4``
+(the ``tokens`` column); a call of more than :data:`SAMPLE` requests is tokenized on an evenly
+strided sample and scaled, so counting stays fast at any size (request counts are always exact).
+Generated tokens are ``max_new_tokens`` per generation request: an upper bound (early stops are
+not foreseen). Requests are counted as sent, before the response cache: a warm cache makes the
+run cheaper than the bill.
+
+The wall time comes from a short calibration: a few requests of each kind timed on this device,
+giving seconds per prompt token and per generated token. A hub model with no local weights is
+not timed: its rates are the bundled model's scaled by the ratio of parameter counts (forward
+FLOPs are about ``2 x parameters`` per token), with the count taken from a local config, else
+the model id ("7b", "270m", "1.1B"), else ``--params`` (:func:`parameter_count`).
 
 >>> m = CountingModel("hf:none", tokenizer=None)
 >>> m.generate(["abcdefgh"], max_new_tokens=5), m.records
-([''], [{'kind': 'generate', 'prompt_tokens': 2, 'generated_tokens': 5}])
+([''], [{'kind': 'generate', 'model': 'hf:none', 'requests': 1, 'prompt_tokens': 2, 'generated_tokens': 5}])
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from culturelab.models.base import LanguageModel, LogLikelihood
+from culturelab.models.base import SLOT, LanguageModel, LogLikelihood, split_template
 
 ENV = "CULTURELAB_COUNT_REQUESTS"
-KIND_LABELS = {"loglikelihood": "log-likelihood", "generate": "generation", "rank_candidates": "ranking pairs"}
+KIND_LABELS = {"loglikelihood": "log-likelihood", "generate": "generation", "rank_candidates": "ranking pairs",
+               "embed": "embeddings", "finetune": "fine-tuning"}
+#: requests per call tokenized exactly; larger calls are tokenized on a strided sample this size
+SAMPLE = 512
+#: the model whose measured rates are scaled for models that cannot be timed here
+REFERENCE = "bundled:gemma3-270m"
+_DUMMY = LogLikelihood(-1.0, 1, False)
+_active_log: Path | None = None
+
+
+def counting() -> bool:
+    """Whether this process runs under ``culturelab plan`` (model requests are counted, not computed).
+
+    >>> counting()
+    False
+    """
+    return bool(os.environ.get(ENV))
+
+
+def request_log(notebook: str) -> Path | None:
+    """The JSON-lines file that records ``notebook``'s requests under ``culturelab plan``, else ``None``;
+    also the file :func:`record` appends to from now on in this process.
+
+    >>> request_log("captex/02_reordering") is None
+    True
+    """
+    global _active_log
+    folder = os.environ.get(ENV)
+    _active_log = Path(folder) / (notebook.replace("/", "__") + ".jsonl") if folder else None
+    return _active_log
+
+
+def record(kind: str, model: str, requests: int, prompt_tokens: int, generated_tokens: int = 0,
+           log: Path | None = None) -> dict[str, Any]:
+    """Append one counted call to ``log`` (default: the current notebook's :func:`request_log`).
+
+    >>> record("embed", "bundled:e5-small", 3, 12)
+    {'kind': 'embed', 'model': 'bundled:e5-small', 'requests': 3, 'prompt_tokens': 12, 'generated_tokens': 0}
+    """
+    row = {"kind": kind, "model": model, "requests": int(requests), "prompt_tokens": int(prompt_tokens),
+           "generated_tokens": int(generated_tokens)}
+    log = log or _active_log
+    if log is not None:
+        with log.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+    return row
+
+
+def count_tokens(texts: Sequence[str], tokenizer: Any | None = None) -> int:
+    """Tokens of all ``texts``: the tokenizer's count (else ``len(text) // 4``, at least 1 each),
+    exact up to :data:`SAMPLE` texts, else from an evenly strided sample scaled to ``len(texts)``.
+
+    >>> count_tokens(["abcdefgh", "abcd"]), count_tokens(["abcdefgh"] * 10_000)
+    (3, 20000)
+    """
+    n = len(texts)
+    if n == 0:
+        return 0
+    sample = texts if n <= SAMPLE else [texts[i] for i in range(0, n, -(-n // SAMPLE))]
+    if tokenizer is not None:
+        counts = [len(ids) for ids in tokenizer(list(sample), add_special_tokens=False)["input_ids"]]
+    else:
+        counts = [max(1, len(t) // 4) for t in sample]
+    return round(sum(counts) * n / len(sample))
 
 
 def offline_tokenizer(spec: str) -> Any | None:
@@ -54,50 +133,162 @@ def offline_tokenizer(spec: str) -> Any | None:
 
 
 class CountingModel(LanguageModel):
-    """Records each request (kind, prompt and generated tokens) and answers with dummies."""
+    """Counts each call's requests and tokens (one log row per call) and answers with dummies:
+    empty generations, log-likelihood -1 per request, all-zero ranking scores."""
 
     backend = "counting"
 
     def __init__(self, spec: str, *, tokenizer: Any | None, log: Path | None = None):
         super().__init__(spec, "counting", cache=False, progress=False)
+        self.counted_spec = spec
         self.tokenizer = tokenizer
         self.log = log
         self.records: list[dict[str, Any]] = []
 
-    def n_tokens(self, text: str) -> int:
-        """Prompt tokens of ``text``: the real tokenizer's count, else ``len(text) // 4``."""
-        if self.tokenizer is not None:
-            return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-        return max(1, len(text) // 4)
+    @property
+    def spec(self) -> str:
+        """The spec being planned for (notebooks key tables and reference rows by it)."""
+        return self.counted_spec
 
-    def _record(self, kind: str, prompt_tokens: int, generated: int = 0) -> None:
-        row = {"kind": kind, "prompt_tokens": prompt_tokens, "generated_tokens": generated}
-        self.records.append(row)
-        if self.log is not None:
-            with self.log.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(row) + "\n")
+    def _count(self, kind: str, requests: int, prompt_tokens: int, generated: int = 0) -> None:
+        self.stats.requested += requests
+        self.stats.requested_by_kind[kind] = self.stats.requested_by_kind.get(kind, 0) + requests
+        self.records.append(record(kind, self.counted_spec, requests, prompt_tokens, generated,
+                                   log=self.log or Path(os.devnull)))
+
+    def generate(self, prompts: Sequence[str], *, max_new_tokens: int = 64, **params: Any) -> list[str]:
+        """Count ``len(prompts)`` generation requests of ``max_new_tokens`` each."""
+        prompts = [str(p) for p in prompts]
+        self._count("generate", len(prompts), count_tokens(prompts, self.tokenizer),
+                    len(prompts) * int(max_new_tokens))
+        return self._generate(prompts)
+
+    def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
+        """Count ``len(requests)`` scoring requests (context + continuation tokens)."""
+        requests = list(requests)
+        step = max(1, -(-len(requests) // SAMPLE))
+        sample = [c + x for c, x in requests[::step]]
+        self._count("loglikelihood", len(requests), count_tokens(sample, self.tokenizer) * len(requests)
+                    // max(1, len(sample)))
+        return self._loglikelihood(requests)
+
+    def loglikelihood_groups(self, groups: Sequence[tuple[str, Sequence[str]]]) -> list[list[LogLikelihood]]:
+        """Count every (context, continuation) pair of the groups as one scoring request."""
+        groups = [(c, list(xs)) for c, xs in groups]
+        self.loglikelihood([(c, x) for c, xs in groups for x in xs])
+        return [[_DUMMY] * len(xs) for _, xs in groups]
+
+    def rank_candidates(self, templates: Sequence[str], candidates: Sequence[str], *, slot: str = SLOT,
+                        reduce: str = "mean") -> np.ndarray:
+        """Count ``len(templates) x len(candidates)`` ranking pairs (template + candidate tokens)."""
+        if reduce not in {"mean", "sum"}:
+            raise ValueError(f"reduce must be 'mean' or 'sum', not {reduce!r}")
+        templates, candidates = [str(t) for t in templates], [str(c) for c in candidates]
+        frames = ["".join(split_template(t, slot)) for t in templates]
+        tokens = (count_tokens(frames, self.tokenizer) * len(candidates)
+                  + count_tokens(candidates, self.tokenizer) * len(templates))
+        self._count("rank_candidates", len(templates) * len(candidates), tokens)
+        return np.asarray(self._rank_candidates(templates, candidates, slot=slot, reduce=reduce),
+                          dtype=np.float32).reshape(len(templates), len(candidates))
 
     def _generate(self, prompts: list[str], **params: Any) -> list[str]:
-        for p in prompts:
-            self._record("generate", self.n_tokens(p), int(params["max_new_tokens"]))
         return [""] * len(prompts)
 
     def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
-        for c, x in requests:
-            self._record("loglikelihood", self.n_tokens(c + x))
-        return [LogLikelihood(-1.0, 1, False) for _ in requests]
+        return [_DUMMY] * len(requests)
 
     def _rank_candidates(self, templates: list[str], candidates: list[str], *, slot: str,
                          reduce: str) -> list[np.ndarray]:
-        for t in templates:
-            for c in candidates:
-                self._record("rank_candidates", self.n_tokens(t.replace(slot, c)))
         return [np.zeros(len(candidates), dtype=np.float32) for _ in templates]
 
 
-def calibrate(spec: str, *, device: str = "auto", n: int = 4, new_tokens: int = 16) -> dict[str, float] | str:
+def dummy_vectors(texts: Sequence[str], dim: int = 16) -> np.ndarray:
+    """Stand-in embeddings under ``plan``: one fixed unit vector per distinct text (same text, same vector).
+
+    >>> v = dummy_vectors(["rice", "tea", "rice"])
+    >>> v.shape, bool((v[0] == v[2]).all()), round(float(np.linalg.norm(v[1])), 3)
+    ((3, 16), True, 1.0)
+    """
+    import zlib
+
+    rows = [np.random.default_rng(zlib.crc32(t.encode("utf-8"))).standard_normal(dim) for t in texts]
+    out = np.asarray(rows, dtype=np.float32).reshape(len(texts), dim)
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+
+# ---------------------------------------------------------------- parameter counts and rates
+_SIZE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)([bmk])(?![A-Za-z])", re.I)
+
+
+def params_from_id(model_id: str) -> float | None:
+    """The parameter count written in a model id ("7b", "270m", "1.1B"), else ``None``
+    (the last match wins: ``Qwen2.5-7B`` is 7B, not 2.5).
+
+    >>> params_from_id("meta-llama/Llama-2-7b-hf"), params_from_id("gemma-3-270m"), params_from_id("TinyLlama-1.1B")
+    (7000000000.0, 270000000.0, 1100000000.0)
+    >>> params_from_id("Qwen/Qwen2.5-7B-Instruct"), params_from_id("bert-base-cased") is None
+    (7000000000.0, True)
+    """
+    found = _SIZE.findall(model_id.rsplit("/", 1)[-1])
+    if not found:
+        return None
+    number, unit = found[-1]
+    return float(number) * {"b": 1e9, "m": 1e6, "k": 1e3}[unit.lower()]
+
+
+def params_from_config(spec: str) -> float | None:
+    """Exact parameter count from the model's config when one is available offline (instantiated
+    on the ``meta`` device: no memory, no weights), else ``None``.
+
+    >>> params_from_config("hf:meta-llama/Llama-2-7b-hf") is None
+    True
+    """
+    backend, _, arg = spec.partition(":")
+    if backend not in {"bundled", "hf", "masked", "seq2seq"}:
+        return None
+    try:
+        import torch
+        from transformers import AutoConfig, AutoModel
+
+        if backend == "bundled":
+            from culturelab.models.bundled import bundled_model_dir
+
+            arg = str(bundled_model_dir(arg))
+        config = AutoConfig.from_pretrained(arg)
+        with torch.device("meta"):
+            model = AutoModel.from_config(config)
+        total = sum(p.numel() for p in model.parameters())
+        vocab, hidden = getattr(config, "vocab_size", 0), getattr(config, "hidden_size", 0)
+        untied = not getattr(config, "tie_word_embeddings", True)
+        return float(total + (vocab * hidden if untied else 0))  # AutoModel has no LM head
+    except Exception:  # no local config: fall back to the id or --params
+        return None
+
+
+def parameter_count(spec: str, explicit: float | None = None) -> tuple[float, str] | None:
+    """``(parameters, source)`` of a model: ``explicit`` (``--params``), else its local config,
+    else its id; ``None`` when none says.
+
+    >>> parameter_count("hf:meta-llama/Llama-2-7b-hf")
+    (7000000000.0, "model id 'meta-llama/Llama-2-7b-hf'")
+    >>> parameter_count("hf:my-org/chat", 1.3e9)
+    (1300000000.0, '--params')
+    """
+    if explicit:
+        return float(explicit), "--params"
+    n = params_from_config(spec)
+    if n:
+        return n, "local config"
+    arg = spec.partition(":")[2].partition("#")[-1] if "#" in spec else spec.partition(":")[2]
+    n = params_from_id(arg)
+    return (n, f"model id {arg!r}") if n else None
+
+
+def calibrate(spec: str, *, device: str = "auto", n: int = 16, n_generate: int = 8,
+              new_tokens: int = 16) -> dict[str, float] | str:
     """Seconds per prompt token (scoring) and per generated token of ``spec`` on ``device``,
-    timed on ``n`` short requests of each kind; or the reason it cannot be measured.
+    timed on one batch of ``n`` scoring and one of ``n_generate`` generation requests (batched
+    as the notebooks' calls are); or the reason it cannot be measured.
 
     >>> calibrate("hf:Qwen/Qwen2.5-7B-Instruct-not-here")
     'uncalibrated: no local weights'
@@ -115,7 +306,7 @@ def calibrate(spec: str, *, device: str = "auto", n: int = 4, new_tokens: int = 
         lm.loglikelihood([(text + str(i), " and runs away") for i in range(n)])
         score_s = (time.perf_counter() - t0) / (n * len(tok(text)["input_ids"]))
         t0 = time.perf_counter()
-        outs = lm.generate([f"Count to {i + 5}." for i in range(n)], max_new_tokens=new_tokens)
+        outs = lm.generate([f"Count to {i + 5}." for i in range(n_generate)], max_new_tokens=new_tokens)
         made = sum(max(1, len(tok(o)["input_ids"])) for o in outs)
         gen_s = (time.perf_counter() - t0) / made
     except OSError:
@@ -123,50 +314,147 @@ def calibrate(spec: str, *, device: str = "auto", n: int = 4, new_tokens: int = 
     return {"s_per_prompt_token": score_s, "s_per_generated_token": gen_s}
 
 
-def summarize(counts: dict[str, list[dict[str, Any]]], rates: dict[str, float] | str, tokens: str) -> pd.DataFrame:
-    """One row per notebook and kind plus a total, with the estimated seconds (when calibrated).
+def calibrate_encoder(spec: str, *, device: str = "auto", n: int = 16) -> dict[str, float] | str:
+    """Seconds per embedded token (characters / 4) of an encoder, timed on ``n`` short texts.
 
-    >>> summarize({"nb": [{"kind": "generate", "prompt_tokens": 10, "generated_tokens": 5}]},
+    >>> calibrate_encoder("st:/nonexistent-encoder")
+    'uncalibrated: no local weights'
+    """
+    from culturelab.models.encoders import load_encoder
+
+    texts = [f"Sentence number {i} about cooking rice with saffron and tea." for i in range(n)]
+    try:
+        enc = load_encoder(spec, device=device, cache=False)
+        enc.encode(texts[:2])
+        t0 = time.perf_counter()
+        enc.encode(texts)
+        return {"s_per_prompt_token": (time.perf_counter() - t0) / count_tokens(texts),
+                "s_per_generated_token": 0.0}
+    except Exception:  # no local copy of the encoder
+        return "uncalibrated: no local weights"
+
+
+def _where(device: str) -> str:
+    """The device a calibration ran on, with the CPU load beside it (timings on a shared box vary)."""
+    from culturelab.models.device import resolve_device
+
+    return f"{resolve_device(device)} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+
+
+def _speeds(rates: dict[str, float]) -> str:
+    """Rates as speeds, e.g. ``45 prompt tokens/s, 2.1 generated tokens/s``."""
+    return (f"{1 / rates['s_per_prompt_token']:.0f} prompt tokens/s, "
+            f"{1 / rates['s_per_generated_token']:.1f} generated tokens/s")
+
+
+def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
+                measure: Any = calibrate) -> tuple[dict[str, float] | str, str]:
+    """The rates to bill ``spec`` with and how they were obtained: measured here, or (no local
+    weights) :data:`REFERENCE`'s measured rates x parameter ratio, stated as an extrapolation
+    (``params`` overrides the parameter count; ``measure`` is :func:`calibrate` or a memo of it).
+
+    >>> fake = lambda spec, device="auto": ({"s_per_prompt_token": 0.001, "s_per_generated_token": 0.01}
+    ...                                     if spec == REFERENCE else "uncalibrated: no local weights")
+    >>> rates, basis = model_rates("hf:org/x-7b", measure=fake)
+    >>> round(rates["s_per_prompt_token"] / 0.001, 1) == round(7e9 / parameter_count(REFERENCE)[0], 1), basis[:12]
+    (True, 'extrapolated')
+    >>> model_rates("hf:org/chat", measure=fake)[0]
+    'uncalibrated: no local weights and no parameter count (pass --params, e.g. --params 7e9)'
+    """
+    own = measure(spec, device=device)
+    where = _where(device)
+    if isinstance(own, dict):
+        return own, f"measured: {spec} on {where}: {_speeds(own)}"
+    size = parameter_count(spec, params)
+    if size is None:
+        return ("uncalibrated: no local weights and no parameter count (pass --params, e.g. --params 7e9)",
+                "not estimated")
+    base, base_size = measure(REFERENCE, device=device), parameter_count(REFERENCE)
+    if not isinstance(base, dict) or base_size is None:
+        return f"uncalibrated: {REFERENCE} cannot be timed here either", "not estimated"
+    ratio = size[0] / base_size[0]
+    rates = {k: v * ratio for k, v in base.items()}
+    where += f": {_speeds(base)}"
+    return rates, (f"extrapolated: {spec} has {size[0]:.3g} parameters ({size[1]}); {REFERENCE} "
+                   f"({base_size[0]:.3g}, {base_size[1]}) measured on {where}, rates x {ratio:.1f} "
+                   "(FLOPs ~ 2 x parameters per token)")
+
+
+def summarize(counts: dict[str, list[dict[str, Any]]], rates: dict[str, dict[str, float] | str] | dict[str, float] | str,
+              tokens: str) -> pd.DataFrame:
+    """One row per notebook plus a total: requests by kind, tokens and the estimated seconds.
+
+    ``rates`` maps a model spec to its rates (rows of a spec without rates are not timed), or
+    is one set of rates for every row.
+
+    >>> summarize({"nb": [{"kind": "generate", "requests": 2, "prompt_tokens": 10, "generated_tokens": 5}]},
     ...           {"s_per_prompt_token": 0.1, "s_per_generated_token": 1.0}, "chars/4")["est_seconds"].tolist()
     [6.0, 6.0]
     """
-    rows = []
+    uniform = isinstance(rates, str) or "s_per_prompt_token" in rates
+    rows, unpriced = [], set()
     for name, records in counts.items():
-        frame = pd.DataFrame(records, columns=["kind", "prompt_tokens", "generated_tokens"])
-        by_kind = frame.groupby("kind").size().to_dict()
+        frame = pd.DataFrame(records, columns=["kind", "model", "requests", "prompt_tokens", "generated_tokens"])
+        seconds = 0.0
+        for (spec, kind), part in frame.groupby([frame["model"].fillna(""), "kind"]):
+            r = rates if uniform else rates.get(spec, "uncalibrated")
+            if isinstance(r, dict):
+                seconds += (part["prompt_tokens"].sum() * r["s_per_prompt_token"]
+                            + part["generated_tokens"].sum() * r["s_per_generated_token"])
+            else:
+                unpriced.add(f"{spec or 'model'} {KIND_LABELS.get(kind, kind)}: {r}")
+        by_kind = frame.groupby("kind")["requests"].sum().to_dict()
         rows.append({"notebook": name,
-                     "requests": " ".join(f"{KIND_LABELS.get(k, k)}={v}" for k, v in sorted(by_kind.items())),
+                     "requests": " ".join(f"{KIND_LABELS.get(k, k)}={int(v)}" for k, v in sorted(by_kind.items())),
                      **{KIND_LABELS[k]: int(by_kind.get(k, 0)) for k in KIND_LABELS},
                      "prompt_tokens": int(frame["prompt_tokens"].sum()),
-                     "generated_tokens": int(frame["generated_tokens"].sum())})
-    table = pd.DataFrame(rows)
+                     "generated_tokens": int(frame["generated_tokens"].sum()),
+                     "est_seconds": round(seconds, 1)})
+    table = pd.DataFrame(rows, columns=["notebook", "requests", *KIND_LABELS.values(), "prompt_tokens",
+                                        "generated_tokens", "est_seconds"])
     total = table.drop(columns=["notebook", "requests"]).sum(numeric_only=True)
     table.loc[len(table)] = {"notebook": "TOTAL", "requests": " ".join(
         f"{v}={int(total[v])}" for v in KIND_LABELS.values() if total[v]), **total.to_dict()}
-    if isinstance(rates, dict):
-        table["est_seconds"] = (table["prompt_tokens"] * rates["s_per_prompt_token"]
-                                + table["generated_tokens"] * rates["s_per_generated_token"]).round(1)
-    else:
+    table["est_seconds"] = table["est_seconds"].round(1)
+    if uniform and isinstance(rates, str):
         table["est_seconds"] = rates
     table["tokens"] = tokens
+    table.attrs["unpriced"] = sorted(unpriced)
     return table
 
 
-def plan_requests(run_plan: Any, *, model: str | None = None, jobs: int = 1, work_dir: Path) -> pd.DataFrame:
-    """Run every notebook of ``run_plan`` with a counting model; return the :func:`summarize` table.
+def has_model_parameter(params: dict[str, Any]) -> bool:
+    """Whether a notebook's parameters name a model or an encoder (else it sends no requests and
+    ``plan`` does not execute it).
+
+    >>> has_model_parameter({"model": "bundled:gemma3-270m"}), has_model_parameter({"max_recipes": 0})
+    (True, False)
+    >>> has_model_parameter({"encoder": "bundled:e5-small", "seed": 0})
+    True
+    """
+    return any(re.search(r"(model|encoder|backbone)s?$", k) and v for k, v in params.items())
+
+
+def plan_requests(run_plan: Any, *, model: str | None = None, jobs: int = 1, work_dir: Path,
+                  params: float | None = None, calibrate_models: bool = True) -> pd.DataFrame:
+    """Run every notebook of ``run_plan`` that names a model with counting models; return the
+    :func:`summarize` table (``attrs["basis"]``: how the rates were obtained).
 
     The notebooks write their outputs under ``work_dir`` (not the real runs or figures folders).
+    Notebooks with no model or encoder parameter are not executed (``counting_run``: "no model").
     """
-    from culturelab.runner import RunPlan, execute
+    from culturelab.runner import RunPlan, execute, notebook_defaults, notebook_file
 
     logs = work_dir / "requests"
     logs.mkdir(parents=True, exist_ok=True)
-    jobs_ = [(n, {**p, **({"model": model} if model else {})}) for n, p in run_plan.jobs]
+    defaults = {n: notebook_defaults(notebook_file(n)) for n, _ in run_plan.jobs}
+    jobs_ = [(n, {**p, **({"model": model} if model and "model" in defaults[n] else {})}) for n, p in run_plan.jobs]
+    active = [(n, p) for n, p in jobs_ if has_model_parameter({**defaults[n], **p})]
     env = {ENV: str(logs), "CULTURELAB_RUNS": str(work_dir / "runs"), "CULTURELAB_FIGURES": str(work_dir / "figures")}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        status = execute(RunPlan(run_plan.params_file, "plan", work_dir / "figures", jobs_), jobs=jobs)
+        status = execute(RunPlan(run_plan.params_file, "plan", work_dir / "figures", active), jobs=jobs)
     finally:
         for k, v in old.items():
             if v is None:
@@ -177,9 +465,21 @@ def plan_requests(run_plan: Any, *, model: str | None = None, jobs: int = 1, wor
     for name, _ in jobs_:
         f = logs / (name.replace("/", "__") + ".jsonl")
         counts[name] = [json.loads(line) for line in f.read_text().splitlines()] if f.exists() else []
-    spec = model or (jobs_[0][1].get("model") if jobs_ else None) or "bundled:gemma3-270m"
+    spec = model or (jobs_[0][1].get("model") if jobs_ else None) or REFERENCE
     tokens = "tokenizer" if offline_tokenizer(spec) is not None else "chars/4 estimate"
-    table = summarize(counts, calibrate(spec), tokens)
-    failed = dict(zip(status["notebook"], status["status"]))
-    table["counting_run"] = [failed.get(n, "") for n in table["notebook"]]
+    rates: dict[str, Any] = {}
+    basis = []
+    measure = functools.cache(calibrate)
+    if calibrate_models:
+        for s in sorted({r["model"] for rs in counts.values() for r in rs}):
+            if any(r["model"] == s and r["kind"] == "embed" for rs in counts.values() for r in rs):
+                rates[s] = calibrate_encoder(s)
+                basis.append(f"{s}: " + ("measured" if isinstance(rates[s], dict) else rates[s]))
+            else:
+                rates[s], how = model_rates(s, params=params if s == spec else None, measure=measure)
+                basis.append(how)
+    table = summarize(counts, rates, tokens)
+    ran = dict(zip(status["notebook"], status["status"]))
+    table["counting_run"] = [ran.get(n, "no model" if n != "TOTAL" else "") for n in table["notebook"]]
+    table.attrs["basis"] = basis
     return table

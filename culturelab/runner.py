@@ -152,6 +152,9 @@ class Run:
         paper = self.notebook.split("/")[0] if "/" in self.notebook else "quickstart"
         self.figures_dir = config.figures_dir() / paper
         self._models: dict[str, Any] = {}
+        from culturelab.planning import request_log
+
+        request_log(self.notebook)  # under culturelab plan: where this notebook's requests are counted
         seed = self.params.get("seed", 0)
         random.seed(seed)
         import numpy as np
@@ -182,15 +185,14 @@ class Run:
         no weights stands in (:mod:`culturelab.planning`).
         """
         from culturelab.models import load_model
-        from culturelab.planning import ENV, CountingModel, offline_tokenizer
+        from culturelab.planning import CountingModel, offline_tokenizer, request_log
 
         spec = spec or self.params["model"]
         if spec not in self._models:
             t0 = time.perf_counter()
-            counting = os.environ.get(ENV)
-            model = (CountingModel(spec, tokenizer=offline_tokenizer(spec),
-                                   log=Path(counting) / (self.notebook.replace("/", "__") + ".jsonl"))
-                     if counting else load_model(spec, device=self.params.get("device", "auto"), **kwargs))
+            log = request_log(self.notebook)
+            model = (CountingModel(spec, tokenizer=offline_tokenizer(spec), log=log)
+                     if log else load_model(spec, device=self.params.get("device", "auto"), **kwargs))
             self._models[spec] = model
             self.info["models"][spec] = {**model.describe(), "load_seconds": round(time.perf_counter() - t0, 1)}
             self._write_info()

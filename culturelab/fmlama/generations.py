@@ -199,10 +199,11 @@ def score_generations(generations: pd.DataFrame, setting: str, *, groups: Sequen
 
 
 def model_answers(model: object, view: pd.DataFrame, setting: str, *, instruction: str = "full",
-                  context: bool = False, max_new_tokens: int = 32, groups: Sequence[str] | None = None,
-                  seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  context: bool = False, max_new_tokens: int = 32, temperature: float = 0.0,
+                  groups: Sequence[str] | None = None, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``model`` answers the fill-in prompt (:func:`~culturelab.fmlama.templates.fill_in_prompt`, one
-    batched greedy ``generate`` call) for every dish of a setting view
+    batched ``generate`` call: greedy, or sampled at ``temperature`` with ``seed`` as in the paper's
+    T = 0.7) for every dish of a setting view
     (:func:`~culturelab.fmlama.data.setting_view`); scored as :func:`score_generations`. The per-dish
     table also holds ``qid``, ``instruction``, ``context``, ``prompt`` and ``model`` (the spec).
 
@@ -222,7 +223,7 @@ def model_answers(model: object, view: pd.DataFrame, setting: str, *, instructio
     prompt_list = [fill_in_prompt(d, lang, instruction=instruction, context=context,
                                   country=country_name(o, lang) if context else None)
                    for d, o in zip(view["dish"], view["origin"])]
-    answers = model.generate(prompt_list, max_new_tokens=max_new_tokens, temperature=0.0)
+    answers = model.generate(prompt_list, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
     rows, acc = score_generations(view.assign(answer=answers), setting, groups=groups, seed=seed)
     rows = rows.assign(qid=rows["url"].map(qid), instruction=instruction, context=bool(context), prompt=prompt_list,
                        model=getattr(model, "spec", None))

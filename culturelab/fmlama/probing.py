@@ -10,8 +10,10 @@
   still see the dish; ``normalise="mean"`` (default) divides by the number of scored tokens, the
   paper's mean pooling (eq. 2), ``"sum"`` keeps the sum (which favours short candidates).
   ``scoring="prefix"`` is the core's mean log-prob of the candidate after the prefix (ignores
-  what follows the slot, so template 4 never sees the dish — kept only for comparison). Either way all pairs go to the model in one
-  ``loglikelihood`` call, and the backend encodes each query prefix once.
+  what follows the slot, so template 4 never sees the dish — kept only for comparison). Sentence
+  scoring sends each query with a chunk of candidates as one group
+  (:meth:`~culturelab.models.base.LanguageModel.loglikelihood_groups`): the backend encodes the query
+  prefix once, and the response cache stores one row per group, so a killed full-size run resumes.
 * **Frequency baseline** (beyond the paper): ranks candidates by how many *other* dishes of the
   sub-dataset list them (leave-one-out), ignoring the dish: how much of mAP is the prior.
 * **Runs**: :func:`probe_jobs` turns named sub-datasets (a language's FMLAMA-*la*, a
@@ -91,7 +93,12 @@ def _score_block(model: Any, queries: list[str], candidates: list[str], scoring:
     """One chunk of :func:`score_queries` (queries × candidates)."""
     if getattr(model, "backend", "") in {"masked", "seq2seq"} or scoring == "prefix":
         return np.asarray(model.rank_candidates(queries, candidates, slot=SLOT, reduce="mean"), dtype=np.float32)
-    results = model.loglikelihood(sentence_pairs(queries, candidates))
+    if hasattr(model, "loglikelihood_groups"):  # one cache row per (query, candidate chunk): resumable
+        groups = [(prefix, [c + suffix for c in candidates])
+                  for prefix, suffix in (split_template(q, SLOT) for q in queries)]
+        results = [r for row in model.loglikelihood_groups(groups) for r in row]
+    else:  # a plain scorer (tests, adapters) with only loglikelihood(pairs)
+        results = model.loglikelihood(sentence_pairs(queries, candidates))
     values = [r.logprob / max(r.n_tokens, 1) if normalise == "mean" else r.logprob for r in results]
     return np.array(values, dtype=np.float32).reshape(len(queries), len(candidates))
 

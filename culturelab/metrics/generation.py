@@ -149,9 +149,17 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: s
               num_layers: int | None = None, rescale_with_baseline: bool = False, lang: str = "en",
               batch_size: int = 32) -> np.ndarray:
     """Per-pair BERTScore F1 with a local backbone (``bundled:minilm`` = all-MiniLM-L6-v2,
-    6 layers, English; or any local folder / hub id of a BERT-like encoder)."""
+    6 layers, English; or any local folder / hub id of a BERT-like encoder). Under
+    ``culturelab plan`` the texts are counted (kind ``embed``) and the scores are zeros."""
     from bert_score import score
     from transformers.utils import logging as hf_logging
+
+    from culturelab import planning
+
+    if planning.counting():
+        texts = [*map(str, predictions), *map(str, references)]
+        planning.record("embed", model, len(texts), planning.count_tokens(texts))
+        return np.zeros(len(predictions))
 
     hf_logging.disable_progress_bar()  # bert_score reloads the backbone on every call
     if model == "bundled:minilm":

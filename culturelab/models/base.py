@@ -49,12 +49,14 @@ class LogLikelihood:
 
 @dataclass
 class CallStats:
-    """How many requests were asked for, served from the cache, and computed."""
+    """How many requests were asked for (in all and by kind), served from the cache, and computed
+    (``by_kind``: computed requests by kind)."""
 
     requested: int = 0
     cached: int = 0
     computed: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
+    requested_by_kind: dict[str, int] = field(default_factory=dict)
 
 
 def split_template(template: str, slot: str = SLOT) -> tuple[str, str]:
@@ -147,8 +149,7 @@ class LanguageModel(ABC):
         if reduce not in {"mean", "sum"}:
             raise ValueError(f"reduce must be 'mean' or 'sum', not {reduce!r}")
         candidates = [str(c) for c in candidates]
-        cand_hash = hashlib.sha256(json.dumps(candidates, ensure_ascii=False).encode()).hexdigest()
-        params = {"slot": slot, "reduce": reduce, "candidates": cand_hash, "n_candidates": len(candidates)}
+        params = {"slot": slot, "reduce": reduce, "candidates": _digest(candidates), "n_candidates": len(candidates)}
         reqs = [{"template": str(t)} for t in templates]
         for r in reqs:
             split_template(r["template"], slot)  # fail early on malformed templates
@@ -159,6 +160,50 @@ class LanguageModel(ABC):
         if not rows:
             return np.zeros((0, len(candidates)), dtype=np.float32)
         return np.vstack([np.asarray(r, dtype=np.float32) for r in rows])
+
+    def loglikelihood_groups(self, groups: Sequence[tuple[str, Sequence[str]]]) -> list[list[LogLikelihood]]:
+        """Log P(continuation | context) for every continuation of each ``(context, continuations)``
+        group, e.g. one cloze query and a chunk of candidate fillers.
+
+        The cache holds one row per group (not per pair), committed as each group finishes, so a
+        killed run over millions of pairs resumes group by group; pairs cached one by one by
+        :meth:`loglikelihood` are reused, not recomputed. Requests are counted under the
+        ``loglikelihood`` kind.
+        """
+        groups = [(str(c), [str(x) for x in xs]) for c, xs in groups]
+        keys = [self._request_key("loglikelihood_group", {}, {"context": c, "continuations": _digest(xs), "n": len(xs)})
+                for c, xs in groups]
+        found = self.cache.get_many(keys) if self.cache is not None else {}
+        n_pairs = sum(len(xs) for _, xs in groups)
+        self.stats.requested += n_pairs
+        self.stats.requested_by_kind["loglikelihood"] = self.stats.requested_by_kind.get("loglikelihood", 0) + n_pairs
+        todo = [(k, c, xs) for k, (c, xs) in zip(keys, groups) if k not in found]
+        self.stats.cached += n_pairs - sum(len(xs) for _, _, xs in todo)
+        for key, context, continuations in tqdm(todo, desc=f"{self.spec} loglikelihood groups", unit="group",
+                                               disable=not self.progress or not todo, leave=False):
+            found[key] = self._score_group(key, context, continuations)
+        return [[LogLikelihood(*v) for v in zip(found[k]["logprob"], found[k]["n_tokens"], found[k]["is_greedy"])]
+                for k in keys]
+
+    def _score_group(self, key: str, context: str, continuations: list[str]) -> dict[str, list]:
+        """One group of :meth:`loglikelihood_groups`: per-pair cache rows reused, the rest computed
+        in chunks, the group's row stored."""
+        pair_keys = [self._request_key("loglikelihood", {}, {"context": context, "continuation": x}) for x in continuations]
+        old = self.cache.get_many(pair_keys) if self.cache is not None else {}
+        missing = [i for i, k in enumerate(pair_keys) if k not in old]
+        values = {i: old[k] for i, k in enumerate(pair_keys) if k in old}
+        for start in range(0, len(missing), self.chunk_size):
+            chunk = missing[start : start + self.chunk_size]
+            scored = self._loglikelihood([(context, continuations[i]) for i in chunk])
+            values.update((i, asdict(r)) for i, r in zip(chunk, scored))
+        self.stats.cached += len(continuations) - len(missing)
+        self.stats.computed += len(missing)
+        self.stats.by_kind["loglikelihood"] = self.stats.by_kind.get("loglikelihood", 0) + len(missing)
+        ordered = [values[i] for i in range(len(continuations))]
+        row = {f: [v[f] for v in ordered] for f in ("logprob", "n_tokens", "is_greedy")}
+        if self.cache is not None:
+            self.cache.put_many({key: row})
+        return row
 
     # ------------------------------------------------------------------ backend hooks
     @abstractmethod
@@ -181,17 +226,21 @@ class LanguageModel(ABC):
         return list(values.reshape(len(templates), len(candidates)))
 
     # ------------------------------------------------------------------ caching machinery
+    def _request_key(self, kind: str, params: dict, request: dict) -> str:
+        """The cache key of one request: kind, model identity, decoding parameters and the request."""
+        return ResponseCache.key({"kind": kind, **self.identity(), "params": params, "request": request})
+
     def _cached(self, kind: str, requests: list[dict], params: dict, compute: Callable[[list[dict]], list],
                 chunk_size: int | None = None) -> list:
         chunk_size = chunk_size or self.chunk_size
-        base = {"kind": kind, **self.identity(), "params": params}
-        keys = [ResponseCache.key({**base, "request": r}) for r in requests]
+        keys = [self._request_key(kind, params, r) for r in requests]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         todo: dict[str, dict] = {}
         for k, r in zip(keys, requests):
             if k not in found and k not in todo:
                 todo[k] = r
         self.stats.requested += len(requests)
+        self.stats.requested_by_kind[kind] = self.stats.requested_by_kind.get(kind, 0) + len(requests)
         self.stats.cached += len(requests) - sum(1 for k in keys if k not in found)
         if todo:
             items = list(todo.items())
@@ -211,6 +260,15 @@ class LanguageModel(ABC):
                 bar.update(len(chunk))
             bar.close()
         return [found[k] for k in keys]
+
+
+def _digest(texts: Sequence[str]) -> str:
+    """SHA-256 of a list of strings (a group's continuations in a cache key).
+
+    >>> _digest(["a", "b"]) == _digest(["a", "b"]) != _digest(["b", "a"])
+    True
+    """
+    return hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def truncate_at_stop(text: str, stop: Sequence[str]) -> str:

@@ -1,6 +1,8 @@
 """On-disk response cache shared by every model backend.
 
-One SQLite file (WAL mode) holds one row per request. A request's key is the SHA-256 of the
+One SQLite file (WAL mode) holds one row per request (or per request group: FMLAMA's millions of
+cloze pairs are stored one row per query x candidate chunk, see ``LanguageModel.loglikelihood_groups``).
+A request's key is the SHA-256 of the
 canonical JSON of everything that determines the answer: backend, model id and revision,
 request kind, the request itself and the decoding parameters. Rows are committed batch by
 batch, so a run killed mid-way keeps everything it finished and resumes from there; SQLite's

@@ -126,10 +126,15 @@ def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bu
     """Fine-tune one :class:`OptionScorer` on ``train`` (items of one task: ``options``, ``label``)
     and score every option of ``test``; returns the test scores (items × options) and the training
     loss per step (``epoch, step, loss``). The defaults are the paper's (AdamW, lr 5e-5 decaying
-    linearly to 0, 3 epochs, batch 16, 128 tokens)."""
+    linearly to 0, 3 epochs, batch 16, 128 tokens). Under ``culturelab plan`` nothing is trained:
+    the work is counted (:func:`count_finetune`) and the scores are zeros."""
     from transformers import AutoTokenizer
 
+    from culturelab import planning
     from culturelab.models.device import resolve_device
+
+    if planning.counting():
+        return count_finetune(train, test, model=model, epochs=epochs, version=version)
 
     device = resolve_device(device)
     torch.manual_seed(seed)
@@ -165,6 +170,29 @@ def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bu
         for _, n, ids, mask in _batches(test_texts, tokenizer, batch_size * 2, max_length, device):
             out.append(scorer(ids, mask).float().view(n, -1).cpu().numpy())
     return (np.concatenate(out) if out else np.zeros((0, 0))), pd.DataFrame(history)
+
+
+def count_finetune(train: pd.DataFrame, test: pd.DataFrame, *, model: str, epochs: int,
+                   version: str = "v1") -> tuple[np.ndarray, pd.DataFrame]:
+    """Record a fine-tuning run's cost for ``culturelab plan`` (kind ``finetune``: forward-pass
+    tokens, a training step counted as three forward passes) and return what
+    :func:`train_and_score` returns, with zero scores and NaN losses (one row per epoch).
+
+    >>> t = pd.DataFrame({"task": ["si"], "goal": ["Kek"], "context": ["Kek"], "options": [["Un.", "Su."]],
+    ...                   "label": [0]})
+    >>> scores, history = count_finetune(t, t, model="hf:none", epochs=2)
+    >>> scores.shape, history["epoch"].tolist()
+    ((1, 2), [0, 1])
+    """
+    from culturelab import planning
+
+    train_texts, test_texts = option_texts(train, version), option_texts(test, version)
+    tok = planning.offline_tokenizer(model)
+    tokens = (3 * epochs * planning.count_tokens([t for o in train_texts for t in o], tok)
+              + planning.count_tokens([t for o in test_texts for t in o], tok))
+    planning.record("finetune", model, epochs * len(train_texts) + len(test_texts), tokens)
+    width = max((len(o) for o in test_texts), default=0)
+    return np.zeros((len(test_texts), width)), pd.DataFrame({"epoch": range(epochs), "step": 0, "loss": np.nan})
 
 
 def finetune_predictions(train: pd.DataFrame, test: pd.DataFrame, *, split: str = "val",

@@ -7,7 +7,8 @@ import yaml
 
 from culturelab import config
 from culturelab.cli import main
-from culturelab.runner import all_notebooks, plan
+from culturelab.params import notebook_defaults
+from culturelab.runner import all_notebooks, notebook_file, plan
 
 PARAMS = config.project_root() / "papermill_params"
 FILES = sorted(str(p.relative_to(PARAMS)) for p in PARAMS.rglob("*.yaml"))
@@ -25,3 +26,8 @@ def test_paper_scale_file_runs_every_notebook_at_full_size():
     assert jobs["fmlama/02_probing"]["max_dishes_per_group"] == 0  # 0 means all
     assert jobs["fmlama/02_probing"]["templates"] == [1, 2, 3, 4, 5]
     assert jobs["captex/02_reordering"]["max_procedures"] == 0
+    decoder = jobs["fmlama/04_decoder_llms"]  # the paper's decoding (Appendix C); greedy stays the default
+    assert (decoder["temperature"], decoder["max_new_tokens"]) == (0.7, 1024)
+    assert len(decoder["model_settings"]) == 4
+    assert notebook_defaults(notebook_file("fmlama/04_decoder_llms"))["temperature"] == 0.0
+    assert "temperature" not in dict(plan(PARAMS / "default.yaml").jobs)["fmlama/04_decoder_llms"]

@@ -1,0 +1,38 @@
+"""``culturelab plan`` bills exactly the requests a real run sends: one notebook per paper, run at smoke
+size with a tiny real model, then planned with the counting model; the counts by kind must agree."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from culturelab import config
+from culturelab.planning import KIND_LABELS, plan_requests
+from culturelab.runner import RunPlan, execute, plan
+
+SMOKE = config.project_root() / "papermill_params" / "smoke.yaml"
+ONE_PER_PAPER = ["00_quickstart", "captex/03_mcq", "fmlama/02_probing", "turkish_plu/02_mc_tasks",
+                 "cultural_recipes/02_adaptation", "percul/01_benchmark"]
+
+
+@pytest.mark.notebooks
+def test_plan_counts_equal_the_requests_a_real_smoke_run_sends(tiny_causal_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("CULTURELAB_RUN_NAME", "real")  # execute() sets these two; restored after the test
+    monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
+    spec = f"hf:{tiny_causal_dir}"
+    smoke = plan(SMOKE, ONE_PER_PAPER)
+    jobs = [(name, {**params, "model": spec}) for name, params in smoke.jobs]
+    status = execute(RunPlan(SMOKE, "real", tmp_path / "figures", jobs))
+    assert status["status"].tolist() == ["ok"] * len(jobs), status.to_dict("records")
+    billed = plan_requests(smoke, model=spec, work_dir=tmp_path / "plan", calibrate_models=False)
+    assert billed["counting_run"].tolist()[:-1] == ["ok"] * len(jobs)
+    billed = billed.set_index("notebook")
+    for name, _ in jobs:
+        info = json.loads((tmp_path / "runs" / "real" / name / "run_info.json").read_text())
+        sent = info["models"][spec]["calls"]["requested_by_kind"]
+        for kind in ("loglikelihood", "generate"):
+            assert billed.loc[name, KIND_LABELS[kind]] == sent.get(kind, 0), (name, kind, sent)
+        assert sum(sent.values()) > 0, f"{name} sent no request: the comparison would be empty"
