@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("list", help="list the notebooks")
     from culturelab.profile.cli import add_parsers, dispatch
 
-    add_parsers(sub)
+    _jobs_option(add_parsers(sub))
     args = parser.parse_args(argv)
     if args.command in {"evaluate", "export"}:
         return dispatch(args)

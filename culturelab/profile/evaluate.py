@@ -113,11 +113,11 @@ def params_file(size: str, model: str, notebooks: Sequence[str], out_dir: Path,
     return path
 
 
-def run_models(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = "smoke") -> tuple[pd.DataFrame,
-                                                                                                    pd.DataFrame]:
-    """Run the benchmarks' notebooks that fit each model (:func:`fit`); return (tidy results,
-    per-notebook summary with the skipped notebooks). All parameter files are validated before
-    anything runs."""
+def run_models(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = "smoke", *,
+               jobs: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run the benchmarks' notebooks that fit each model (:func:`fit`), ``jobs`` notebooks at a time;
+    return (tidy results, per-notebook summary with the skipped notebooks). All parameter files are
+    validated before anything runs."""
     from culturelab.runner import execute, plan
 
     out_dir = config.runs_dir() / f"profile-{size}"
@@ -132,7 +132,7 @@ def run_models(models: Sequence[str], benchmarks: Sequence[str] = (), size: str 
                                                                                   skipped.values()],
                                            "seconds": 0.0, "output": "", "model": model}))
         if model in plans:
-            summaries.append(execute(plans[model]).assign(model=model))
+            summaries.append(execute(plans[model], jobs=jobs).assign(model=model))
             tidy.append(collect(config.runs_dir() / plans[model].run_name, model))
     return (pd.concat(tidy, ignore_index=True) if tidy else pd.DataFrame(columns=TIDY),
             pd.concat(summaries, ignore_index=True))
@@ -155,7 +155,7 @@ def report(results: Path, out_dir: Path, params: dict[str, Any] | None = None) -
     return html
 
 
-def evaluate(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = "smoke") -> int:
+def evaluate(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = "smoke", *, jobs: int = 1) -> int:
     """The ``evaluate`` command: run, collect to ``runs/profile-<size>/results.csv``, report (figures
     under ``runs/profile-<size>/figures/profile``); exit status."""
     import os
@@ -163,7 +163,7 @@ def evaluate(models: Sequence[str], benchmarks: Sequence[str] = (), size: str = 
 
     t0 = time.perf_counter()
     try:
-        tidy, summary = run_models(models, benchmarks, size)
+        tidy, summary = run_models(models, benchmarks, size, jobs=jobs)
     except (ParameterError, ValueError, FileNotFoundError) as err:
         print(f"culturelab evaluate: {err}", file=sys.stderr)
         return 2

@@ -83,3 +83,23 @@ def test_evaluate_says_when_nothing_fits(tmp_path, monkeypatch, capsys):
     assert "no per-instance results to profile" in capsys.readouterr().err
     summary = pd.read_csv(tmp_path / "profile-smoke" / "summary.csv")
     assert summary["status"].tolist() == ["skipped: a masked LM does not generate text"]
+
+
+def test_evaluate_passes_jobs_to_the_runner(tmp_path, monkeypatch):
+    """`culturelab evaluate --jobs 2` runs each model's notebooks two at a time."""
+    import pandas as pd
+
+    from culturelab import runner
+    from culturelab.cli import main
+
+    seen = []
+
+    def fake_execute(run_plan, *, jobs=1, **_):
+        seen.append(jobs)
+        return pd.DataFrame({"notebook": [n for n, _ in run_plan.jobs], "status": "failed: not run",
+                             "seconds": 0.0, "output": ""})
+
+    monkeypatch.setattr(runner, "execute", fake_execute)
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    assert main(["evaluate", "--model", "bundled:gemma3-270m", "--benchmarks", "percul", "--jobs", "2"]) == 1
+    assert seen == [2]
