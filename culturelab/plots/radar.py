@@ -58,8 +58,8 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     ...                   "lo": [0.4, 0.1, 0.6], "hi": [0.6, 0.4, 0.9], "n": [30, 4, 30]})
     >>> ax = radar(t, "category", "acc", "model", rlabel="accuracy", n="n", ci_low="lo", ci_high="hi",
     ...            chance=0.25).axes[0]
-    >>> [tick.get_text() for tick in ax.get_xticklabels()]
-    ['food\\nn=30', 'music\\nn=4', 'sport\\nn=30']
+    >>> [tick.get_text() for tick in ax.get_xticklabels()], ax.get_legend().get_title().get_text()
+    (['food\\nn=30', 'music\\nn=4', 'sport\\nn=30'], 'radius: accuracy')
     >>> plt.close("all")
 
     >>> t = pd.DataFrame({"category": ["food", "music", "sport"] * 2, "model": ["a"] * 3 + ["b"] * 3,
@@ -125,12 +125,12 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     top = rmax if rmax is not None else max(peak * 1.05, max(levels.values(), default=0.0) * 1.1, 1e-9)
     ax.set_ylim(0, top)
     ax.tick_params(axis="y", labelsize=6.5)
-    if rlabel:
-        ax.text(np.deg2rad(ax.get_rlabel_position()), top * 1.02, rlabel, fontsize=7, color="#444444",
-                ha="left", va="bottom")
     ax.grid(True, alpha=0.4)
     ax.spines["polar"].set_alpha(0.4)
     if title:
         ax.set_title(title, pad=30)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False)
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False,
+                       title=f"radius: {rlabel}" if rlabel else None)  # the metric, clear of the rings
+    if rlabel:
+        legend.get_title().set_fontsize(7)
     return fig
