@@ -21,6 +21,9 @@ import torch
 from culturelab.models.base import LanguageModel, LogLikelihood
 from culturelab.models.device import default_dtype, resolve_device
 
+#: model types whose decoder takes one attention mask per layer type (full / sliding window)
+_MASK_MAPPING_MODELS = frozenset({"gemma3_text"})
+
 
 def move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
     """Move the context's trailing white space onto the continuation (lm-eval's convention).
@@ -76,6 +79,8 @@ class HFCausalLM(LanguageModel):
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.batch_size = batch_size
         self.token_budget = token_budget
+        #: score [context, option 1, option 2, …] rows in one pass (see ``_loglikelihood_packed``)
+        self.packed_scoring = True
         self.max_length = max_length or min(getattr(self.model.config, "max_position_embeddings", 4096) or 4096,
                                             8192)
         self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
@@ -155,14 +160,133 @@ class HFCausalLM(LanguageModel):
             out.append((tuple(ctx[-(self.max_length - len(cont)):]), cont))
         return out
 
+    def _packing_mask_kind(self) -> str | None:
+        """How the packed scorer hands its block mask to this model: ``"tensor"`` (one 4D mask for all
+        layers), ``"mapping"`` (one per layer type: Gemma-3's full and sliding-window layers), or
+        ``None`` when the model cannot take a custom mask (flash attention, unknown layer types)."""
+        config = self.model.config.get_text_config()
+        if getattr(config, "_attn_implementation", None) not in {"sdpa", "eager"}:
+            return None
+        layer_types = set(getattr(config, "layer_types", None) or [])
+        if not layer_types:
+            # a sliding window without per-layer types (Mistral-style) applies to every layer
+            return "tensor" if getattr(config, "sliding_window", None) is None else None
+        if layer_types == {"full_attention"}:
+            return "tensor"
+        if layer_types <= {"full_attention", "sliding_attention"} and config.model_type in _MASK_MAPPING_MODELS:
+            return "mapping"
+        return None
+
     @torch.inference_mode()
     def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
         encoded = self._encode_pairs(requests)
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, (ctx, _) in enumerate(encoded):
             groups.setdefault(ctx, []).append(i)
+        if self.packed_scoring and self._packing_mask_kind() is not None:
+            return self._loglikelihood_packed(encoded, groups)
+        return self._loglikelihood_cached(encoded, groups)
+
+    def _loglikelihood_packed(self, encoded: list[tuple[tuple[int, ...], list[int]]],
+                              groups: dict[tuple[int, ...], list[int]]) -> list[LogLikelihood]:
+        """One forward pass per row ``[context, option 1, option 2, …]``: a block mask lets each option
+        see the context and itself only, and its position ids continue the context's, so every option
+        is scored exactly as if it followed the context alone (lm-eval's number) — without a second
+        pass or a copy of the context's keys/values per option."""
+        rows = []  # (context, request ids) — a context with many long options is split over rows
+        for ctx, idx in groups.items():
+            limit = max(2 * len(ctx), len(ctx) + 512)
+            row: list[int] = []
+            length = len(ctx)
+            for i in sorted(idx, key=lambda i: len(encoded[i][1])):
+                extra = len(encoded[i][1]) - 1
+                if row and extra and length + extra > limit:
+                    rows.append((ctx, row))
+                    row, length = [], len(ctx)
+                row.append(i)
+                length += extra
+            rows.append((ctx, row))
+        tails = [sum(len(encoded[i][1]) - 1 for i in idx) for _, idx in rows]
+        order = sorted(range(len(rows)), key=lambda r: (len(rows[r][0]) + tails[r], tails[r]), reverse=True)
+        vocab = self.model.config.get_text_config().vocab_size
+        logit_budget = max(1, int(2**29 // (vocab * 4)))  # ≈512 MiB of float32 logits per pass
+        results: list[LogLikelihood | None] = [None] * len(encoded)
+        start = 0
+        while start < len(order):
+            width, tail, n = 0, 0, 0
+            for r in order[start : start + self.batch_size]:
+                w, t = max(width, len(rows[r][0]) + tails[r]), max(tail, tails[r] + 1)
+                if n and ((n + 1) * w > self.token_budget or (n + 1) * t > logit_budget):
+                    break
+                width, tail, n = w, t, n + 1
+            batch = [rows[r] for r in order[start : start + n]]
+            start += n
+            self._score_packed(batch, encoded, width, tail, results)
+        return results  # type: ignore[return-value]
+
+    def _score_packed(self, batch: list[tuple[tuple[int, ...], list[int]]], encoded: list, width: int, tail: int,
+                      results: list) -> None:
+        """Score the rows of one batch, left-padded to ``width``; logits only for the last ``tail`` columns."""
+        n_rows = len(batch)
+        ids = torch.full((n_rows, width), self.tokenizer.pad_token_id, dtype=torch.long)
+        positions = torch.zeros((n_rows, width), dtype=torch.long)
+        allowed = torch.eye(width, dtype=torch.bool).repeat(n_rows, 1, 1)  # padding sees itself only
+        causal = torch.ones((width, width), dtype=torch.bool).tril()
+        pick_row, pick_col, target, owner = [], [], [], []
+        for r, (ctx, idx) in enumerate(batch):
+            n_ctx = len(ctx)
+            col = width - n_ctx - sum(len(encoded[i][1]) - 1 for i in idx)
+            ctx_cols = slice(col, col + n_ctx)
+            ids[r, ctx_cols] = torch.tensor(ctx)
+            positions[r, ctx_cols] = torch.arange(n_ctx)
+            allowed[r, ctx_cols, ctx_cols] = causal[:n_ctx, :n_ctx]
+            last = col + n_ctx - 1 - (width - tail)  # the context's last column among the kept logits
+            col += n_ctx
+            for i in idx:
+                cont = encoded[i][1]
+                m = len(cont) - 1  # the last token is never an input
+                seg = slice(col, col + m)
+                ids[r, seg] = torch.tensor(cont[:-1], dtype=torch.long)
+                positions[r, seg] = torch.arange(n_ctx, n_ctx + m)
+                allowed[r, seg, ctx_cols] = True
+                allowed[r, seg, seg] = causal[:m, :m]
+                kept = list(range(col - (width - tail), col - (width - tail) + m))
+                pick_row.extend([r] * (m + 1))
+                pick_col.extend([last, *kept])
+                target.extend(cont)
+                owner.extend([i] * (m + 1))
+                col += m
+        config = self.model.config.get_text_config()
+        mask: Any = self._additive(allowed)
+        if self._packing_mask_kind() == "mapping":
+            window = positions[:, :, None] - positions[:, None, :] < config.sliding_window
+            mask = {"full_attention": mask, "sliding_attention": self._additive(allowed & window)}
+        logits = self.model(input_ids=ids.to(self.device), attention_mask=mask, position_ids=positions.to(self.device),
+                            use_cache=False, logits_to_keep=tail).logits
+        picked = logits[torch.tensor(pick_row, device=self.device), torch.tensor(pick_col, device=self.device)].float()
+        target_t = torch.tensor(target, device=self.device)
+        token_lp = (picked.gather(-1, target_t[:, None])[:, 0] - torch.logsumexp(picked, dim=-1)).double()
+        misses = (picked.argmax(-1) != target_t).long()
+        requests = sorted(set(owner))
+        slot = {i: k for k, i in enumerate(requests)}
+        owner_t = torch.tensor([slot[i] for i in owner], device=self.device)
+        sums = torch.zeros(len(requests), dtype=torch.float64, device=self.device).index_add_(0, owner_t, token_lp)
+        missed = torch.zeros(len(requests), dtype=torch.long, device=self.device).index_add_(0, owner_t, misses)
+        for i, lp, miss in zip(requests, sums.tolist(), missed.tolist()):
+            results[i] = LogLikelihood(lp, len(encoded[i][1]), miss == 0)
+
+    def _additive(self, allowed: torch.Tensor) -> torch.Tensor:
+        """A boolean ``(rows, q, k)`` mask as the additive ``(rows, 1, q, k)`` float mask attention layers add."""
+        blocked = torch.finfo(self.dtype).min
+        mask = torch.zeros(allowed.shape, dtype=self.dtype).masked_fill_(~allowed, blocked)
+        return mask[:, None].to(self.device)
+
+    def _loglikelihood_cached(self, encoded: list[tuple[tuple[int, ...], list[int]]],
+                              groups: dict[tuple[int, ...], list[int]]) -> list[LogLikelihood]:
+        """Fallback for models that take no custom mask: each context encoded once, its continuations
+        scored on top of its key/value cache (expanded per continuation)."""
         contexts = sorted(groups, key=len, reverse=True)
-        results: list[LogLikelihood | None] = [None] * len(requests)
+        results: list[LogLikelihood | None] = [None] * len(encoded)
         pad = self.tokenizer.pad_token_id
         vocab = self.model.config.get_text_config().vocab_size
         start = 0
