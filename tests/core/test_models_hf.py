@@ -87,3 +87,35 @@ def test_cache_serves_repeats_without_model_calls(tiny_causal_dir, tmp_cache):
 def test_local_folder_revision_is_a_fingerprint(tiny):
     assert tiny.revision.startswith("local-")
     assert tiny.describe()["device"] == "cpu"
+
+
+def test_packed_scoring_respects_gemma3_sliding_window(tiny_causal_dir, tmp_path):
+    """A random Gemma-3 with a 4-token sliding window on contexts longer than the window: the packed
+    pass (one block mask per layer type) gives the naive per-request scores, and so does the cached
+    fallback; the packed path is really the one taken."""
+    import shutil
+
+    import torch
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    folder = tmp_path / "tiny-gemma3"
+    shutil.copytree(tiny_causal_dir, folder)
+    for weights in folder.glob("*.safetensors"):
+        weights.unlink()
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(vocab_size=400, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=4,
+                              layer_types=["sliding_attention", "full_attention"], max_position_embeddings=128,
+                              attn_implementation="sdpa")
+    Gemma3ForCausalLM(config).save_pretrained(folder)
+    lm = HFCausalLM(str(folder), device="cpu", cache=False, progress=False, batch_size=2)
+    assert lm._packing_mask_kind() == "mapping"
+    long = [("rice is cooked with saffron and the soup has lentils and onion, so", opt)
+            for opt in (" tea", " flour and water", " bread is baked with egg")] + REQUESTS
+    packed = lm.loglikelihood(long)
+    slow = lm.naive_loglikelihood(long)
+    lm.packed_scoring = False
+    cached = lm.loglikelihood(long)
+    for other in (slow, cached):
+        np.testing.assert_allclose([r.logprob for r in packed], [r.logprob for r in other], rtol=1e-4, atol=1e-4)
+        assert [r.is_greedy for r in packed] == [r.is_greedy for r in other]
