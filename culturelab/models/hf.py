@@ -1,8 +1,13 @@
 """Causal language models through 🤗 transformers (hub ids, local folders, bundled models).
 
-Log-likelihood scoring encodes each distinct context **once** and scores all of its
-continuations (MCQ options, cloze candidates) from the context's key/value cache, batched.
-For the usual single-token answers (" A", " B", …) no second forward pass is needed at all.
+Log-likelihood scoring encodes each distinct context **once** together with all of its
+continuations (MCQ options, cloze candidates): one forward pass over the row
+``[context, option 1, option 2, …]`` with a block attention mask (each option sees the context and
+itself, its position ids continue the context's; Gemma-3 gets one mask per layer type for its
+sliding-window layers). Models that take no custom mask (flash attention, Mistral-style windows)
+fall back to scoring the options on top of the context's key/value cache. Either way each option
+gets the number a separate forward pass of context + option would give (lm-eval's), without
+re-encoding the context per option.
 
 >>> from culturelab.models.hf import move_trailing_space
 >>> move_trailing_space("Answer: ", "B")
