@@ -26,6 +26,8 @@ import torch
 from culturelab.models.base import LanguageModel, LogLikelihood
 from culturelab.models.device import default_dtype, resolve_device
 
+#: mean context length (tokens) from which ``packed_scoring="auto"`` packs options into one row
+PACKED_MIN_CONTEXT = 128
 #: model types whose decoder takes one attention mask per layer type (full / sliding window)
 _MASK_MAPPING_MODELS = frozenset({"gemma3_text"})
 
@@ -84,8 +86,10 @@ class HFCausalLM(LanguageModel):
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.batch_size = batch_size
         self.token_budget = token_budget
-        #: score [context, option 1, option 2, …] rows in one pass (see ``_loglikelihood_packed``)
-        self.packed_scoring = True
+        #: score [context, option 1, option 2, …] rows in one pass (``_loglikelihood_packed``): True,
+        #: False, or "auto" — packed when the contexts average at least ``PACKED_MIN_CONTEXT`` tokens
+        #: (measured on CPU: 2x faster on ~290-token contexts, 2x slower on ~50-token ones)
+        self.packed_scoring: bool | str = "auto"
         self.max_length = max_length or min(getattr(self.model.config, "max_position_embeddings", 4096) or 4096,
                                             8192)
         self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
@@ -188,7 +192,10 @@ class HFCausalLM(LanguageModel):
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, (ctx, _) in enumerate(encoded):
             groups.setdefault(ctx, []).append(i)
-        if self.packed_scoring and self._packing_mask_kind() is not None:
+        packed = self.packed_scoring
+        if packed == "auto":
+            packed = sum(len(ctx) for ctx in groups) >= PACKED_MIN_CONTEXT * len(groups)
+        if packed and self._packing_mask_kind() is not None:
             return self._loglikelihood_packed(encoded, groups)
         return self._loglikelihood_cached(encoded, groups)
 

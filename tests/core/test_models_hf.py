@@ -110,6 +110,7 @@ def test_packed_scoring_respects_gemma3_sliding_window(tiny_causal_dir, tmp_path
     Gemma3ForCausalLM(config).save_pretrained(folder)
     lm = HFCausalLM(str(folder), device="cpu", cache=False, progress=False, batch_size=2)
     assert lm._packing_mask_kind() == "mapping"
+    lm.packed_scoring = True  # these contexts are short: "auto" would take the cached path
     long = [("rice is cooked with saffron and the soup has lentils and onion, so", opt)
             for opt in (" tea", " flour and water", " bread is baked with egg")] + REQUESTS
     packed = lm.loglikelihood(long)
@@ -119,3 +120,19 @@ def test_packed_scoring_respects_gemma3_sliding_window(tiny_causal_dir, tmp_path
     for other in (slow, cached):
         np.testing.assert_allclose([r.logprob for r in packed], [r.logprob for r in other], rtol=1e-4, atol=1e-4)
         assert [r.is_greedy for r in packed] == [r.is_greedy for r in other]
+
+
+def test_auto_packs_long_contexts_only(tiny_causal_dir, monkeypatch):
+    """`packed_scoring="auto"` packs when contexts average >= PACKED_MIN_CONTEXT tokens, and the
+    packed scores equal the cached path's."""
+    from culturelab.models import hf
+
+    lm = HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=4)
+    taken = []
+    monkeypatch.setattr(HFCausalLM, "_loglikelihood_packed",
+                        lambda self, *a: taken.append("packed") or hf.HFCausalLM._loglikelihood_cached(self, *a))
+    lm.loglikelihood(REQUESTS)
+    assert taken == []
+    monkeypatch.setattr(hf, "PACKED_MIN_CONTEXT", 2)
+    lm.loglikelihood(REQUESTS[:3])
+    assert taken == ["packed"]
