@@ -25,9 +25,9 @@ def test_plan_counts_equal_the_requests_a_real_smoke_run_sends(tiny_causal_dir, 
     spec = f"hf:{tiny_causal_dir}"
     smoke = plan(SMOKE, ONE_PER_PAPER)
     jobs = [(name, {**params, "model": spec}) for name, params in smoke.jobs]
-    status = execute(RunPlan(SMOKE, "real", tmp_path / "figures", jobs))
+    status = execute(RunPlan(SMOKE, "real", tmp_path / "figures", jobs), jobs=2)
     assert status["status"].tolist() == ["ok"] * len(jobs), status.to_dict("records")
-    billed = plan_requests(smoke, model=spec, work_dir=tmp_path / "plan", calibrate_models=False)
+    billed = plan_requests(smoke, model=spec, jobs=2, work_dir=tmp_path / "plan", calibrate_models=False)
     assert billed["counting_run"].tolist()[:-1] == ["ok"] * len(jobs)
     billed = billed.set_index("notebook")
     for name, _ in jobs:
