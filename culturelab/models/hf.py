@@ -195,12 +195,13 @@ class HFCausalLM(LanguageModel):
         packed = self.packed_scoring
         if packed == "auto":
             packed = sum(len(ctx) for ctx in groups) >= PACKED_MIN_CONTEXT * len(groups)
-        if packed and self._packing_mask_kind() is not None:
-            return self._loglikelihood_packed(encoded, groups)
+        kind = self._packing_mask_kind() if packed else None
+        if kind is not None:
+            return self._loglikelihood_packed(encoded, groups, kind)
         return self._loglikelihood_cached(encoded, groups)
 
     def _loglikelihood_packed(self, encoded: list[tuple[tuple[int, ...], list[int]]],
-                              groups: dict[tuple[int, ...], list[int]]) -> list[LogLikelihood]:
+                              groups: dict[tuple[int, ...], list[int]], kind: str) -> list[LogLikelihood]:
         """One forward pass per row ``[context, option 1, option 2, …]``: a block mask lets each option
         see the context and itself only, and its position ids continue the context's, so every option
         is scored exactly as if it followed the context alone (lm-eval's number) — without a second
@@ -233,11 +234,11 @@ class HFCausalLM(LanguageModel):
                 width, tail, n = w, t, n + 1
             batch = [rows[r] for r in order[start : start + n]]
             start += n
-            self._score_packed(batch, encoded, width, tail, results)
+            self._score_packed(batch, encoded, width, tail, results, kind)
         return results  # type: ignore[return-value]
 
     def _score_packed(self, batch: list[tuple[tuple[int, ...], list[int]]], encoded: list, width: int, tail: int,
-                      results: list) -> None:
+                      results: list, kind: str) -> None:
         """Score the rows of one batch, left-padded to ``width``; logits only for the last ``tail`` columns."""
         n_rows = len(batch)
         ids = torch.full((n_rows, width), self.tokenizer.pad_token_id, dtype=torch.long)
@@ -270,7 +271,7 @@ class HFCausalLM(LanguageModel):
                 col += m
         config = self.model.config.get_text_config()
         mask: Any = self._additive(allowed)
-        if self._packing_mask_kind() == "mapping":
+        if kind == "mapping":
             window = positions[:, :, None] - positions[:, None, :] < config.sliding_window
             mask = {"full_attention": mask, "sliding_attention": self._additive(allowed & window)}
         logits = self.model(input_ids=ids.to(self.device), attention_mask=mask, position_ids=positions.to(self.device),

@@ -130,7 +130,8 @@ def test_auto_packs_long_contexts_only(tiny_causal_dir, monkeypatch):
     lm = HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=4)
     taken = []
     monkeypatch.setattr(HFCausalLM, "_loglikelihood_packed",
-                        lambda self, *a: taken.append("packed") or hf.HFCausalLM._loglikelihood_cached(self, *a))
+                        lambda self, encoded, groups, kind: taken.append("packed")
+                        or hf.HFCausalLM._loglikelihood_cached(self, encoded, groups))
     lm.loglikelihood(REQUESTS)
     assert taken == []
     monkeypatch.setattr(hf, "PACKED_MIN_CONTEXT", 2)
