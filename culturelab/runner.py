@@ -411,15 +411,52 @@ def longest_first(names: list[str], previous: Path) -> list[str]:
     return sorted(names, key=lambda n: (n in last, -float(last.get(n, 0.0))))
 
 
+#: the thread-pool sizes a kernel's numeric libraries (torch, BLAS) read at import
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where the OS has one).
+
+    >>> available_cores() >= 1
+    True
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def threads_per_job(jobs: int, cores: int | None = None) -> int:
+    """Threads each of ``jobs`` concurrent notebooks gets so that together they fill, and do not
+    oversubscribe, the cores: two 2-thread kernels on 2 cores took twice as long as two 1-thread
+    ones (benchmarks/README.md, "Parallel notebooks").
+
+    >>> threads_per_job(2, cores=2), threads_per_job(3, cores=16), threads_per_job(4, cores=2)
+    (1, 5, 1)
+    """
+    return max(1, (cores or available_cores()) // max(1, jobs))
+
+
+def _limit_threads(threads: int) -> None:
+    """Worker initialiser: kernels started from here use ``threads`` threads, unless the user
+    already chose a size through one of :data:`THREAD_VARIABLES`."""
+    if not any(var in os.environ for var in THREAD_VARIABLES):
+        for var in THREAD_VARIABLES:
+            os.environ[var] = str(threads)
+
+
 def _execute_all(work: list[tuple], jobs: int) -> list[dict[str, Any]]:
-    """Run ``work`` (arguments of :func:`_execute_one`) in up to ``jobs`` worker processes."""
+    """Run ``work`` (arguments of :func:`_execute_one`) in up to ``jobs`` worker processes, the
+    cores shared between them (:func:`threads_per_job`)."""
     if jobs <= 1 or len(work) <= 1:
         return [_execute_one(job) for job in work]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work)),
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
+    workers = min(jobs, len(work))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_limit_threads, initargs=(threads_per_job(workers),)) as pool:
         return list(pool.map(_execute_one, work))
 
 

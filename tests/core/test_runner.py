@@ -198,3 +198,25 @@ def test_an_aggregate_that_replays_requests_starts_after_the_notebooks_it_replay
     summary = execute(RunPlan(tmp_path / "p.yaml", "st", None, [("agg", {}), ("task", {"seconds": 1.0})]), jobs=2)
     assert list(summary["status"]) == ["ok", "ok"], summary
     assert (tmp_path / "agg.txt").read_text() == "cached"
+
+
+def test_parallel_notebooks_share_the_cores_instead_of_oversubscribing_them(tmp_path, monkeypatch):
+    """Two workers on 4 cores: each kernel gets 2 threads (two 2-thread kernels on 2 cores ran at
+    half speed); a size the user chose in the environment is kept."""
+    from culturelab import runner
+    from culturelab.runner import THREAD_VARIABLES, RunPlan, execute
+
+    source = "import os; open(f'{name}.txt', 'w').write(os.environ.get('OMP_NUM_THREADS', 'unset'))"
+    for name in ("a", "b"):
+        _tiny_notebook(tmp_path / f"{name}.ipynb", f"name = {name!r}\n" + source)
+    monkeypatch.setattr(runner, "notebook_file", lambda name: tmp_path / f"{name}.ipynb")
+    monkeypatch.setattr(runner, "available_cores", lambda: 4)
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    for var in THREAD_VARIABLES:
+        monkeypatch.delenv(var, raising=False)
+    plan = RunPlan(tmp_path / "p.yaml", "thr", None, [("a", {}), ("b", {})])
+    assert list(execute(plan, jobs=2)["status"]) == ["ok", "ok"]
+    assert [(tmp_path / f"{n}.txt").read_text() for n in "ab"] == ["2", "2"]
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert list(execute(plan, jobs=2)["status"]) == ["ok", "ok"]
+    assert [(tmp_path / f"{n}.txt").read_text() for n in "ab"] == ["3", "3"]
