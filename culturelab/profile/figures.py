@@ -17,59 +17,115 @@ import numpy as np
 import pandas as pd
 
 from culturelab.plots import MIN_N, note_small_n, palette, radar, too_few
+from culturelab.plots.honest import SMALL_N_COLOUR
 
 
-def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N) -> plt.Figure:
-    """One horizontal bar per benchmark × task and model, with its 95 % CI, a chance tick (dotted)
-    and n; bars on fewer than ``min_n`` items are grey."""
-    tasks = list(dict.fromkeys(zip(table["benchmark"], table["task"])))
-    models = list(dict.fromkeys(table["model"]))
-    colours = dict(zip(models, palette(max(len(models), 2))[1:] if len(models) == 1 else palette(len(models))))
+def _columns(sizes: dict[str, int], n_columns: int) -> list[list[str]]:
+    """Benchmarks dealt to ``n_columns`` columns, largest first onto the shortest column.
+
+    >>> _columns({"a": 11, "b": 8, "c": 4, "d": 3, "e": 1}, 2)
+    [['a', 'd'], ['b', 'c', 'e']]
+    """
+    columns: list[list[str]] = [[] for _ in range(n_columns)]
+    height = [0] * n_columns
+    for name in sorted(sizes, key=lambda k: -sizes[k]):
+        j = height.index(min(height))
+        columns[j].append(name)
+        height[j] += sizes[name] + 1
+    return [c for c in columns if c]
+
+
+def _bar_panel(ax: plt.Axes, table: pd.DataFrame, tasks: list[str], models: list[str], colours: dict[str, str],
+               min_n: int) -> None:
     height = 0.8 / max(len(models), 1)
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(tasks) * max(len(models), 1) + 1.2))
     for j, model in enumerate(models):
-        part = table[table["model"] == model].set_index(["benchmark", "task"]).reindex(tasks)
+        part = table[table["model"] == model].set_index("task").reindex(tasks)
         y = np.arange(len(tasks)) + (j - (len(models) - 1) / 2) * height
         grey = too_few(part["n"].to_numpy(float), min_n)
-        ax.barh(y, part["mean"], height=height, color=[("#d9d9d9" if g else colours[model]) for g in grey],
+        ax.barh(y, part["mean"], height=height, color=[(SMALL_N_COLOUR if g else colours[model]) for g in grey],
                 label=model)
         ax.errorbar(part["mean"], y, xerr=[part["mean"] - part["ci_low"], part["ci_high"] - part["mean"]],
                     fmt="none", ecolor="#333333", elinewidth=0.8, capsize=2)
         for yi, m, hi, n, bad in zip(y, part["mean"], part["ci_high"], part["n"], part["invalid_rate"]):
             if pd.notna(m):
-                ax.text(np.nanmax([m, hi, 0]) + 0.01, yi, f"n={int(n)}" + (f", {bad:.1%} invalid" if bad > 0 else ""),
+                ax.text(np.nanmax([m, hi, 0]) + 0.01, yi, f"n={int(n)}" + (f", {bad:.0%} inv." if bad > 0 else ""),
                         va="center", fontsize=6)
-    chance = table.groupby(["benchmark", "task"], sort=False)["chance"].first().reindex(tasks)
+    chance = table.groupby("task", sort=False)["chance"].first().reindex(tasks)
     for i, c in enumerate(chance):
         if pd.notna(c):
             ax.vlines(c, i - 0.45, i + 0.45, linestyles=":", colors="#555555", lw=1)
     ax.set_yticks(np.arange(len(tasks)))
-    ax.set_yticklabels([f"{b}: {t}" for b, t in tasks], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("score (accuracy; ρ for reordering; adaptation metrics ÷ 100) with 95 % bootstrap CI")
-    ax.plot([], [], ls=":", color="#555555", label="chance")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_yticklabels(tasks, fontsize=7)
+    ax.set_ylim(len(tasks) - 0.5, -0.5)
+    ax.set_xlim(0, 1.25)
+    ax.tick_params(axis="x", labelsize=7)
+
+
+def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -> plt.Figure:
+    """One panel per benchmark (dealt to ``n_columns`` columns), one horizontal bar per task and
+    model, with its 95 % CI, a chance tick (dotted) and n; bars on fewer than ``min_n`` items are grey.
+
+    >>> t = pd.DataFrame({"model": "m", "benchmark": ["a", "a", "b"], "task": ["t1", "t2", "t1"],
+    ...                   "mean": [0.5, 0.3, 0.7], "ci_low": 0.2, "ci_high": 0.8, "n": 40, "chance": 0.25,
+    ...                   "invalid_rate": 0.0})
+    >>> [ax.get_title(loc="left") for ax in score_bars(t).axes]
+    ['a', 'b']
+    >>> plt.close("all")
+    """
+    models = list(dict.fromkeys(table["model"]))
+    colours = dict(zip(models, palette(max(len(models), 2))[1:] if len(models) == 1 else palette(len(models))))
+    tasks = {b: list(dict.fromkeys(part["task"])) for b, part in table.groupby("benchmark", sort=False)}
+    columns = _columns({b: len(t) for b, t in tasks.items()}, min(n_columns, len(tasks)))
+    rows = max(sum(len(tasks[b]) + 1 for b in column) for column in columns)
+    row_in = 0.22 * max(len(models), 1) + 0.08
+    height = row_in * rows + 1.2
+    fig = plt.figure(figsize=(5.2 * len(columns), height))
+    grid = fig.add_gridspec(rows, len(columns), hspace=0.0, wspace=0.55, top=1 - 0.35 / height,
+                            bottom=0.75 / height)
+    for j, column in enumerate(columns):
+        top = 0
+        for bench in column:
+            ax = fig.add_subplot(grid[top + 1:top + 1 + len(tasks[bench]), j])
+            _bar_panel(ax, table[table["benchmark"] == bench], tasks[bench], models, colours, min_n)
+            ax.set_title(bench, fontsize=8, loc="left")
+            top += len(tasks[bench]) + 1
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[m]) for m in models]
+    handles.append(plt.Line2D([], [], ls=":", color="#555555"))
+    fig.legend(handles, [*models, "chance"], fontsize=7, loc="upper center", ncol=len(models) + 1, frameon=False)
+    fig.supxlabel("score (accuracy; ρ for reordering; adaptation metrics ÷ 100) with 95 % bootstrap CI", fontsize=7,
+                  y=0.2 / height)
     note_small_n(fig, min_n, what="bars")
-    fig.tight_layout()
     return fig
 
 
 def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title: str | None = None) -> plt.Figure:
     """Accuracy per value of ``column`` (``culture`` or ``category``) pooled over the binary tasks,
-    one polygon per model, with 95 % CI band, n per spoke and the mean chance level.
+    one polygon per model, with 95 % CI band, n per spoke and the mean chance level. Spokes on
+    fewer than ``min_n`` items for every model are left out (a point near the centre would hide
+    them) and named in a caption; spokes small for some models only stay, drawn hollow for those (all stay if all are small).
 
     >>> t = pd.DataFrame({"model": "m", "benchmark": "b", "task": "t", "binary": True, "chance": 0.25,
-    ...                   "culture": ["A", "B", "C"] * 4, "score": [1.0, 0.0, 1.0] * 4})
-    >>> len(profile_radar(t, "culture").axes[0].get_xticklabels())
-    3
+    ...                   "culture": ["A", "B", "C"] * 10 + ["D"], "score": [1.0, 0.0, 1.0] * 10 + [1.0]})
+    >>> fig = profile_radar(t, "culture")
+    >>> [x.get_text().split()[0] for x in fig.axes[0].get_xticklabels()], fig.texts[-1].get_text()
+    (['A', 'B', 'C'], 'not drawn (n < 10 for every model): D (n=1)')
     >>> plt.close("all")
     """
     from culturelab import stats
 
     binary = tidy[tidy["binary"].astype(bool)].dropna(subset=[column])
     table = stats.summarise(binary, "score", ["model", column])
+    largest = table.groupby(column)["n"].max()
+    dropped = largest[too_few(largest.to_numpy(float), min_n)]
+    if len(dropped) == len(largest):  # all small (smoke sizes): draw them all, hollow
+        dropped = dropped.iloc[:0]
+    table = table[~table[column].isin(dropped.index)]
     chance = float(pd.to_numeric(binary["chance"], errors="coerce").mean())
-    return radar(table, column, "mean", "model", rlabel="accuracy", n="n", ci_low="ci_low", ci_high="ci_high",
-                 chance=None if np.isnan(chance) else chance, chance_note="the pooled tasks state no chance level",
-                 min_n=min_n, rmax=1.0,
-                 title=title or f"accuracy by {column} (binary tasks pooled)")
+    fig = radar(table, column, "mean", "model", rlabel="accuracy", n="n", ci_low="ci_low", ci_high="ci_high",
+                chance=None if np.isnan(chance) else chance, chance_note="the pooled tasks state no chance level",
+                min_n=min_n, rmax=1.0, title=title or f"accuracy by {column} (binary tasks pooled)")
+    if len(dropped):
+        fig.text(0.01, -0.01, f"not drawn (n < {min_n} for every model): "
+                 + ", ".join(f"{k} (n={int(v)})" for k, v in dropped.items()), fontsize=6, color="#666666",
+                 ha="left", va="top")
+    return fig

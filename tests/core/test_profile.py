@@ -165,3 +165,38 @@ def test_profile_radar_draws_the_mean_chance_as_a_dashed_ring():
     assert not [ln for ln in no_chance.axes[0].lines if ln.get_label().startswith("chance")]
     assert any(t.get_text().startswith("no chance ring") for t in no_chance.texts)
     plt.close("all")
+
+
+def test_profile_radar_leaves_out_cultures_too_small_for_every_model_and_names_them():
+    import matplotlib.pyplot as plt
+
+    from culturelab.profile import figures
+
+    big = pd.DataFrame({"model": ["m1", "m2"] * 30, "culture": ["A", "B", "C"] * 20, "score": [1.0, 0.0] * 30})
+    small = pd.DataFrame({"model": ["m1", "m1", "m2"] + ["m1"] * 12, "culture": ["U.S."] * 3 + ["Italy"] * 12,
+                          "score": 1.0})
+    tidy = pd.concat([big, small]).assign(benchmark="b", task="t", binary=True, chance=0.25)
+    fig = figures.profile_radar(tidy, "culture")
+    spokes = [t.get_text().split("\n")[0] for t in fig.axes[0].get_xticklabels()]
+    assert spokes == ["A", "B", "C", "Italy"]  # Italy: 12 items for m1, so it stays (hollow for m2)
+    assert "not drawn (n < 10 for every model): U.S. (n=2)" in [t.get_text() for t in fig.texts]
+    plt.close("all")
+
+
+def test_score_bars_put_each_benchmark_in_its_own_panel_and_stay_readable_at_profile_size():
+    import matplotlib.pyplot as plt
+
+    from culturelab.profile import figures
+
+    sizes = {"captex": 11, "turkish_plu": 8, "cultural_recipes": 4, "fmlama": 3, "percul": 1}
+    table = pd.DataFrame([{"model": m, "benchmark": b, "task": f"task {i}", "mean": 0.5, "ci_low": 0.4,
+                           "ci_high": 0.6, "n": 5 if i == 0 else 40, "chance": 0.25, "invalid_rate": 0.0}
+                          for b, k in sizes.items() for i in range(k) for m in ("m1", "m2")])
+    fig = figures.score_bars(table)
+    assert sorted(ax.get_title(loc="left") for ax in fig.axes) == sorted(sizes)
+    assert [len(ax.get_yticklabels()) for ax in fig.axes if ax.get_title(loc="left") == "captex"] == [11]
+    width, height = fig.get_size_inches()
+    assert height < 12 and width <= 11, (width, height)  # one column of 27 tasks × 2 models was 25 in tall
+    grey = [p for ax in fig.axes for p in ax.patches if p.get_facecolor()[:3] == (217 / 255,) * 3]
+    assert len(grey) == 2 * len(sizes)  # task 0 of each benchmark rests on 5 items, for both models
+    plt.close("all")
