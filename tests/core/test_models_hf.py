@@ -110,6 +110,8 @@ def test_packed_scoring_respects_gemma3_sliding_window(tiny_causal_dir, tmp_path
     Gemma3ForCausalLM(config).save_pretrained(folder)
     lm = HFCausalLM(str(folder), device="cpu", cache=False, progress=False, batch_size=2)
     assert lm._packing_mask_kind() == "mapping"
+    # a shared prefix is not split off where the padding after it could cross the 4-token window
+    assert lm._shared_prefix([tuple(range(20)) + (1,), tuple(range(20)) + (2, 3)]) == 0
     lm.packed_scoring = True  # these contexts are short: "auto" would take the cached path
     long = [("rice is cooked with saffron and the soup has lentils and onion, so", opt)
             for opt in (" tea", " flour and water", " bread is baked with egg")] + REQUESTS
@@ -137,3 +139,27 @@ def test_auto_packs_long_contexts_only(tiny_causal_dir, monkeypatch):
     monkeypatch.setattr(hf, "PACKED_MIN_CONTEXT", 2)
     lm.loglikelihood(REQUESTS[:3])
     assert taken == ["packed"]
+
+
+def test_a_prefix_shared_by_the_contexts_is_encoded_once_with_the_same_scores(tiny_causal_dir, monkeypatch):
+    """Contexts that start with one instruction: the cached scorer encodes the instruction once per
+    batch (a 1-row pass), repeats its keys/values, and every score equals the naive loop's and the
+    unshared pass's, with contexts of different lengths (padding between prefix and rest)."""
+    instruction = "Answer the question about the dishes of the world with one country name only.\nQuestion: "
+    questions = ["where is pho from?", "which country is the dish of rice cooked with saffron from?",
+                 "paella?", "where do they eat lentils and onion soup with bread?"]
+    requests = [(instruction + q + "\nAnswer:", opt) for q in questions for opt in (" Vietnam", " Spain and Italy")]
+    lm = HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=4)
+    lm.packed_scoring = False
+    shared = []
+    original = HFCausalLM._shared_prefix
+    monkeypatch.setattr(HFCausalLM, "_shared_prefix", lambda self, batch: shared.append(original(self, batch))
+                        or shared[-1])
+    fast = lm.loglikelihood(requests)
+    assert shared and min(shared) >= 8, shared  # the instruction really was shared
+    lm.share_prefix = False
+    plain = lm.loglikelihood(requests)
+    slow = lm.naive_loglikelihood(requests)
+    for other in (plain, slow):
+        np.testing.assert_allclose([r.logprob for r in fast], [r.logprob for r in other], rtol=1e-4, atol=1e-4)
+        assert [r.is_greedy for r in fast] == [r.is_greedy for r in other]
