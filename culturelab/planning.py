@@ -14,8 +14,10 @@ Prompt tokens use the spec's real tokenizer when it is available offline, else `
 (the ``tokens`` column); a call of more than :data:`SAMPLE` requests is tokenized on an evenly
 strided sample and scaled, so counting stays fast at any size (request counts are always exact).
 Generated tokens are ``max_new_tokens`` per generation request: an upper bound (early stops are
-not foreseen). Requests are counted as sent, before the response cache: a warm cache makes the
-run cheaper than the bill.
+not foreseen). A request is billed once per notebook, as the response cache serves its repeats
+(Turkish PLU's second normalisation re-sends the first one's requests); requests already cached
+by an earlier run, or re-sent by another notebook (``captex/05_aggregate``), are billed again:
+a warm cache makes the run cheaper than the bill.
 
 The wall time comes from a short calibration: a few requests of each kind timed on this device,
 giving seconds per prompt token and per generated token. A hub model with no local weights is
@@ -25,7 +27,7 @@ the model id ("7b", "270m", "1.1B"), else ``--params`` (:func:`parameter_count`)
 
 >>> m = CountingModel("hf:none", tokenizer=None)
 >>> m.generate(["abcdefgh"], max_new_tokens=5), m.records
-([''], [{'kind': 'generate', 'model': 'hf:none', 'requests': 1, 'prompt_tokens': 2, 'generated_tokens': 5}])
+([''], [{'kind': 'generate', 'model': 'hf:none', 'requests': 1, 'prompt_tokens': 2, 'generated_tokens': 5, 'scored_tokens': 0}])
 """
 
 from __future__ import annotations
@@ -78,14 +80,16 @@ def request_log(notebook: str) -> Path | None:
 
 
 def record(kind: str, model: str, requests: int, prompt_tokens: int, generated_tokens: int = 0,
-           log: Path | None = None) -> dict[str, Any]:
+           log: Path | None = None, scored_tokens: int = 0) -> dict[str, Any]:
     """Append one counted call to ``log`` (default: the current notebook's :func:`request_log`).
+    ``scored_tokens``: the continuation tokens among the prompt tokens of scoring requests (each
+    needs the full-vocabulary output, a context token does not).
 
     >>> record("embed", "bundled:e5-small", 3, 12)
-    {'kind': 'embed', 'model': 'bundled:e5-small', 'requests': 3, 'prompt_tokens': 12, 'generated_tokens': 0}
+    {'kind': 'embed', 'model': 'bundled:e5-small', 'requests': 3, 'prompt_tokens': 12, 'generated_tokens': 0, 'scored_tokens': 0}
     """
     row = {"kind": kind, "model": model, "requests": int(requests), "prompt_tokens": int(prompt_tokens),
-           "generated_tokens": int(generated_tokens)}
+           "generated_tokens": int(generated_tokens), "scored_tokens": int(scored_tokens)}
     log = log or _active_log
     if log is not None:
         with log.open("a", encoding="utf-8") as f:
@@ -144,38 +148,72 @@ class CountingModel(LanguageModel):
         self.tokenizer = tokenizer
         self.log = log
         self.records: list[dict[str, Any]] = []
+        self._seen: set[tuple] = set()  # requests billed so far: the response cache serves repeats
+
+    def _new(self, keys: Sequence[tuple]) -> list[int]:
+        """Positions of the keys not billed before (the first of repeats within the call), marked billed."""
+        fresh = []
+        for i, key in enumerate(keys):
+            if key not in self._seen:
+                self._seen.add(key)
+                fresh.append(i)
+        return fresh
 
     @property
     def spec(self) -> str:
         """The spec being planned for (notebooks key tables and reference rows by it)."""
         return self.counted_spec
 
-    def _count(self, kind: str, requests: int, prompt_tokens: int, generated: int = 0) -> None:
+    def _count(self, kind: str, requests: int, prompt_tokens: int, generated: int = 0, scored: int = 0) -> None:
         self.stats.requested += requests
         self.stats.requested_by_kind[kind] = self.stats.requested_by_kind.get(kind, 0) + requests
         self.records.append(record(kind, self.counted_spec, requests, prompt_tokens, generated,
-                                   log=self.log or Path(os.devnull)))
+                                   log=self.log or Path(os.devnull), scored_tokens=scored))
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int = 64, **params: Any) -> list[str]:
-        """Count ``len(prompts)`` generation requests of ``max_new_tokens`` each."""
+        """Count the distinct generation requests of ``max_new_tokens`` each.
+
+        >>> m = CountingModel("hf:none", tokenizer=None)
+        >>> _ = m.generate(["a", "a", "b"], max_new_tokens=4); _ = m.generate(["a"], max_new_tokens=4)
+        >>> [r["requests"] for r in m.records], m.generate(["a"], max_new_tokens=8) and m.records[-1]["requests"]
+        ([2, 0], 1)
+        """
         prompts = [str(p) for p in prompts]
-        self._count("generate", len(prompts), count_tokens(prompts, self.tokenizer),
-                    len(prompts) * int(max_new_tokens))
+        decoding = (int(max_new_tokens), *sorted((k, repr(v)) for k, v in params.items()))
+        fresh = [prompts[i] for i in self._new([("generate", p, *decoding) for p in prompts])]
+        self._count("generate", len(fresh), count_tokens(fresh, self.tokenizer), len(fresh) * int(max_new_tokens))
         return self._generate(prompts)
 
+    def _count_pairs(self, pairs: list[tuple[str, str]]) -> None:
+        step = max(1, -(-len(pairs) // SAMPLE))
+        sample = pairs[::step]
+        scale = len(pairs) / max(1, len(sample))
+        whole = count_tokens([c + x for c, x in sample], self.tokenizer)
+        scored = count_tokens([x for _, x in sample], self.tokenizer)
+        self._count("loglikelihood", len(pairs), round(whole * scale), scored=round(min(scored, whole) * scale))
+
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
-        """Count ``len(requests)`` scoring requests (context + continuation tokens)."""
-        requests = list(requests)
-        step = max(1, -(-len(requests) // SAMPLE))
-        sample = [c + x for c, x in requests[::step]]
-        self._count("loglikelihood", len(requests), count_tokens(sample, self.tokenizer) * len(requests)
-                    // max(1, len(sample)))
+        """Count the distinct scoring requests (context + continuation tokens).
+
+        >>> m = CountingModel("hf:none", tokenizer=None)
+        >>> _ = m.loglikelihood([("q", " a"), ("q", " b"), ("q", " a")]); _ = m.loglikelihood([("q", " b")])
+        >>> [r["requests"] for r in m.records]
+        [2, 0]
+        """
+        requests = [(str(c), str(x)) for c, x in requests]
+        self._count_pairs([requests[i] for i in self._new([("loglikelihood", c, x) for c, x in requests])])
         return self._loglikelihood(requests)
 
     def loglikelihood_groups(self, groups: Sequence[tuple[str, Sequence[str]]]) -> list[list[LogLikelihood]]:
-        """Count every (context, continuation) pair of the groups as one scoring request."""
-        groups = [(c, list(xs)) for c, xs in groups]
-        self.loglikelihood([(c, x) for c, xs in groups for x in xs])
+        """Count every (context, continuation) pair of the groups not billed before as one scoring
+        request; a repeated group is served whole from its cache row, pairs billed one by one by
+        :meth:`loglikelihood` are reused (as :meth:`LanguageModel.loglikelihood_groups` does)."""
+        groups = [(str(c), [str(x) for x in xs]) for c, xs in groups]
+        pairs = []
+        for i in self._new([("group", c, *xs) for c, xs in groups]):
+            context, continuations = groups[i]
+            pairs += [(context, x) for x in continuations if ("loglikelihood", context, x) not in self._seen]
+        self._count_pairs(pairs)
         return [[_DUMMY] * len(xs) for _, xs in groups]
 
     def rank_candidates(self, templates: Sequence[str], candidates: Sequence[str], *, slot: str = SLOT,
@@ -286,9 +324,11 @@ def parameter_count(spec: str, explicit: float | None = None) -> tuple[float, st
 
 def calibrate(spec: str, *, device: str = "auto", n: int = 16, n_generate: int = 8,
               new_tokens: int = 16) -> dict[str, float] | str:
-    """Seconds per prompt token (scoring) and per generated token of ``spec`` on ``device``,
-    timed on one batch of ``n`` scoring and one of ``n_generate`` generation requests (batched
-    as the notebooks' calls are); or the reason it cannot be measured.
+    """Seconds per context token and per scored continuation token (scoring) and per generated
+    token of ``spec`` on ``device``, timed on ``n`` scoring requests (distinct contexts of about 50
+    tokens, first with one-word continuations, then with 16-word ones) and one batch of
+    ``n_generate`` generation requests, batched as the notebooks' calls are; or the reason it
+    cannot be measured.
 
     >>> calibrate("hf:Qwen/Qwen2.5-7B-Instruct-not-here")
     'uncalibrated: no local weights'
@@ -298,20 +338,33 @@ def calibrate(spec: str, *, device: str = "auto", n: int = 16, n_generate: int =
     tok = offline_tokenizer(spec)
     if tok is None or spec.split(":", 1)[0] not in {"bundled", "hf"}:
         return "uncalibrated: no local weights"
+    words = ["rice", "tea", "bread", "soup", "onion", "garlic", "lentils", "saffron", "flour", "water",
+             "sugar", "salt", "pepper", "butter", "egg", "milk", "fish", "beans", "noodles", "ginger"]
+    rng = np.random.default_rng(0)  # distinct contexts from the first token: no shared prefix to reuse
+    contexts = [" ".join(rng.permutation(words * 2)) + "." for _ in range(n)]
+    longer = [" " + " ".join(rng.permutation(words)[:16]) for _ in range(n)]
+
+    def tokens(texts: list[str]) -> int:
+        return sum(len(ids) for ids in tok(texts, add_special_tokens=False)["input_ids"])
+
     try:
         lm = load_model(spec, device=device, cache=False, progress=False)
-        text = "The quick brown fox jumps over the lazy dog near the river bank. " * 4
         lm.loglikelihood([("warm up", " now")])
         t0 = time.perf_counter()
-        lm.loglikelihood([(text + str(i), " and runs away") for i in range(n)])
-        score_s = (time.perf_counter() - t0) / (n * len(tok(text)["input_ids"]))
+        lm.loglikelihood([(c, " rice") for c in contexts])
+        short_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        lm.loglikelihood(list(zip(contexts, longer)))
+        long_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         outs = lm.generate([f"Count to {i + 5}." for i in range(n_generate)], max_new_tokens=new_tokens)
         made = sum(max(1, len(tok(o)["input_ids"])) for o in outs)
         gen_s = (time.perf_counter() - t0) / made
     except OSError:
         return "uncalibrated: no local weights"
-    return {"s_per_prompt_token": score_s, "s_per_generated_token": gen_s}
+    prompt_s = short_s / tokens(contexts)
+    scored_s = max(0.0, (long_s - short_s) / tokens(longer) - prompt_s)
+    return {"s_per_prompt_token": prompt_s, "s_per_scored_token": scored_s, "s_per_generated_token": gen_s}
 
 
 def calibrate_encoder(spec: str, *, device: str = "auto", n: int = 16) -> dict[str, float] | str:
@@ -343,8 +396,10 @@ def _where(device: str) -> str:
 
 def _speeds(rates: dict[str, float]) -> str:
     """Rates as speeds, e.g. ``45 prompt tokens/s, 2.1 generated tokens/s``."""
-    return (f"{1 / rates['s_per_prompt_token']:.0f} prompt tokens/s, "
-            f"{1 / rates['s_per_generated_token']:.1f} generated tokens/s")
+    scored = rates.get("s_per_scored_token", 0.0)
+    return (f"{1 / rates['s_per_prompt_token']:.0f} prompt tokens/s"
+            + (f" + {scored * 1000:.2g} ms per scored continuation token" if scored else "")
+            + f", {1 / rates['s_per_generated_token']:.1f} generated tokens/s")
 
 
 def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
@@ -394,12 +449,14 @@ def summarize(counts: dict[str, list[dict[str, Any]]], rates: dict[str, dict[str
     uniform = isinstance(rates, str) or "s_per_prompt_token" in rates
     rows, unpriced = [], set()
     for name, records in counts.items():
-        frame = pd.DataFrame(records, columns=["kind", "model", "requests", "prompt_tokens", "generated_tokens"])
+        frame = pd.DataFrame(records, columns=["kind", "model", "requests", "prompt_tokens", "generated_tokens",
+                                               "scored_tokens"]).fillna({"scored_tokens": 0})
         seconds = 0.0
         for (spec, kind), part in frame.groupby([frame["model"].fillna(""), "kind"]):
             r = rates if uniform else rates.get(spec, "uncalibrated")
             if isinstance(r, dict):
                 seconds += (part["prompt_tokens"].sum() * r["s_per_prompt_token"]
+                            + part["scored_tokens"].sum() * r.get("s_per_scored_token", 0.0)
                             + part["generated_tokens"].sum() * r["s_per_generated_token"])
             else:
                 unpriced.add(f"{spec or 'model'} {KIND_LABELS.get(kind, kind)}: {r}")

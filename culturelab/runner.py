@@ -270,7 +270,8 @@ class Run:
     def finish(self) -> dict[str, Any]:
         """Record model-call statistics and the end time; return the run info."""
         self.info["finished"] = datetime.now(timezone.utc).isoformat()
-        for spec, model in self._models.items():
+        for spec, model in self._models.items():  # a lazy model loads on its first cache miss, after model()
+            self.info["models"][spec].update(model.describe())
             self.info["models"][spec]["calls"] = vars(model.stats)
         self._write_info()
         return self.info

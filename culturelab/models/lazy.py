@@ -13,6 +13,7 @@ whose revision only the loaded model reports is loaded at once, as before.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,13 +50,17 @@ class LazyModel(LanguageModel):
     def real(self) -> LanguageModel:
         """The real model, loaded now if it was not yet."""
         if self._real is None:
+            t0 = time.perf_counter()
             self._real = self._factory()
+            self.load_seconds = round(time.perf_counter() - t0, 1)
             WEIGHT_LOADS["count"] += 1
         return self._real
 
     def describe(self) -> dict[str, Any]:
-        """The real model's description once loaded, else its identity with ``loaded: False``."""
-        return {**(self._real.describe() if self._real is not None else self.identity()), "loaded": self.loaded}
+        """The real model's description and its load time once loaded, else its identity with ``loaded: False``."""
+        if self._real is None:
+            return {**self.identity(), "loaded": False}
+        return {**self._real.describe(), "loaded": True, "load_seconds": self.load_seconds}
 
     def _generate(self, prompts: list[str], **params: Any) -> list[str]:
         return self.real()._generate(prompts, **params)

@@ -40,12 +40,13 @@ def test_run_model_counts_requests_without_weights_under_plan(tmp_path, monkeypa
 
 def test_large_calls_are_counted_exactly_and_tokenized_on_a_sample():
     lm = CountingModel("hf:none", tokenizer=None)
-    pairs = [("x" * 40, "y" * (4 * (i % 3 + 1))) for i in range(30_000)]  # 11, 12 or 13 tokens each
+    pairs = [(f"{i:08d}" + "x" * 32, "y" * (4 * (i % 3 + 1))) for i in range(30_000)]  # 11, 12 or 13 tokens each
     out = lm.loglikelihood(pairs)
     assert len(out) == 30_000 and out[0].logprob == -1.0
     (row,) = lm.records
     assert row["requests"] == 30_000
     assert abs(row["prompt_tokens"] - 30_000 * 12) < 30_000 * 12 * 0.01
+    assert abs(row["scored_tokens"] - 30_000 * 2) < 30_000 * 2 * 0.01
     assert count_tokens(["abcd"] * (planning.SAMPLE * 3)) == planning.SAMPLE * 3
 
 
@@ -115,3 +116,14 @@ def test_notebooks_without_a_model_are_not_executed_even_with_model(tmp_path):
     table = plan_requests(run_plan, model="hf:meta-llama/Llama-2-7b-hf", work_dir=tmp_path, calibrate_models=False)
     assert table["counting_run"].tolist() == ["no model", "no model", ""]
     assert not (tmp_path / "runs" / "plan" / "fmlama" / "01_dataset.ipynb").exists()
+
+
+def test_scoring_bills_context_tokens_and_scored_continuation_tokens_at_their_own_rates():
+    """A continuation token needs the full-vocabulary output, a context token does not (Turkish PLU's
+    long options took ~4x the per-token time of the calibration's contexts): both are counted and
+    billed apart; repeats are billed once."""
+    m = CountingModel("hf:none", tokenizer=None)
+    m.loglikelihood([("abcdefgh" * 4, " abcdefgh"), ("abcdefgh" * 4, " abcdefgh"), ("abcdefgh" * 4, " abcd")])
+    assert [(r["requests"], r["prompt_tokens"], r["scored_tokens"]) for r in m.records] == [(2, 10 + 9, 2 + 1)]
+    rates = {"s_per_prompt_token": 1.0, "s_per_scored_token": 10.0, "s_per_generated_token": 0.0}
+    assert summarize({"nb": m.records}, rates, "chars/4")["est_seconds"].tolist() == [19 + 30.0] * 2
