@@ -15,14 +15,13 @@ True
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from typing import Any
-
-import nbformat
 
 from culturelab.models import parse_spec
 from culturelab.models.encoders import parse_encoder_spec
@@ -107,18 +106,20 @@ def notebook_defaults(path: str | Path) -> dict[str, Any]:
 
     Each line of that cell must be a plain assignment of a Python literal.
 
-    >>> import tempfile
+    >>> import tempfile, nbformat
     >>> cell = nbformat.v4.new_code_cell("seed = 0\\nmodel = 'x'", metadata={"tags": ["parameters"]})
     >>> path = Path(tempfile.mkdtemp()) / "nb.ipynb"
     >>> nbformat.write(nbformat.v4.new_notebook(cells=[cell]), str(path)); notebook_defaults(path)
     {'seed': 0, 'model': 'x'}
     """
-    nb = nbformat.read(str(path), as_version=4)
-    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    # the notebook's JSON read directly: nbformat's import (its schema validator) costs ~1 s in every kernel
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    cells = [c for c in nb.get("cells", []) if "parameters" in c.get("metadata", {}).get("tags", [])]
     if len(cells) != 1:
         raise ParameterError(f"{path}: expected exactly one cell tagged 'parameters', found {len(cells)}")
+    source = cells[0]["source"]
     defaults: dict[str, Any] = {}
-    for node in ast.parse(cells[0].source).body:
+    for node in ast.parse(source if isinstance(source, str) else "".join(source)).body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             raise ParameterError(f"{path}: the parameters cell may only hold 'name = literal' lines "
                                  f"(line {node.lineno})")

@@ -12,7 +12,7 @@ allowed values of those settings are declared once, in :mod:`culturelab.captex.s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,30 @@ def run_cb_qa(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataFra
 
 
 RUNNERS = {"reorder": run_reorder, "pb_mcq": run_pb_mcq, "cb_mcq": run_cb_mcq, "cb_qa": run_cb_qa}
+#: what a generation task or an MCQ method asks the model for
+NEEDS = {"reorder": "generate", "cb_qa": "generate", "generate": "generate", "loglikelihood": "loglikelihood"}
+TITLES = {"reorder": "Task 1, step reordering (generation)", "cb_qa": "Task 4, CB-QA (generation)",
+          "generate": "MCQs answered by a generated letter", "loglikelihood": "MCQs scored by option log-likelihood"}
+
+
+def supported(run: Any, s: Settings, tasks: Sequence[str] = TASKS, spec: str | None = None) -> tuple[Settings, list[str]]:
+    """The settings and tasks that the run's model (or ``spec``) can answer, decided without loading
+    it: MCQ methods and generation tasks it cannot answer are dropped, each with one line in the
+    notebook and a ``skipped`` entry in ``run_info.json`` (:meth:`culturelab.runner.Run.supports`);
+    the MCQ tasks go when no method is left. A masked LM keeps the MCQs by log-likelihood only; a
+    replay file of generations keeps everything but log-likelihood.
+
+    >>> class R:  # a run whose model cannot generate
+    ...     def supports(self, kind, section, spec=None): return kind != "generate"
+    >>> s, kept = supported(R(), Settings(), TASKS)
+    >>> s.methods, kept
+    (('loglikelihood',), ['pb_mcq', 'cb_mcq'])
+    """
+    methods = s.methods
+    if set(tasks) & set(MCQ_TASK_NAMES):
+        methods = tuple(m for m in s.methods if run.supports(NEEDS[m], TITLES[m], spec=spec))
+    kept = [t for t in tasks if (bool(methods) if t in MCQ_TASK_NAMES else run.supports(NEEDS[t], TITLES[t], spec=spec))]
+    return replace(s, methods=methods), kept
 
 
 def run_tasks(model: LanguageModel, data: CaptexData, s: Settings, tasks: Sequence[str] = TASKS) -> dict[str, pd.DataFrame]:
@@ -97,20 +121,21 @@ def position_bias_table(model: LanguageModel, results: dict[str, pd.DataFrame], 
     """Position bias of the MCQ answers (:func:`culturelab.captex.questions.position_bias`): the
     questions of each MCQ task in ``results`` (``pb_mcq``, ``cb_mcq``) asked again with their
     options in ``n_orders`` other seeded orders and scored by log-likelihood, against the
-    answers by log-likelihood (else by the first method). ``max_questions`` (0 = all) re-asks
-    a seeded subset per task. One row per (task, order).
+    answers by log-likelihood. ``max_questions`` (0 = all) re-asks a seeded subset per task.
+    One row per (task, order); none when the settings have no log-likelihood method.
 
     >>> position_bias_table(None, {}, Settings(), n_orders=0).empty
     True
     """
     rows = []
+    if "loglikelihood" not in s.methods:  # the re-asked questions are scored by log-likelihood
+        n_orders = 0
     for k in range(n_orders):
         for task in ("pb_mcq", "cb_mcq"):
             if task not in results:
                 continue
             frame = results[task]
-            method = "loglikelihood" if "loglikelihood" in s.methods else s.methods[0]
-            base = frame[frame["method"] == method]
+            base = frame[frame["method"] == "loglikelihood"]
             if max_questions and len(base) > max_questions:
                 base = base.sample(n=max_questions, random_state=s.seed).sort_index()
             permuted = questions.shuffle_option_order(base.drop(columns=["scores", "pred", "correct"], errors="ignore"),

@@ -160,12 +160,16 @@ class MaskedLM(LanguageModel):
 
     @torch.inference_mode()
     def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
-        """Pseudo-log-likelihood of the continuation: each of its tokens masked in turn."""
+        """Pseudo-log-likelihood of the continuation: each of its tokens masked in turn. A context
+        longer than the model's positions keeps its end (as the causal backend does)."""
         out = []
+        specials = self.tokenizer("", add_special_tokens=True)["input_ids"]  # e.g. [CLS] [SEP]
+        positions_max = getattr(self.model.config, "max_position_embeddings", None) or 512
         for context, continuation in requests:
             ctx = self.tokenizer(context, add_special_tokens=False)["input_ids"]
             cont = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
-            specials = self.tokenizer("", add_special_tokens=True)["input_ids"]  # e.g. [CLS] [SEP]
+            room = max(0, positions_max - len(specials) - len(cont))
+            ctx = ctx[len(ctx) - room:] if len(ctx) > room else ctx
             base = specials[:1] + ctx + cont + specials[1:]
             rows = torch.tensor([base] * len(cont), device=self.device)
             positions = torch.arange(len(cont), device=self.device) + len(specials[:1]) + len(ctx)

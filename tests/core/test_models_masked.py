@@ -51,6 +51,18 @@ def test_pseudo_loglikelihood_is_negative_and_counts_tokens(mlm):
     assert out.logprob < 0 and out.n_tokens == 3
 
 
+def test_a_context_longer_than_the_positions_keeps_its_end(mlm):
+    """CAPTEx conversations run past a small BERT's positions: the context is cut from the left."""
+    positions = mlm.model.config.max_position_embeddings
+    tail = "rice is cooked with"
+    long = ("the soup has lentils and onion . " * positions) + tail
+    cut = mlm.loglikelihood([(long, " saffron and butter")])[0]
+    room = positions - 2 - 3  # [CLS] … [SEP] around the context's end and the 3 continuation tokens
+    kept = mlm.tokenizer.decode(mlm.tokenizer(long, add_special_tokens=False)["input_ids"][-room:])
+    assert cut.n_tokens == 3 and cut.logprob == pytest.approx(
+        mlm.loglikelihood([(kept, " saffron and butter")])[0].logprob, abs=1e-4)
+
+
 SP_CORPUS = ["美食饺子是以面粉和猪肉为主要原料制作的。", "美食米饭是以大米为主要原料制作的。",
              "美食炒饭是以米饭和鸡蛋为主要原料制作的。", "the food pho has the ingredients of rice noodles .",
              "rice and beans with pork", "米饭 鸡蛋 面粉 猪肉 大米"] * 20
