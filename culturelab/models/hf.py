@@ -345,7 +345,7 @@ class HFCausalLM(LanguageModel):
 
         >>> lm = HFCausalLM.__new__(HFCausalLM); lm.share_prefix = True
         >>> lm.model = type("M", (), {"config": type("C", (), {"get_text_config": lambda self: self})()})()
-        >>> lm._shared_prefix([tuple(range(20)) + (1,), tuple(range(20)) + (2, 3)])
+        >>> lm._shared_prefix([(*range(20), 1), (*range(20), 2, 3)])
         20
         >>> lm._shared_prefix([tuple(range(5)), tuple(range(20))])  # shorter than PREFIX_MIN_TOKENS
         0

@@ -111,7 +111,7 @@ def test_packed_scoring_respects_gemma3_sliding_window(tiny_causal_dir, tmp_path
     lm = HFCausalLM(str(folder), device="cpu", cache=False, progress=False, batch_size=2)
     assert lm._packing_mask_kind() == "mapping"
     # a shared prefix is not split off where the padding after it could cross the 4-token window
-    assert lm._shared_prefix([tuple(range(20)) + (1,), tuple(range(20)) + (2, 3)]) == 0
+    assert lm._shared_prefix([(*range(20), 1), (*range(20), 2, 3)]) == 0
     lm.packed_scoring = True  # these contexts are short: "auto" would take the cached path
     long = [("rice is cooked with saffron and the soup has lentils and onion, so", opt)
             for opt in (" tea", " flour and water", " bread is baked with egg")] + REQUESTS
