@@ -148,14 +148,17 @@ class CountingModel(LanguageModel):
         self.tokenizer = tokenizer
         self.log = log
         self.records: list[dict[str, Any]] = []
-        self._seen: set[tuple] = set()  # requests billed so far: the response cache serves repeats
+        # hashes of the requests billed so far (the response cache serves repeats); a hash, not the
+        # request, so that the memory of a 60M-pair plan stays small
+        self._seen: set[int] = set()
 
     def _new(self, keys: Sequence[tuple]) -> list[int]:
         """Positions of the keys not billed before (the first of repeats within the call), marked billed."""
         fresh = []
         for i, key in enumerate(keys):
-            if key not in self._seen:
-                self._seen.add(key)
+            h = hash(key)
+            if h not in self._seen:
+                self._seen.add(h)
                 fresh.append(i)
         return fresh
 
@@ -212,7 +215,7 @@ class CountingModel(LanguageModel):
         pairs = []
         for i in self._new([("group", c, *xs) for c, xs in groups]):
             context, continuations = groups[i]
-            pairs += [(context, x) for x in continuations if ("loglikelihood", context, x) not in self._seen]
+            pairs += [(context, x) for x in continuations if hash(("loglikelihood", context, x)) not in self._seen]
         self._count_pairs(pairs)
         return [[_DUMMY] * len(xs) for _, xs in groups]
 
