@@ -430,8 +430,8 @@ def available_cores() -> int:
 
 def threads_per_job(jobs: int, cores: int | None = None) -> int:
     """Threads each of ``jobs`` concurrent notebooks gets so that together they fill, and do not
-    oversubscribe, the cores: two 2-thread kernels on 2 cores took twice as long as two 1-thread
-    ones (benchmarks/README.md, "Parallel notebooks").
+    oversubscribe, the cores: two 2-thread kernels on 2 cores did 30–45 % less work than two
+    1-thread ones (benchmarks/README.md, "Parallel notebooks").
 
     >>> threads_per_job(2, cores=2), threads_per_job(3, cores=16), threads_per_job(4, cores=2)
     (1, 5, 1)

@@ -201,8 +201,8 @@ def test_an_aggregate_that_replays_requests_starts_after_the_notebooks_it_replay
 
 
 def test_parallel_notebooks_share_the_cores_instead_of_oversubscribing_them(tmp_path, monkeypatch):
-    """Two workers on 4 cores: each kernel gets 2 threads (two 2-thread kernels on 2 cores ran at
-    half speed); a size the user chose in the environment is kept."""
+    """Two workers on 4 cores: each kernel gets 2 threads (two 2-thread kernels on 2 cores did
+    30–45 % less work than two 1-thread ones); a size the user chose in the environment is kept."""
     from culturelab import runner
     from culturelab.runner import THREAD_VARIABLES, RunPlan, execute
 
