@@ -163,3 +163,32 @@ def test_a_prefix_shared_by_the_contexts_is_encoded_once_with_the_same_scores(ti
     for other in (plain, slow):
         np.testing.assert_allclose([r.logprob for r in fast], [r.logprob for r in other], rtol=1e-4, atol=1e-4)
         assert [r.is_greedy for r in fast] == [r.is_greedy for r in other]
+
+
+def test_a_shared_prefix_on_gemma3_within_its_window_gives_the_naive_scores(tiny_causal_dir, tmp_path):
+    """Gemma-3 keeps sliding-window caches: with contexts inside the window the shared prefix is split
+    off (and repeated over the batch) and the scores still equal the naive loop's."""
+    import shutil
+
+    import torch
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    folder = tmp_path / "tiny-gemma3-wide"
+    shutil.copytree(tiny_causal_dir, folder)
+    for weights in folder.glob("*.safetensors"):
+        weights.unlink()
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(vocab_size=400, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=96,
+                              layer_types=["sliding_attention", "full_attention"], max_position_embeddings=128,
+                              attn_implementation="sdpa")
+    Gemma3ForCausalLM(config).save_pretrained(folder)
+    lm = HFCausalLM(str(folder), device="cpu", cache=False, progress=False, batch_size=3)
+    lm.packed_scoring = False
+    instruction = "Answer with the country of the dish only, please.\nQuestion: "
+    requests = [(instruction + q, opt) for q in ("pho?", "where is paella from?", "rice with saffron and tea?")
+                for opt in (" Vietnam", " Spain and Italy")]
+    encoded = lm._encode_pairs(requests)
+    assert lm._shared_prefix(sorted({ctx for ctx, _ in encoded}, key=len, reverse=True)) >= 8
+    fast, slow = lm.loglikelihood(requests), lm.naive_loglikelihood(requests)
+    np.testing.assert_allclose([r.logprob for r in fast], [r.logprob for r in slow], rtol=1e-4, atol=1e-4)
