@@ -317,7 +317,8 @@ def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[i
                baseline: bool = True, seed: int = 0) -> pd.DataFrame:
     """Probe ``model`` on several jobs in every context, plus the frequency baseline once per job
     (``baseline``); mWS when an ``encoder`` is given. One tidy per-(dish, template) table, with
-    each job's ``extra`` columns.
+    each job's ``extra`` columns. ``model=None`` (a backend that cannot rank, e.g. a replay file
+    of generations) gives the baseline's rows only.
 
     >>> t = pd.DataFrame({"url": ["u1", "u2"], "dish": ["a", "b"], "group": "G", "origin": "Italy",
     ...                   "ingredients": [["egg"], ["egg"]]})
@@ -331,10 +332,12 @@ def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[i
     >>> out[["model", "setting", "ap"]].drop_duplicates().to_dict("records")
     [{'model': 'fake', 'setting': 'EN_en', 'ap': 1.0}, {'model': 'frequency baseline', 'setting': 'EN_en', 'ap': 1.0}]
     """
+    if model is None and not baseline:
+        raise ValueError("probe_grid: no model and no baseline: nothing to probe")
     parts = []
     for job in jobs:
         vectors = None if encoder is None else encoder.encode(list(job.candidates), role="query")
-        for context in contexts:
+        for context in contexts if model is not None else ():
             out = probe(model, job.table, job.lang, job.candidates, context=context, template_ids=template_ids,
                         version=version, scoring=scoring, normalise=normalise, vectors=vectors)
             parts.append(out.assign(**job.extra))
