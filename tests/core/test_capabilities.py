@@ -35,3 +35,21 @@ def test_run_supports_records_the_skipped_section(tmp_path, monkeypatch, capsys)
     info = json.loads((tmp_path / "t" / "fmlama/04_decoder_llms" / "run_info.json").read_text())
     assert info["skipped"] == [{"section": "Decoder prompts", "model": "masked:bert", "kind": "generate",
                                 "reason": "a masked LM does not generate text"}]
+
+
+@pytest.mark.notebooks
+def test_the_quickstart_finishes_with_a_masked_lm_by_log_likelihood_only(tmp_path, monkeypatch, tiny_masked_dir):
+    import pandas as pd
+
+    from culturelab import config
+    from culturelab.runner import RunPlan, execute, plan
+
+    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    smoke = config.project_root() / "papermill_params" / "smoke.yaml"
+    jobs = [(n, {**p, "model": f"masked:{tiny_masked_dir}"}) for n, p in plan(smoke, ["00_quickstart"]).jobs]
+    assert execute(RunPlan(smoke, "masked", tmp_path / "figures", jobs))["status"].tolist() == ["ok"]
+    info = json.loads((tmp_path / "runs" / "masked" / "00_quickstart" / "run_info.json").read_text())
+    assert [s["section"] for s in info["skipped"]] == ["MCQs answered by a generated letter"]
+    methods = set(pd.read_csv(tmp_path / "runs" / "masked" / "00_quickstart" / "results.csv")["method"])
+    assert methods and all(m.startswith("loglik") for m in methods), methods
