@@ -89,25 +89,30 @@ def test_local_folder_revision_is_a_fingerprint(tiny):
     assert tiny.describe()["device"] == "cpu"
 
 
-def test_packed_scoring_respects_gemma3_sliding_window(tiny_causal_dir, tmp_path):
-    """A random Gemma-3 with a 4-token sliding window on contexts longer than the window: the packed
-    pass (one block mask per layer type) gives the naive per-request scores, and so does the cached
-    fallback; the packed path is really the one taken."""
+def _tiny_gemma3(tiny_causal_dir, folder, *, sliding_window: int):
+    """A random 2-layer Gemma-3 (one sliding-window layer, one full) with the tiny GPT-2's tokenizer."""
     import shutil
 
     import torch
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig
 
-    folder = tmp_path / "tiny-gemma3"
     shutil.copytree(tiny_causal_dir, folder)
     for weights in folder.glob("*.safetensors"):
         weights.unlink()
     torch.manual_seed(0)
     config = Gemma3TextConfig(vocab_size=400, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                              num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=4,
-                              layer_types=["sliding_attention", "full_attention"], max_position_embeddings=128,
-                              attn_implementation="sdpa")
+                              num_attention_heads=2, num_key_value_heads=1, head_dim=16,
+                              sliding_window=sliding_window, layer_types=["sliding_attention", "full_attention"],
+                              max_position_embeddings=128, attn_implementation="sdpa")
     Gemma3ForCausalLM(config).save_pretrained(folder)
+    return folder
+
+
+def test_packed_scoring_respects_gemma3_sliding_window(tiny_causal_dir, tmp_path):
+    """A random Gemma-3 with a 4-token sliding window on contexts longer than the window: the packed
+    pass (one block mask per layer type) gives the naive per-request scores, and so does the cached
+    fallback; the packed path is really the one taken."""
+    folder = _tiny_gemma3(tiny_causal_dir, tmp_path / "tiny-gemma3", sliding_window=4)
     lm = HFCausalLM(str(folder), device="cpu", cache=False, progress=False, batch_size=2)
     assert lm._packing_mask_kind() == "mapping"
     # a shared prefix is not split off where the padding after it could cross the 4-token window
@@ -168,21 +173,7 @@ def test_a_prefix_shared_by_the_contexts_is_encoded_once_with_the_same_scores(ti
 def test_a_shared_prefix_on_gemma3_within_its_window_gives_the_naive_scores(tiny_causal_dir, tmp_path):
     """Gemma-3 keeps sliding-window caches: with contexts inside the window the shared prefix is split
     off (and repeated over the batch) and the scores still equal the naive loop's."""
-    import shutil
-
-    import torch
-    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
-
-    folder = tmp_path / "tiny-gemma3-wide"
-    shutil.copytree(tiny_causal_dir, folder)
-    for weights in folder.glob("*.safetensors"):
-        weights.unlink()
-    torch.manual_seed(0)
-    config = Gemma3TextConfig(vocab_size=400, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                              num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=96,
-                              layer_types=["sliding_attention", "full_attention"], max_position_embeddings=128,
-                              attn_implementation="sdpa")
-    Gemma3ForCausalLM(config).save_pretrained(folder)
+    folder = _tiny_gemma3(tiny_causal_dir, tmp_path / "tiny-gemma3-wide", sliding_window=96)
     lm = HFCausalLM(str(folder), device="cpu", cache=False, progress=False, batch_size=3)
     lm.packed_scoring = False
     instruction = "Answer with the country of the dish only, please.\nQuestion: "
