@@ -12,17 +12,16 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from culturelab import config
 from culturelab.params import ParameterError
-from culturelab.runner import all_notebooks, execute, plan
+from culturelab.runner import all_notebooks, available_cores, execute, plan
 
 
 def _jobs_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
-                        help="notebooks run in parallel (default: the number of cores)")
+    parser.add_argument("--jobs", "-j", type=int, default=available_cores(),
+                        help="notebooks run in parallel (default: the cores this process may use)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -381,6 +381,8 @@ def _execute_one(job: tuple[str, str, dict[str, Any], str, str, bool]) -> dict[s
     """Execute one notebook with papermill (in a worker process when ``--jobs`` > 1); one summary row."""
     import papermill as pm
 
+    from culturelab import kernels  # jupyter_client: not imported by the notebooks that import this module
+
     name, path, params, run_name, kernel, log_output = job
     source = Path(path)
     target = config.runs_dir() / run_name / f"{name}.ipynb"
@@ -388,9 +390,11 @@ def _execute_one(job: tuple[str, str, dict[str, Any], str, str, bool]) -> dict[s
     t0 = time.perf_counter()
     print(f"▶ {name}  {params}", file=sys.stderr, flush=True)
     status = "ok"
+    manager = kernels.kernel_manager_class()
     try:
         pm.execute_notebook(str(source), str(target), parameters=params, kernel_name=kernel,
-                            cwd=str(source.parent), progress_bar=False, log_output=log_output)
+                            cwd=str(source.parent), progress_bar=False, log_output=log_output,
+                            **({"kernel_manager_class": manager} if manager else {}))
     except Exception as err:  # a failing notebook is reported and the others go on
         status = (f"failed: {err.ename}: {err.evalue}" if isinstance(err, pm.PapermillExecutionError)
                   else f"failed: {type(err).__name__}: {err}")

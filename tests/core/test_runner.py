@@ -172,15 +172,15 @@ def test_parallel_jobs_keep_the_order_and_report_a_failing_notebook(tmp_path, mo
     assert list(previous.read_text().splitlines()[1:][0].split(",")[:2]) == ["good", "ok"]
 
 
-def test_cli_run_has_a_jobs_option_defaulting_to_the_cores(capsys):
+def test_cli_run_has_a_jobs_option_defaulting_to_the_cores(capsys, monkeypatch):
     import argparse
-    import os
 
-    from culturelab.cli import _jobs_option
+    from culturelab import cli
 
+    monkeypatch.setattr(cli, "available_cores", lambda: 3)  # the affinity mask, as the thread split uses
     parser = argparse.ArgumentParser()
-    _jobs_option(parser)
-    assert parser.parse_args([]).jobs == (os.cpu_count() or 1)
+    cli._jobs_option(parser)
+    assert parser.parse_args([]).jobs == 3
     assert parser.parse_args(["--jobs", "3"]).jobs == 3
 
 
@@ -220,3 +220,30 @@ def test_parallel_notebooks_share_the_cores_instead_of_oversubscribing_them(tmp_
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert list(execute(plan, jobs=2)["status"]) == ["ok", "ok"]
     assert [(tmp_path / f"{n}.txt").read_text() for n in "ab"] == ["3", "3"]
+
+
+def test_parallel_kernels_listen_on_their_own_socket_files_not_on_raced_tcp_ports(tmp_path, monkeypatch):
+    """Kernels started side by side got the same free TCP port from jupyter_client (CI: "Address
+    already in use", the kernel died); the runner starts them on the ipc transport instead, each
+    on socket files of its own, removed when it shuts down."""
+    import glob
+    import tempfile
+
+    from culturelab import runner
+    from culturelab.runner import RunPlan, execute
+
+    source = ("from ipykernel.kernelapp import IPKernelApp\n"
+              "app = IPKernelApp.instance()\n"
+              "open(f'{name}.txt', 'w').write(f'{app.transport} {app.ip}')")
+    names = ("a", "b", "c")
+    for name in names:
+        _tiny_notebook(tmp_path / f"{name}.ipynb", f"name = {name!r}\n" + source)
+    monkeypatch.setattr(runner, "notebook_file", lambda name: tmp_path / f"{name}.ipynb")
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    summary = execute(RunPlan(tmp_path / "p.yaml", "ipc", None, [(n, {}) for n in names]), jobs=3)
+    assert list(summary["status"]) == ["ok"] * 3, summary
+    seen = [(tmp_path / f"{n}.txt").read_text().split() for n in names]
+    assert [transport for transport, _ in seen] == ["ipc"] * 3
+    paths = [path for _, path in seen]
+    assert len(set(paths)) == 3 and all(p.startswith(tempfile.gettempdir()) for p in paths)
+    assert not [f for p in paths for f in glob.glob(p + "-*")]
