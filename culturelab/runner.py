@@ -105,14 +105,24 @@ READS_OTHER_RESULTS = ("profile",)
 REPLAYS_OTHER_REQUESTS = ("captex/05_aggregate",)
 
 
-def stage_of(name: str) -> int:
-    """Execution stage of a notebook: 0 for most, 1 for those that replay other notebooks' requests,
-    2 for those that read other notebooks' results; stages run one after the other.
+def depends_on(name: str, batch: list[str]) -> set[str]:
+    """Notebooks of ``batch`` that must finish before ``name`` starts: a notebook of
+    :data:`REPLAYS_OTHER_REQUESTS` waits for its paper's other notebooks (whose model answers it reuses
+    from the cache), one of :data:`READS_OTHER_RESULTS` for every notebook that does not read results.
+    The rest start at once.
 
-    >>> [stage_of(n) for n in ("captex/02_reordering", "captex/05_aggregate", "profile")]
-    [0, 1, 2]
+    >>> batch = ["captex/02_reordering", "captex/05_aggregate", "fmlama/02_probing", "profile"]
+    >>> [sorted(depends_on(n, batch)) for n in ("fmlama/02_probing", "captex/05_aggregate")]
+    [[], ['captex/02_reordering']]
+    >>> len(depends_on("profile", batch))
+    3
     """
-    return 2 if name in READS_OTHER_RESULTS else 1 if name in REPLAYS_OTHER_REQUESTS else 0
+    if name in READS_OTHER_RESULTS:
+        return {other for other in batch if other not in READS_OTHER_RESULTS}
+    if name in REPLAYS_OTHER_REQUESTS:
+        paper = name.split("/")[0] + "/"
+        return {other for other in batch if other.startswith(paper) and other not in REPLAYS_OTHER_REQUESTS}
+    return set()
 
 
 def all_notebooks() -> list[str]:
@@ -404,8 +414,10 @@ def _execute_one(job: tuple[str, str, dict[str, Any], str, str, bool]) -> dict[s
 
 
 def longest_first(names: list[str], previous: Path) -> list[str]:
-    """Order notebooks so that the ones that took longest last time (``previous`` summary.csv) start
-    first; notebooks never timed keep their order, ahead of the timed ones (their cost is unknown).
+    """Order notebooks so that the longest chains (by the ``previous`` summary.csv's timings) start
+    first: a notebook's weight is its own time plus the longest chain of notebooks that wait for it
+    (:func:`depends_on`), so a paper's aggregate is unblocked early. Notebooks never timed keep their
+    order, ahead of the timed ones (their cost is unknown).
 
     >>> longest_first(["a", "b"], Path("/nonexistent/summary.csv"))
     ['a', 'b']
@@ -413,7 +425,12 @@ def longest_first(names: list[str], previous: Path) -> list[str]:
     if not previous.exists():
         return list(names)
     last = pd.read_csv(previous).set_index("notebook")["seconds"].to_dict()
-    return sorted(names, key=lambda n: (n in last, -float(last.get(n, 0.0))))
+    waiting_for = {name: [other for other in names if name in depends_on(other, names)] for name in names}
+
+    def chain(name: str) -> float:
+        return float(last.get(name, 0.0)) + max((chain(other) for other in waiting_for[name]), default=0.0)
+
+    return sorted(names, key=lambda n: (n in last, -chain(n)))
 
 
 #: the thread-pool sizes a kernel's numeric libraries (torch, BLAS) read at import
@@ -452,17 +469,39 @@ def _limit_threads(threads: int) -> None:
 
 
 def _execute_all(work: list[tuple], jobs: int) -> list[dict[str, Any]]:
-    """Run ``work`` (arguments of :func:`_execute_one`) in up to ``jobs`` worker processes, the
-    cores shared between them (:func:`threads_per_job`)."""
+    """Run ``work`` (arguments of :func:`_execute_one`, in priority order) in up to ``jobs`` worker
+    processes, the cores shared between them (:func:`threads_per_job`); a notebook starts once the
+    ones it depends on (:func:`depends_on`) have finished, ok or not, and a worker is free."""
+    names = [job[0] for job in work]
+    waits = {name: depends_on(name, names) for name in names}
+    pending, done, rows = list(work), set(), []
+
+    def ready() -> list[tuple]:
+        return [job for job in pending if waits[job[0]] <= done]
+
     if jobs <= 1 or len(work) <= 1:
-        return [_execute_one(job) for job in work]
+        while pending:
+            job = ready()[0]
+            pending.remove(job)
+            rows.append(_execute_one(job))
+            done.add(job[0])
+        return rows
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     workers = min(jobs, len(work))
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                              initializer=_limit_threads, initargs=(threads_per_job(workers),)) as pool:
-        return list(pool.map(_execute_one, work))
+        running: dict[Any, str] = {}
+        while pending or running:
+            for job in ready()[: workers - len(running)]:
+                pending.remove(job)
+                running[pool.submit(_execute_one, job)] = job[0]
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                rows.append(future.result())
+                done.add(running.pop(future))
+    return rows
 
 
 def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = False,
@@ -471,9 +510,10 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
 
     With ``jobs`` > 1 the notebooks run in that many worker processes, the longest ones (by the
     previous run's timings) first; the summary keeps the plan's order, and a failing notebook is
-    reported in its row while the others finish. Notebooks run in stages (:func:`stage_of`): an
-    aggregate that re-sends other notebooks' requests starts once those are cached, and the profile
-    starts after every notebook it reads.
+    reported in its row while the others finish. A notebook waits only for those it depends on
+    (:func:`depends_on`): a paper's aggregate, which re-sends the paper's requests, starts once its
+    paper's notebooks have cached them, while other papers' notebooks go on; the profile starts
+    after every notebook it reads.
     """
     os.environ["CULTURELAB_RUN_NAME"] = run_plan.run_name
     if run_plan.figures_dir is not None:
@@ -483,10 +523,7 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
     order = [name for name, _ in run_plan.jobs]
     work = [(name, str(notebook_file(name)), params_of[name], run_plan.run_name, kernel, log_output)
             for name in longest_first(order, out)]
-    rows = []
-    for stage in sorted({stage_of(job[0]) for job in work}):  # each stage after the one it depends on
-        rows += _execute_all([job for job in work if stage_of(job[0]) == stage], jobs)
-    by_name = {row["notebook"]: row for row in rows}
+    by_name = {row["notebook"]: row for row in _execute_all(work, jobs)}
     summary = pd.DataFrame([by_name[name] for name in order], columns=["notebook", "status", "seconds", "output"])
     out.parent.mkdir(parents=True, exist_ok=True)
     summary.to_csv(out, index=False)
