@@ -264,3 +264,28 @@ def test_parallel_kernels_listen_on_their_own_socket_files_not_on_raced_tcp_port
     paths = [path for _, path in seen]
     assert len(set(paths)) == 3 and all(p.startswith(tempfile.gettempdir()) for p in paths)
     assert not [f for p in paths for f in glob.glob(p + "-*")]
+
+
+def test_a_kernel_stopped_at_once_after_its_last_cell_keeps_every_committed_cache_row(tmp_path, monkeypatch):
+    """The runner kills a notebook's kernel when its last cell is done instead of waiting ~1 s for
+    the interpreter to tear down (nothing after the last cell runs: no atexit); the response cache
+    rows the notebook wrote, and its files, are all there."""
+    from culturelab import runner
+    from culturelab.models.cache import ResponseCache
+    from culturelab.runner import RunPlan, execute
+
+    db = tmp_path / "responses.sqlite"
+    source = ("import atexit\n"
+              "from culturelab.models.cache import ResponseCache\n"
+              f"cache = ResponseCache({str(db)!r})\n"
+              "cache.put_many({f'k{i}': [i, 'answer'] for i in range(500)})\n"
+              "open('written.txt', 'w').write('done')\n"
+              "atexit.register(lambda: open('atexit.txt', 'w').write('ran'))")
+    _tiny_notebook(tmp_path / "w.ipynb", source)
+    monkeypatch.setattr(runner, "notebook_file", lambda name: tmp_path / f"{name}.ipynb")
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    assert list(execute(RunPlan(tmp_path / "p.yaml", "kill", None, [("w", {})]))["status"]) == ["ok"]
+    rows = ResponseCache(db).get_many([f"k{i}" for i in range(500)])
+    assert len(rows) == 500 and rows["k499"] == [499, "answer"]
+    assert (tmp_path / "written.txt").read_text() == "done"
+    assert not (tmp_path / "atexit.txt").exists()
