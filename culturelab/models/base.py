@@ -156,7 +156,7 @@ class LanguageModel(ABC):
         rows = self._cached("rank_candidates", reqs, params,
                             lambda rs: list(self._rank_candidates([r["template"] for r in rs], candidates,
                                                                   slot=slot, reduce=reduce)),
-                            chunk_size=max(1, self.chunk_size // 8))
+                            chunk_divisor=8)
         if not rows:
             return np.zeros((0, len(candidates)), dtype=np.float32)
         return np.vstack([np.asarray(r, dtype=np.float32) for r in rows])
@@ -231,8 +231,7 @@ class LanguageModel(ABC):
         return ResponseCache.key({"kind": kind, **self.identity(), "params": params, "request": request})
 
     def _cached(self, kind: str, requests: list[dict], params: dict, compute: Callable[[list[dict]], list],
-                chunk_size: int | None = None) -> list:
-        chunk_size = chunk_size or self.chunk_size
+                chunk_divisor: int = 1) -> list:
         keys = [self._request_key(kind, params, r) for r in requests]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         todo: dict[str, dict] = {}
@@ -243,6 +242,7 @@ class LanguageModel(ABC):
         self.stats.requested_by_kind[kind] = self.stats.requested_by_kind.get(kind, 0) + len(requests)
         self.stats.cached += len(requests) - sum(1 for k in keys if k not in found)
         if todo:
+            chunk_size = max(1, self.chunk_size // chunk_divisor)  # read on a miss only (a lazy model's needs torch)
             items = list(todo.items())
             bar = tqdm(total=len(items), desc=f"{self.spec} {kind}", unit="req",
                        disable=not self.progress, leave=False)

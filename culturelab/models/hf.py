@@ -17,7 +17,6 @@ re-encoding the context per option.
 from __future__ import annotations
 
 import copy
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ import torch
 
 from culturelab.models.base import LanguageModel, LogLikelihood
 from culturelab.models.device import default_dtype, resolve_device
+from culturelab.models.identity import local_fingerprint
 
 #: mean context length (tokens) from which ``packed_scoring="auto"`` packs options into one row
 PACKED_MIN_CONTEXT = 128
@@ -42,18 +42,6 @@ def move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
     """
     stripped = context.rstrip()
     return stripped, context[len(stripped):] + continuation
-
-
-def local_fingerprint(path: Path) -> str:
-    """A short hash of a local model folder's config and weight-file sizes (its 'revision')."""
-    h = hashlib.sha256()
-    for f in sorted(path.glob("*")):
-        if f.suffix in {".json", ".safetensors", ".bin", ".model", ".gguf"}:
-            h.update(f.name.encode())
-            h.update(str(f.stat().st_size).encode())
-            if f.name == "config.json":
-                h.update(f.read_bytes())
-    return "local-" + h.hexdigest()[:12]
 
 
 class HFCausalLM(LanguageModel):

@@ -36,11 +36,26 @@ class LazyModel(LanguageModel):
     """
 
     def __init__(self, factory: Callable[[], LanguageModel], *, backend: str, model_id: str, revision: str,
-                 **kwargs: Any):
+                 device: str = "auto", **kwargs: Any):
         self._factory = factory
         self._real: LanguageModel | None = None
+        self._device = device
         self.backend = backend
         super().__init__(model_id, revision, **kwargs)
+
+    @property
+    def chunk_size(self) -> int:
+        """Requests per cache commit. Where none was given: 2048 on a GPU, 128 elsewhere, decided on
+        the first cache miss, so that a notebook served from the cache never imports torch (1.4 s)."""
+        if self._chunk_size is None:
+            from culturelab.models.device import resolve_device
+
+            self._chunk_size = 2048 if resolve_device(self._device).startswith("cuda") else 128
+        return self._chunk_size
+
+    @chunk_size.setter
+    def chunk_size(self, value: int | None) -> None:
+        self._chunk_size = value
 
     @property
     def loaded(self) -> bool:
@@ -86,20 +101,24 @@ def lazy_causal_lm(model: str, *, revision: str | None = None, device: str = "au
     >>> lazy_causal_lm("/nonexistent-model-dir", revision="v1", cache=False).loaded
     False
     """
-    from culturelab.models.device import resolve_device
-    from culturelab.models.hf import HFCausalLM, local_fingerprint
+    from culturelab.models.identity import local_fingerprint
 
     local = Path(model).expanduser()
     if local.is_dir():
         revision = revision or local_fingerprint(local)
         model = str(local.resolve())
     if revision is None:
+        from culturelab.models.hf import HFCausalLM
+
         return HFCausalLM(model, device=device, model_id=model_id, **kwargs)
     base = {k: kwargs.pop(k) for k in _BASE_KWARGS if k in kwargs}
-    base.setdefault("chunk_size", 2048 if resolve_device(device).startswith("cuda") else 128)
+    base.setdefault("chunk_size", None)  # decided by the device on the first miss (LazyModel.chunk_size)
 
     def factory() -> LanguageModel:
+        from culturelab.models.hf import HFCausalLM
+
         return HFCausalLM(model, revision=revision, device=device, model_id=model_id, cache=False,
                           progress=base.get("progress", True), **kwargs)
 
-    return LazyModel(factory, backend=HFCausalLM.backend, model_id=model_id or model, revision=revision, **base)
+    return LazyModel(factory, backend="hf", model_id=model_id or model, revision=revision,
+                     device=device, **base)

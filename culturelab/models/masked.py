@@ -23,7 +23,7 @@ import torch
 
 from culturelab.models.base import LanguageModel, LogLikelihood, split_template
 from culturelab.models.device import default_dtype, resolve_device
-from culturelab.models.hf import local_fingerprint
+from culturelab.models.identity import local_fingerprint
 
 
 def mask_span(mask_token: str, d: int, *, concatenated: bool) -> str:

@@ -19,7 +19,7 @@ import torch
 
 from culturelab.models.base import LanguageModel, LogLikelihood, split_template
 from culturelab.models.device import default_dtype, resolve_device
-from culturelab.models.hf import local_fingerprint
+from culturelab.models.identity import local_fingerprint
 
 #: The first two T5 sentinels: the masked span and the end of that span.
 SENTINELS = ("<extra_id_0>", "<extra_id_1>")
