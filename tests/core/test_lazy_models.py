@@ -28,3 +28,28 @@ def test_a_warm_cache_run_loads_no_weights(tmp_path):
 
     assert warm.tokenizer("hi")["input_ids"] and warm.loaded, "an attribute of the real model loads it"
     assert WEIGHT_LOADS["count"] == before + 2
+
+
+def test_a_notebook_served_from_the_cache_never_imports_torch(tmp_cache, tiny_causal_dir, tmp_path):
+    """A warm re-run of a model notebook (start the run, get the model, every request cached) must
+    not pay torch's import (1.4 s per kernel); the first, cold, run computes and does import it."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\nfrom culturelab.runner import Run\n"
+        f"run = Run('t/warm', {{'model': 'hf:{tiny_causal_dir}', 'seed': 0, 'device': 'cpu'}})\n"
+        "lm = run.model()\n"
+        "scores = lm.loglikelihood([('rice is cooked with', ' saffron'), ('tea is served with', ' sugar')])\n"
+        "lm.rank_candidates(['rice is cooked with [Y]'], [' saffron', ' sugar'], slot='[Y]')\n"
+        "print(round(scores[0].logprob, 5), 'torch' in sys.modules, lm.loaded)\n"
+    )
+    env = {**__import__("os").environ, "CULTURELAB_RUNS": str(tmp_path / "runs")}
+
+    def run_once() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    cold, warm = run_once(), run_once()
+    assert cold[1:] == ["True", "True"]
+    assert warm == [cold[0], "False", "False"]
