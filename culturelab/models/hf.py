@@ -44,6 +44,15 @@ def move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
     return stripped, context[len(stripped):] + continuation
 
 
+def _copy_cache(cache: Any) -> Any:
+    """A key/value cache whose layers can be reordered, repeated or extended without touching
+    ``cache``: those operations put new tensors on the layer objects, which are copied here (the
+    tensors are shared, not copied)."""
+    copied = copy.copy(cache)
+    copied.layers = [copy.copy(layer) for layer in cache.layers]
+    return copied
+
+
 class HFCausalLM(LanguageModel):
     """A causal LM on ``device`` (``auto``: CUDA + bf16 when present, CPU float32 otherwise)."""
 
@@ -82,6 +91,7 @@ class HFCausalLM(LanguageModel):
         self.packed_scoring: bool | str = "auto"
         #: encode a prefix shared by a batch's contexts once (the cached path; see _context_pass)
         self.share_prefix = True
+        self._last_prefix: tuple[tuple[int, ...], Any] | None = None  # (token ids, keys/values): _prefix_cache
         self.max_length = max_length or min(getattr(self.model.config, "max_position_embeddings", 4096) or 4096,
                                             8192)
         self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
@@ -351,17 +361,24 @@ class HFCausalLM(LanguageModel):
             n = k
         return n if n >= PREFIX_MIN_TOKENS else 0
 
+    def _prefix_cache(self, prefix: tuple[int, ...], repeats: int) -> Any:
+        """The keys/values of ``prefix`` repeated over a batch of ``repeats`` rows. The last prefix's
+        are kept, so consecutive batches that share it (a task's instruction) encode it once."""
+        if self._last_prefix is None or self._last_prefix[0] != prefix:
+            encoded = self.model(input_ids=torch.tensor([prefix], device=self.device), use_cache=True,
+                                 logits_to_keep=1).past_key_values
+            self._last_prefix = (prefix, encoded)
+        cache = _copy_cache(self._last_prefix[1])
+        cache.batch_repeat_interleave(repeats)
+        return cache
+
     def _context_pass(self, batch: list[tuple[int, ...]]) -> tuple[torch.Tensor, Any, torch.Tensor]:
         """Encode a batch of contexts: the log-probabilities after each context, its key/value cache and
         the attention mask over that cache. A prefix shared by every context is encoded once and
         its keys/values are repeated over the batch; the rests follow it, left-padded against it."""
         pad = self.tokenizer.pad_token_id
         prefix = self._shared_prefix(batch)
-        cache = None
-        if prefix:
-            cache = self.model(input_ids=torch.tensor([batch[0][:prefix]], device=self.device), use_cache=True,
-                               logits_to_keep=1).past_key_values
-            cache.batch_repeat_interleave(len(batch))
+        cache = self._prefix_cache(batch[0][:prefix], len(batch)) if prefix else None
         width = max(len(ctx) for ctx in batch) - prefix
         ids = torch.full((len(batch), width), pad, dtype=torch.long)
         rest = torch.zeros((len(batch), width), dtype=torch.long)
@@ -390,8 +407,7 @@ class HFCausalLM(LanguageModel):
             cmask[row, : len(c) - 1] = 1
         ids, targets, cmask = ids.to(self.device), targets.to(self.device), cmask.to(self.device)
         g_idx = torch.tensor([g for g, _, _, _ in chunk], device=self.device)
-        cache = copy.copy(ctx_cache)
-        cache.layers = [copy.copy(layer) for layer in ctx_cache.layers]
+        cache = _copy_cache(ctx_cache)
         cache.reorder_cache(g_idx)
         row_ctx_mask = ctx_mask.index_select(0, g_idx)
         attn = torch.cat([row_ctx_mask, cmask], dim=1)

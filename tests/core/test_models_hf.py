@@ -170,6 +170,26 @@ def test_a_prefix_shared_by_the_contexts_is_encoded_once_with_the_same_scores(ti
         assert [r.is_greedy for r in fast] == [r.is_greedy for r in other]
 
 
+def test_consecutive_batches_that_share_the_instruction_encode_it_once(tiny_causal_dir, monkeypatch):
+    """The instruction's keys/values are kept from one batch to the next: three batches, one 1-row
+    prefix pass, and the scores still equal the naive loop's."""
+    instruction = "Answer the question about the dishes of the world with one country name only.\nQuestion: "
+    questions = ["where is pho from?", "which country makes paella?", "rice with saffron?", "tea with sugar?",
+                 "lentils and onion soup?", "bread with flour and water?", "noodles with egg?", "who eats pilav?",
+                 "soup with lentils, from where?", "which land bakes bread?", "pho again?", "sugar in tea, where?"]
+    requests = [(instruction + q + "\nAnswer:", opt) for q in questions for opt in (" Vietnam", " Spain and Italy")]
+    lm = HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=4)
+    lm.packed_scoring = False
+    rows = []
+    forward = lm.model.forward
+    monkeypatch.setattr(lm.model, "forward", lambda *a, **k: rows.append(k["input_ids"].shape[0]) or forward(*a, **k))
+    fast = lm.loglikelihood(requests)
+    assert rows.count(4) >= 3 and rows.count(1) == 1, rows  # three 4-context batches, one prefix pass
+    slow = lm.naive_loglikelihood(requests)
+    np.testing.assert_allclose([r.logprob for r in fast], [r.logprob for r in slow], rtol=1e-4, atol=1e-4)
+    assert [r.is_greedy for r in fast] == [r.is_greedy for r in slow]
+
+
 def test_a_shared_prefix_on_gemma3_within_its_window_gives_the_naive_scores(tiny_causal_dir, tmp_path):
     """Gemma-3 keeps sliding-window caches: with contexts inside the window the shared prefix is split
     off (and repeated over the batch) and the scores still equal the naive loop's."""
