@@ -106,9 +106,13 @@ class OpenAIModel(LanguageModel):
                                temperature=0.0, logprobs=1, echo=True)
             lp = reply.choices[0].logprobs
             total, n, greedy = 0.0, 0, True
-            for tok, tok_lp, offset, top in zip(lp.tokens, lp.token_logprobs, lp.text_offset,
-                                                lp.top_logprobs or [None] * len(lp.tokens)):
-                if offset < len(context) or offset >= len(prompt) or tok_lp is None:
+            # a token ends where the next starts; one that straddles the context's end (Chinese text, or a
+            # continuation without a leading space, merged with the context's last characters by the
+            # server's tokenizer) is the continuation's first token, as the server split it
+            ends = [*lp.text_offset[1:], len(prompt) + 1]
+            for tok, tok_lp, offset, end, top in zip(lp.tokens, lp.token_logprobs, lp.text_offset, ends,
+                                                     lp.top_logprobs or [None] * len(lp.tokens)):
+                if end <= len(context) or offset >= len(prompt) or tok_lp is None:
                     continue
                 total += tok_lp
                 n += 1

@@ -2,13 +2,15 @@
 
 ``script`` is a list of behaviours consumed one per request: an int status code (429, 500…),
 ``"slow"`` (sleep past the client's time-out), or ``"ok"``; when it runs out every request is
-``"ok"``. Chat answers echo ``answer``; completions with ``echo=True`` return whitespace tokens
-with log-prob −0.5 each (−0.25 for the token "Paris")."""
+``"ok"``. Chat answers echo ``answer``; completions with ``echo=True`` return the prompt's words
+(with their leading whitespace) and CJK characters as tokens, with log-prob −0.5 each (−0.25 for
+the token "Paris")."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -67,12 +69,9 @@ class FakeOpenAI:
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": self.answer}}]}
         prompt = body["prompt"]
-        tokens, offsets, pos = [], [], 0
-        for tok in prompt.split(" "):
-            piece = tok if pos == 0 else " " + tok
-            tokens.append(piece)
-            offsets.append(pos)
-            pos += len(piece)
+        # a word with its leading whitespace is a token, and so is each CJK character (as in a BPE vocabulary)
+        found = list(re.finditer(r"\s*[\u3000-\u9fff\uff00-\uffef]|\s*[^\s\u3000-\u9fff\uff00-\uffef]+|\s+", prompt))
+        tokens, offsets, pos = [m.group() for m in found], [m.start() for m in found], len(prompt)
         logprobs = [None] + [(-0.25 if t.strip() == "Paris" else -0.5) for t in tokens[1:]]
         tops = [None] + [{t: lp} for t, lp in zip(tokens[1:], logprobs[1:])]
         text = " next" if body.get("echo") else self.answer

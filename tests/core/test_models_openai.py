@@ -60,6 +60,17 @@ def test_loglikelihood_from_echoed_prompt_logprobs():
     assert server.requests[0]["echo"] is True
 
 
+def test_a_token_straddling_the_context_end_counts_for_the_continuation():
+    """A continuation the server's tokenizer merges with the context's last characters (Chinese text,
+    or no leading space) is scored by that merged token instead of failing the run for want of
+    log-probabilities (FMLAMA's Chinese cloze prompts did)."""
+    with FakeOpenAI() as server:
+        merged, later = model(server).loglikelihood([("The capital of France is Par", "is"),
+                                                     ("The capital of France is Par", "is and Lyon")])
+    assert merged.logprob == pytest.approx(-0.25) and merged.n_tokens == 1
+    assert later.logprob == pytest.approx(-1.25) and later.n_tokens == 3
+
+
 def test_official_api_needs_a_key_from_the_environment(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(OSError, match=r"\$OPENAI_API_KEY"):
