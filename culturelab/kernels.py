@@ -32,8 +32,19 @@ class IPCKernelManager(AsyncKernelManager):
 
     @default("ip")
     def _default_ip(self) -> str:
-        # short: a Unix socket's path is limited to ~104 characters
-        return os.path.join(tempfile.gettempdir(), f"cl-{uuid.uuid4().hex[:12]}")
+        return socket_prefix(tempfile.gettempdir())
+
+
+def socket_prefix(folder: str) -> str:
+    """A new random path prefix for a kernel's socket files in ``folder``, or in ``/tmp`` where
+    ``folder`` is too long for a Unix socket's path (104 bytes on macOS, 108 on Linux).
+
+    >>> socket_prefix("/tmp").startswith("/tmp/cl-"), socket_prefix("/" + "x" * 120).startswith("/tmp/cl-")
+    (True, True)
+    """
+    name = f"cl-{uuid.uuid4().hex[:12]}"
+    path = os.path.join(folder, name)
+    return path if len(os.fsencode(path)) + 4 <= 100 else os.path.join("/tmp", name)
 
 
 def kernel_manager_class() -> str | None:

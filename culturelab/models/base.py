@@ -192,8 +192,9 @@ class LanguageModel(ABC):
         old = self.cache.get_many(pair_keys) if self.cache is not None else {}
         missing = [i for i, k in enumerate(pair_keys) if k not in old]
         values = {i: old[k] for i, k in enumerate(pair_keys) if k in old}
-        for start in range(0, len(missing), self.chunk_size):
-            chunk = missing[start : start + self.chunk_size]
+        step = self.chunk_size if missing else 1  # read on a miss only (a lazy model's needs torch)
+        for start in range(0, len(missing), step):
+            chunk = missing[start : start + step]
             scored = self._loglikelihood([(context, continuations[i]) for i in chunk])
             values.update((i, asdict(r)) for i, r in zip(chunk, scored))
         self.stats.cached += len(continuations) - len(missing)

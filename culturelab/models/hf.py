@@ -44,6 +44,12 @@ def move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
     return stripped, context[len(stripped):] + continuation
 
 
+try:  # cache layers that update their state tensors in place (hybrid linear-attention models)
+    from transformers.cache_utils import LinearAttentionCacheLayerMixin as _IN_PLACE_LAYERS
+except ImportError:  # pragma: no cover - older transformers have no such layers
+    _IN_PLACE_LAYERS = ()
+
+
 def _copy_cache(cache: Any) -> Any:
     """A key/value cache whose layers can be reordered, repeated or extended without touching
     ``cache``: those operations put new tensors on the layer objects, which are copied here (the
@@ -364,11 +370,15 @@ class HFCausalLM(LanguageModel):
     def _prefix_cache(self, prefix: tuple[int, ...], repeats: int) -> Any:
         """The keys/values of ``prefix`` repeated over a batch of ``repeats`` rows. The last prefix's
         are kept, so consecutive batches that share it (a task's instruction) encode it once."""
-        if self._last_prefix is None or self._last_prefix[0] != prefix:
-            encoded = self.model(input_ids=torch.tensor([prefix], device=self.device), use_cache=True,
-                                 logits_to_keep=1).past_key_values
-            self._last_prefix = (prefix, encoded)
-        cache = _copy_cache(self._last_prefix[1])
+        if self._last_prefix is not None and self._last_prefix[0] == prefix:
+            cache = _copy_cache(self._last_prefix[1])
+        else:
+            cache = self.model(input_ids=torch.tensor([prefix], device=self.device), use_cache=True,
+                               logits_to_keep=1).past_key_values
+            # linear-attention layers update their states in place: such a cache is used once, never kept
+            kept = not any(isinstance(layer, _IN_PLACE_LAYERS) for layer in getattr(cache, "layers", []))
+            self._last_prefix = (prefix, cache) if kept else None
+            cache = _copy_cache(cache) if kept else cache
         cache.batch_repeat_interleave(repeats)
         return cache
 

@@ -3,7 +3,7 @@
 A notebook whose requests are all in the response cache (a re-run, a warm ``make reproduce``)
 then never loads weights. The cache key holds the model's identity (backend, name, revision), so
 the wrapper must know the revision without the weights: it does for bundled models (their
-package version) and local folders (:func:`~culturelab.models.hf.local_fingerprint`); a hub id
+package version) and local folders (:func:`~culturelab.models.identity.local_fingerprint`); a hub id
 whose revision only the loaded model reports is loaded at once, as before.
 
 >>> m = LazyModel(lambda: None, backend="hf", model_id="x", revision="r1", cache=False)

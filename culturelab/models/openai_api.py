@@ -31,6 +31,12 @@ def redact(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret else text
 
 
+#: how a continuation's tokens are read off the echoed prompt, part of the cache key of every
+#: log-probability answer: rows cached when a token straddling the context's end was dropped are
+#: not mixed with rows that count it (the generation cache, paid API calls, is untouched)
+LOGPROB_SCORING = "straddling-token-counted"
+
+
 class OpenAIModel(LanguageModel):
     """Chat/completions over HTTP with retries, time-outs and a thread pool."""
 
@@ -56,6 +62,11 @@ class OpenAIModel(LanguageModel):
 
     def describe(self) -> dict[str, Any]:
         return {**self.identity(), "base_url": self.base_url or "https://api.openai.com/v1"}
+
+    def _request_key(self, kind: str, params: dict, request: dict) -> str:
+        if kind != "generate":
+            params = {**params, "scoring": LOGPROB_SCORING}
+        return super()._request_key(kind, params, request)
 
     def _call(self, fn: Any, **request: Any) -> Any:
         import openai
@@ -112,7 +123,7 @@ class OpenAIModel(LanguageModel):
             ends = [*lp.text_offset[1:], len(prompt) + 1]
             for tok, tok_lp, offset, end, top in zip(lp.tokens, lp.token_logprobs, lp.text_offset, ends,
                                                      lp.top_logprobs or [None] * len(lp.tokens)):
-                if end <= len(context) or offset >= len(prompt) or tok_lp is None:
+                if (offset < len(context) and end <= len(context)) or offset >= len(prompt) or tok_lp is None:
                     continue
                 total += tok_lp
                 n += 1

@@ -75,3 +75,16 @@ def test_official_api_needs_a_key_from_the_environment(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(OSError, match=r"\$OPENAI_API_KEY"):
         load_model("openai:gpt-4o-mini", cache=False)
+
+
+def test_log_probability_rows_carry_the_scoring_rule_in_their_key_and_generations_do_not():
+    """Rows scored before a straddling token was counted must not answer now; cached generations
+    (paid API calls) keep their keys."""
+    from culturelab.models.base import LanguageModel
+
+    with FakeOpenAI() as server:
+        lm = model(server)
+    request = {"context": "a", "continuation": " b"}
+    assert lm._request_key("generate", {}, request) == LanguageModel._request_key(lm, "generate", {}, request)
+    for kind in ("loglikelihood", "loglikelihood_group", "rank_candidates"):
+        assert lm._request_key(kind, {}, request) != LanguageModel._request_key(lm, kind, {}, request)

@@ -208,7 +208,7 @@ def test_an_aggregate_starts_after_its_papers_notebooks_while_other_papers_go_on
     previous.write_text("notebook,status,seconds,output\np/agg,ok,8,x\np/task,ok,4,x\nq/long,ok,10,x\n")
     # the aggregate's wait puts its paper's task (4 + 8 s) ahead of the longer lone notebook (10 s)
     assert longest_first(["p/agg", "q/long", "p/task"], previous) == ["p/task", "q/long", "p/agg"]
-    jobs = [("p/agg", {}), ("q/long", {"seconds": 6.0}), ("p/task", {"seconds": 0.5})]
+    jobs = [("p/agg", {}), ("q/long", {"seconds": 9.0}), ("p/task", {"seconds": 0.5})]
     summary = execute(RunPlan(tmp_path / "p.yaml", "st", None, jobs), jobs=2)
     assert list(summary["status"]) == ["ok", "ok", "ok"], summary
     assert (tmp_path / "p" / "agg.txt").read_text() == "cached"  # a notebook runs in its own folder
@@ -289,3 +289,20 @@ def test_a_kernel_stopped_at_once_after_its_last_cell_keeps_every_committed_cach
     assert len(rows) == 500 and rows["k499"] == [499, "answer"]
     assert (tmp_path / "written.txt").read_text() == "done"
     assert not (tmp_path / "atexit.txt").exists()
+
+
+def test_a_worker_that_dies_leaves_a_failed_row_and_the_summary(tmp_path, monkeypatch):
+    """A notebook whose worker process is killed (as the OOM killer would) is reported as failed,
+    the notebooks after it get rows too, and summary.csv is written: the run does not crash."""
+    from culturelab import runner
+    from culturelab.runner import RunPlan, execute
+
+    _tiny_notebook(tmp_path / "dies.ipynb", "import os, signal; os.kill(os.getppid(), signal.SIGKILL)")
+    for name in ("b", "c"):
+        _tiny_notebook(tmp_path / f"{name}.ipynb", "x = 1")
+    monkeypatch.setattr(runner, "notebook_file", lambda name: tmp_path / f"{name}.ipynb")
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    summary = execute(RunPlan(tmp_path / "p.yaml", "oom", None, [("dies", {}), ("b", {}), ("c", {})]), jobs=2)
+    assert list(summary["notebook"]) == ["dies", "b", "c"]
+    assert summary.loc[0, "status"].startswith("failed: its worker died"), summary.loc[0, "status"]
+    assert (tmp_path / "runs" / "oom" / "summary.csv").is_file()
