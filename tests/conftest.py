@@ -23,11 +23,25 @@ CORPUS = [
 ] * 4
 
 
+@pytest.fixture(scope="session")
+def converted_models() -> Path:
+    """The converted bundled models of the cache this session started with (a conversion costs
+    ~80 s, so every test's fresh cache links to them rather than converting again)."""
+    from culturelab import config
+
+    shared = config.cache_dir() / "models"
+    shared.mkdir(exist_ok=True)
+    return shared
+
+
 @pytest.fixture()
-def tmp_cache(tmp_path, monkeypatch) -> Path:
-    """Point culturelab's cache at a fresh folder for one test."""
-    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+def tmp_cache(tmp_path, monkeypatch, converted_models) -> Path:
+    """Point culturelab's cache at a fresh folder for one test: no responses, the converted models linked in."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "models").symlink_to(converted_models, target_is_directory=True)
+    monkeypatch.setenv("CULTURELAB_CACHE", str(cache))
+    return cache
 
 
 @pytest.fixture()

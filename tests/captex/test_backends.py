@@ -16,9 +16,8 @@ CAPTEX = ["captex/02_reordering", "captex/03_mcq", "captex/04_cbqa", "captex/05_
 
 
 @pytest.mark.notebooks
-def test_the_captex_notebooks_finish_with_a_masked_lm_and_record_what_they_skip(tmp_path, monkeypatch,
+def test_the_captex_notebooks_finish_with_a_masked_lm_and_record_what_they_skip(tmp_path, monkeypatch, tmp_cache,
                                                                                  tiny_masked_dir):
-    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     spec = f"masked:{tiny_masked_dir}"
     jobs = [(name, {**params, "model": spec}) for name, params in plan(SMOKE, CAPTEX).jobs]

@@ -38,13 +38,12 @@ def test_run_supports_records_the_skipped_section(tmp_path, monkeypatch, capsys)
 
 
 @pytest.mark.notebooks
-def test_the_quickstart_finishes_with_a_masked_lm_by_log_likelihood_only(tmp_path, monkeypatch, tiny_masked_dir):
+def test_the_quickstart_finishes_with_a_masked_lm_by_log_likelihood_only(tmp_path, monkeypatch, tmp_cache, tiny_masked_dir):
     import pandas as pd
 
     from culturelab import config
     from culturelab.runner import RunPlan, execute, plan
 
-    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     smoke = config.project_root() / "papermill_params" / "smoke.yaml"
     jobs = [(n, {**p, "model": f"masked:{tiny_masked_dir}"}) for n, p in plan(smoke, ["00_quickstart"]).jobs]

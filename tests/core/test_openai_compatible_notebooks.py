@@ -20,8 +20,7 @@ NOTEBOOKS = ["captex/02_reordering", "captex/03_mcq", "captex/04_cbqa", "captex/
 
 
 @pytest.mark.notebooks
-def test_captex_and_fmlama_notebooks_run_every_section_on_an_openai_compatible_server(tmp_path, monkeypatch):
-    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
+def test_captex_and_fmlama_notebooks_run_every_section_on_an_openai_compatible_server(tmp_path, monkeypatch, tmp_cache):
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     with FakeOpenAI(answer="B") as server:
         spec = f"openai-compatible:{server.base_url}#fake"

@@ -18,17 +18,20 @@ ONE_PER_PAPER = ["00_quickstart", "captex/03_mcq", "fmlama/02_probing", "turkish
 
 
 @pytest.mark.notebooks
-def test_plan_counts_equal_the_requests_a_real_smoke_run_sends(tiny_causal_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
+def test_plan_counts_equal_the_requests_a_real_smoke_run_sends(tiny_causal_dir, tmp_path, monkeypatch, tmp_cache):
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     monkeypatch.setenv("CULTURELAB_RUN_NAME", "real")  # execute() sets these two; restored after the test
     monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
     spec = f"hf:{tiny_causal_dir}"
     smoke = plan(SMOKE, ONE_PER_PAPER)
-    jobs = [(name, {**params, "model": spec}) for name, params in smoke.jobs]
-    status = execute(RunPlan(SMOKE, "real", tmp_path / "figures", jobs), jobs=2)
+    # Turkish PLU's fine-tuning trains the bundled Gemma, not the model under test, and is billed
+    # as a step of its own, not as requests: it is left out here (it cost ~100 s of this test)
+    jobs = [(name, {**params, "model": spec, **({"run_finetune": False} if "run_finetune" in params else {})})
+            for name, params in smoke.jobs]
+    real = RunPlan(SMOKE, "real", tmp_path / "figures", jobs)
+    status = execute(real, jobs=2)
     assert status["status"].tolist() == ["ok"] * len(jobs), status.to_dict("records")
-    billed = plan_requests(smoke, model=spec, jobs=2, work_dir=tmp_path / "plan", calibrate_models=False)
+    billed = plan_requests(real, model=spec, jobs=2, work_dir=tmp_path / "plan", calibrate_models=False)
     assert billed["counting_run"].tolist()[:-1] == ["ok"] * len(jobs)
     billed = billed.set_index("notebook")
     for name, _ in jobs:

@@ -6,7 +6,6 @@ import pandas as pd
 import pytest
 import yaml
 
-from culturelab import config
 from culturelab.cli import main
 
 
@@ -14,10 +13,6 @@ from culturelab.cli import main
 def test_evaluate_two_bundled_models_on_percul(tmp_path, monkeypatch, tmp_cache):
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
-    converted = config.project_root() / ".cache" / "models"  # fresh answers, but no second model conversion
-    if converted.is_dir():
-        tmp_cache.mkdir(parents=True, exist_ok=True)
-        (tmp_cache / "models").symlink_to(converted, target_is_directory=True)
     models = ["bundled:gemma3-270m", "bundled:smollm2-135m"]
     argv = ["evaluate", "--benchmarks", "percul", "--size", "smoke"]
     assert main([*argv, *(a for m in models for a in ("--model", m))]) == 0

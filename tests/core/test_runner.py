@@ -95,12 +95,11 @@ def test_plain_papermill_with_a_wrong_type_stops_at_start_run(tmp_path, monkeypa
     assert model_cells and model_cells[0]["execution_count"] is None  # never reached
 
 
-def test_api_key_never_appears_in_the_executed_notebook(tmp_path, monkeypatch):
+def test_api_key_never_appears_in_the_executed_notebook(tmp_path, monkeypatch, tmp_cache):
     secret = "sk-culturelab-test-SECRET-4242"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
-    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
     with FakeOpenAI(answer="B") as server:
         out = tmp_path / "quickstart.ipynb"
         pm.execute_notebook(str(QUICKSTART), str(out), kernel_name="python3", cwd=str(QUICKSTART.parent),

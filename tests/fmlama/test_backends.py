@@ -16,8 +16,7 @@ RANKING = ["fmlama/02_probing", "fmlama/03_code_switching"]
 
 
 @pytest.mark.notebooks
-def test_the_ranking_notebooks_finish_with_a_replay_file_of_generations(tmp_path, monkeypatch):
-    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
+def test_the_ranking_notebooks_finish_with_a_replay_file_of_generations(tmp_path, monkeypatch, tmp_cache):
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     replay = tmp_path / "generations.jsonl"
     replay.write_text(json.dumps({"prompt": "p", "response": "r"}) + "\n")
