@@ -28,7 +28,7 @@ reproduce: env
 	$(OFFLINE) $(VENV)/bin/culturelab reproduce
 
 test: env
-	$(OFFLINE) $(VENV)/bin/pytest -q -ra tests
+	$(OFFLINE) $(VENV)/bin/pytest -q -ra --durations=15 tests
 
 unit: env
 	$(OFFLINE) $(VENV)/bin/pytest -q -ra tests -m "not notebooks"
