@@ -225,7 +225,7 @@ def options_only_predictions(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame
     [0]"""
     options = [list(o) for o in frame["options"]]
     flat = [o for opts in options for o in opts]
-    matrix = char_tfidf().fit_transform(flat)  # one pass over all items' options
+    matrix = char_tfidf().fit(flat).transform(flat)  # one transform for all items
     bounds = np.cumsum([0] + [len(o) for o in options])
     scores = []
     for i in range(len(options)):

@@ -53,3 +53,31 @@ def test_a_notebook_served_from_the_cache_never_imports_torch(tmp_cache, tiny_ca
     cold, warm = run_once(), run_once()
     assert cold[1:] == ["True", "True"]
     assert warm == [cold[0], "False", "False"]
+
+
+#: notebooks whose every run computes with torch (CulturalRecipes' VecMap alignment runs in torch)
+COMPUTE_WITH_TORCH = {"cultural_recipes/01_bli_alignment"}
+
+
+def test_the_notebooks_import_cells_leave_torch_unimported():
+    """torch (1.5 s per kernel) is imported where a notebook computes with it, never by its imports:
+    e.g. Turkish PLU 02 imports the fine-tuning module only when it fine-tunes."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from culturelab import config
+    from culturelab.runner import all_notebooks, notebook_file
+
+    lines: set[str] = set()
+    for name in set(all_notebooks()) - COMPUTE_WITH_TORCH:
+        cells = json.loads(notebook_file(name).read_text(encoding="utf-8"))["cells"]
+        source = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+        lines |= {line for cell in source for line in cell.splitlines()
+                  if line.startswith(("import ", "from ")) and "culturelab" in line}
+    assert any("turkish_plu import" in line for line in lines)
+    script = "\n".join(sorted(lines)) + "\nimport sys\nprint('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         cwd=config.project_root(), env={**os.environ, "MPLBACKEND": "Agg"})
+    assert out.stdout.strip() == "False", sorted(lines)

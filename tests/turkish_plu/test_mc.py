@@ -48,19 +48,6 @@ def test_options_only_audit_never_reads_the_prompt_and_ties_on_two_options():
     assert picks == {0, 1}  # a two-way tie is broken at random, by seed
 
 
-def test_options_only_scores_are_those_of_a_separate_fit_and_transform():
-    # one fit_transform pass (a speed-up) must give the scores of fit() then transform(), bit for bit
-    options = [["Pastayı kes.", "Yazıcını kapat.", "Yazıcını aç."], ["Çayı demle.", "Suyu kaynat.", "Çay iç."]]
-    t = pd.DataFrame({"task": ["nep", "nep"], "label": [1, 2], "n_options": [3, 3], "options": options})
-    flat = [o for opts in options for o in opts]
-    matrix = mc.char_tfidf().fit(flat).transform(flat)
-    for i, row in enumerate(mc.options_only_predictions(t)["scores"]):
-        m = matrix[3 * i:3 * i + 3]
-        sims = (m @ m.T).toarray()
-        np.fill_diagonal(sims, 0.0)
-        assert list(row) == list(np.round(sims.sum(axis=1), 12))
-
-
 def test_majority_uses_the_validation_labels_and_random_averages_seeds():
     t = frame()
     val = t.assign(label=[3, 3, 3, 0])
