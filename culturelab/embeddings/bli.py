@@ -108,7 +108,7 @@ def chance_precision(gold_sizes: Sequence[int], n_targets: int, k: int) -> float
     if not len(gold_sizes):
         return float("nan")
     k = min(k, n_targets)
-    return float(np.mean([1 - hypergeom(n_targets, g, k).pmf(0) for g in gold_sizes]))
+    return float(np.mean(1 - hypergeom.pmf(0, n_targets, np.asarray(gold_sizes), k)))  # one vectorised call
 
 
 def neighbours(words: Sequence[str], xw: Any, zw: Any, src_words: Sequence[str], trg_words: Sequence[str], *,

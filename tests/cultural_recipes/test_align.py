@@ -197,3 +197,12 @@ def test_bli_precision_and_table2_view():
     assert nb["query"].unique().tolist() == ["a"] and nb["neighbour"].iloc[0] == "x"
     view = bli.table2_view(nb, {"a": {"y"}})
     assert view.loc[0, "label"] == "literal" and view.loc[0, "first_literal_rank"] == 2
+
+
+def test_chance_precision_is_the_hypergeometric_mean_over_queries():
+    from math import comb
+
+    sizes, n, k = [1, 2, 3, 1, 5], 400, 5
+    exact = np.mean([1 - comb(n - g, k) / comb(n, k) for g in sizes])
+    assert abs(bli.chance_precision(sizes, n, k) - exact) < 1e-12
+    assert bli.chance_precision([1], 3, 10) == 1.0 and np.isnan(bli.chance_precision([], 10, 1))
