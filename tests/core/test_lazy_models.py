@@ -63,7 +63,6 @@ def test_the_notebooks_import_cells_leave_torch_unimported():
     """torch (1.5 s per kernel) is imported where a notebook computes with it, never by its imports:
     e.g. Turkish PLU 02 imports the fine-tuning module only when it fine-tunes."""
     import json
-    import os
     import subprocess
     import sys
 
@@ -79,5 +78,5 @@ def test_the_notebooks_import_cells_leave_torch_unimported():
     assert any("turkish_plu import" in line for line in lines)
     script = "\n".join(sorted(lines)) + "\nimport sys\nprint('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         cwd=config.project_root(), env={**os.environ, "MPLBACKEND": "Agg"})
+                         cwd=config.project_root())
     assert out.stdout.strip() == "False", sorted(lines)
