@@ -44,11 +44,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from culturelab.models.base import SLOT, LanguageModel, LogLikelihood, split_template
+from culturelab.models.base import (
+    SLOT,
+    LanguageModel,
+    LogLikelihood,
+    PermutationConstraint,
+    per_prompt,
+    split_template,
+)
 
 ENV = "CULTURELAB_COUNT_REQUESTS"
 KIND_LABELS = {"loglikelihood": "log-likelihood", "generate": "generation", "rank_candidates": "ranking pairs",
-               "embed": "embeddings", "finetune": "fine-tuning"}
+               "generate_constrained": "constrained generation", "embed": "embeddings", "finetune": "fine-tuning"}
 #: requests per call tokenized exactly; larger calls are tokenized on a strided sample this size
 SAMPLE = 512
 #: the model whose measured rates are scaled for models that cannot be timed here
@@ -173,15 +180,28 @@ class CountingModel(LanguageModel):
         self.records.append(record(kind, self.counted_spec, requests, prompt_tokens, generated,
                                    log=self.log or Path(os.devnull), scored_tokens=scored))
 
-    def generate(self, prompts: Sequence[str], *, max_new_tokens: int = 64, **params: Any) -> list[str]:
-        """Count the distinct generation requests of ``max_new_tokens`` each.
+    def generate(self, prompts: Sequence[str], *, max_new_tokens: int = 64,
+                 constraint: PermutationConstraint | Sequence[PermutationConstraint] | None = None,
+                 **params: Any) -> list[str]:
+        """Count the distinct generation requests of ``max_new_tokens`` each; with a ``constraint``,
+        constrained generation requests of two tokens per label (label and separator, the end
+        token last), answered with the labels in their order.
 
         >>> m = CountingModel("hf:none", tokenizer=None)
         >>> _ = m.generate(["a", "a", "b"], max_new_tokens=4); _ = m.generate(["a"], max_new_tokens=4)
         >>> [r["requests"] for r in m.records], m.generate(["a"], max_new_tokens=8) and m.records[-1]["requests"]
         ([2, 0], 1)
+        >>> m.generate(["a"], constraint=PermutationConstraint.letters(3)), m.records[-1]["kind"], m.records[-1]["generated_tokens"]
+        (['A, B, C'], 'generate_constrained', 6)
         """
         prompts = [str(p) for p in prompts]
+        if constraint is not None:
+            constraints = per_prompt(constraint, len(prompts))
+            decoding = tuple(sorted((k, repr(v)) for k, v in params.items() if k not in {"stop"}))
+            fresh = self._new([("generate_constrained", p, c, *decoding) for p, c in zip(prompts, constraints)])
+            self._count("generate_constrained", len(fresh), count_tokens([prompts[i] for i in fresh], self.tokenizer),
+                        sum(2 * len(constraints[i].labels) for i in fresh))
+            return [c.sep.join(c.labels) for c in constraints]
         decoding = (int(max_new_tokens), *sorted((k, repr(v)) for k, v in params.items()))
         fresh = [prompts[i] for i in self._new([("generate", p, *decoding) for p in prompts])]
         self._count("generate", len(fresh), count_tokens(fresh, self.tokenizer), len(fresh) * int(max_new_tokens))

@@ -51,11 +51,12 @@ def _template(task: str, s: Settings) -> str:
     return prompts.get("captex", task, s.prompt_version)
 
 
-def run_reorder(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataFrame:
-    """Task 1 on every selected procedure × language."""
+def run_reorder(model: LanguageModel, data: CaptexData, s: Settings, decoding: str = "free") -> pd.DataFrame:
+    """Task 1 on every selected procedure × language (``decoding``: ``free``, the paper's protocol,
+    or ``constrained`` to valid orders, a deviation; :func:`culturelab.tasks.reorder.generate_orders`)."""
     inst = reordering.reorder_instances(data.procedures, seed=s.seed, lang_groups=LANGUAGES[s.languages])
     out = reordering.run_reordering(model, inst, _template("reorder", s), policy=s.invalid_policy,
-                                    max_new_tokens=s.reorder_tokens)
+                                    max_new_tokens=s.reorder_tokens, decoding=decoding)
     return out.assign(task="reorder", prompt_version=s.prompt_version, invalid_policy=s.invalid_policy)
 
 

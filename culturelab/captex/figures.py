@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from culturelab.captex.data import CATEGORIES, COUNTRIES
-from culturelab.plots import grouped_bars, metric_curve, radar, size_vs_score
+from culturelab.plots import grouped_bars, radar, size_vs_score
+from culturelab.plots.curves import valid_answer_curves
 from culturelab.plots.style import apply_style, palette
 
 #: chance accuracy of a four-option MCQ
@@ -64,28 +65,15 @@ def fig2_step_counts(procedures: pd.DataFrame, title: str | None = "Step counts 
     return fig
 
 
-def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None, *, hue: str = "lang_group",
-                     title: str | None = None, seed: int = 0) -> plt.Figure:
-    """Fig. 5: ρ, τ and LD per step count (95 % bootstrap bands), one line per ``hue``, with
-    the random-permutation expectation as a dotted line."""
-    apply_style()
-    fig, axes = plt.subplots(1, 3, figsize=(9.6, 2.9))
-    data = scored.dropna(subset=["rho"])
-    for ax, metric, label in zip(axes, ("rho", "tau", "ld"), ("Spearman ρ", "Kendall τ", "Levenshtein distance")):
-        metric_curve(data, "n_steps", metric, hue=hue, ax=ax, ylabel=label, seed=seed,
-                     baseline=baseline)
-        ax.set_xlabel("steps in the procedure")
-        if metric != "ld":
-            ax.set_ylim(-1.05, 1.05)
-        ax.set_xticks(sorted(data["n_steps"].unique()))
-    for ax in axes[1:]:
-        legend = ax.get_legend()
-        if legend:
-            legend.remove()
-    if title:
-        fig.suptitle(title, y=1.02)
-    fig.tight_layout()
-    return fig
+def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None, *, hue: str = "protocol",
+                     hue_order: Sequence[str] | None = None, title: str | None = None, seed: int = 0) -> plt.Figure:
+    """Fig. 5: ρ, τ and LD per step count from the valid answers (95 % bootstrap bands, n per
+    point), one line per ``hue`` (by default the decoding protocol), the random-permutation
+    expectation dotted; the last panel the share of valid answers per step count
+    (:func:`culturelab.plots.curves.valid_answer_curves`)."""
+    return valid_answer_curves(scored, "n_steps", {"rho": "Spearman ρ", "tau": "Kendall τ", "ld": "Levenshtein distance"},
+                               hue=hue, baseline=baseline, hue_order=hue_order, xlabel="steps in the procedure",
+                               ylims={"rho": (-1.05, 1.05), "tau": (-1.05, 1.05)}, title=title, seed=seed)
 
 
 def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None) -> plt.Figure:

@@ -22,10 +22,19 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from culturelab.captex.aggregate import compare_with_table4
 from culturelab.metrics.ranking import kendall_distance, random_baseline
 from culturelab.models.base import LanguageModel
 from culturelab.stats import summarise
-from culturelab.tasks.reorder import gold_answer, render_shuffled, score_orders, shuffle_permutation
+from culturelab.tasks.reorder import (
+    DECODING_LABELS,
+    generate_orders,
+    gold_answer,
+    protocol_label,
+    render_shuffled,
+    score_orders,
+    shuffle_permutation,
+)
 
 METRICS = ("rho", "tau", "ld")
 
@@ -54,17 +63,22 @@ def render_prompts(instances: pd.DataFrame, template: str) -> list[str]:
 
 
 def run_reordering(model: LanguageModel, instances: pd.DataFrame, template: str, *, policy: str = "zero",
-                   max_new_tokens: int = 32, chat: bool = True) -> pd.DataFrame:
-    """Generate every answer in one batched call, parse and score; adds ``prompt``,
-    ``raw_output``, metrics, ``ld_norm`` (LD/n), ``kendall_dist`` and ``one_swap``."""
+                   max_new_tokens: int = 32, chat: bool = True, decoding: str = "free") -> pd.DataFrame:
+    """Generate every answer in one batched call (``decoding``: ``free``, the paper's protocol, or
+    ``constrained`` to permutations, see :func:`culturelab.tasks.reorder.generate_orders`), parse
+    and score; adds ``prompt``, ``raw_output``, metrics, ``ld_norm`` (LD/n), ``kendall_dist``,
+    ``one_swap``, ``decoding`` and ``protocol`` (its label)."""
     prompts = render_prompts(instances, template)
-    texts = model.generate(prompts, max_new_tokens=max_new_tokens, chat=chat)
+    texts = generate_orders(model, prompts, instances["n_steps"], decoding=decoding, max_new_tokens=max_new_tokens,
+                            chat=chat)
     scored = score_orders(instances.assign(prompt=prompts), texts, policy=policy, steps_col="shown_steps")
     scored["ld_norm"] = scored["ld"] / scored["n_steps"]
     scored["kendall_dist"] = [kendall_distance(o) if v else np.nan
                               for o, v in zip(scored["pred_order"], scored["valid"])]
     scored["one_swap"] = scored["kendall_dist"] == 1
     scored["model"] = model.spec
+    scored["decoding"] = decoding
+    scored["protocol"] = DECODING_LABELS[decoding]
     return scored
 
 
@@ -94,6 +108,42 @@ def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: 
     cols = [*by, "rho", "rho_ci_low", "rho_ci_high", "tau", "tau_ci_low", "tau_ci_high", "ld", "ld_ci_low",
             "ld_ci_high", "valid_rate", "exact_rate", "n"]
     return table[cols]
+
+
+def table4_by_decoding(scored: pd.DataFrame, paper_row: str, *, data: str, protocol: str) -> pd.DataFrame:
+    """Our mean ρ, LD and τ (invalid answers as scored by the policy) beside a Table 4 row, one
+    block per ``decoding``; constrained decoding is labelled a protocol deviation, so it gets no Δ
+    (:func:`culturelab.tasks.reorder.protocol_label`).
+
+    >>> t = pd.DataFrame({"decoding": ["free", "constrained"], "rho": [0.0, 0.5], "ld": [5, 3], "tau": [0.0, 0.4]})
+    >>> table4_by_decoding(t, "Random", data="same", protocol="same").query("metric == 'rho'")[["decoding", "delta"]].values.tolist()
+    [['free', 0.0], ['constrained', nan]]
+    """
+    parts = []
+    for decoding, part in scored.groupby("decoding", sort=False):
+        ours = {m: float(part[m].mean()) for m in ("rho", "ld", "tau")}
+        parts.append(compare_with_table4(ours, paper_row, ["rho", "ld", "tau"], data=data,
+                                         protocol=protocol_label(protocol, str(decoding))).assign(decoding=decoding))
+    return pd.concat(parts, ignore_index=True)
+
+
+def by_steps_valid(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *, seed: int = 0) -> pd.DataFrame:
+    """Per step count (and ``by``): ρ, τ, LD (95 % CIs) over the **valid** answers only — what
+    Fig. 5 draws — beside ``answers`` (all), ``valid_rate`` and ``n`` (valid answers).
+
+    >>> t = pd.DataFrame({"decoding": ["free"] * 2 + ["constrained"] * 2, "n_steps": [5] * 4,
+    ...                   "rho": [0.0, 1.0, 0.5, 0.7], "tau": [0.0, 1.0, 0.5, 0.7], "ld": [9, 0, 2, 1],
+    ...                   "valid": [False, True, True, True], "exact": [False, True, False, False]})
+    >>> by_steps_valid(t)[["decoding", "rho", "answers", "valid_rate", "n"]].to_dict("records")
+    [{'decoding': 'constrained', 'rho': 0.6, 'answers': 2, 'valid_rate': 1.0, 'n': 2}, {'decoding': 'free', 'rho': 1.0, 'answers': 2, 'valid_rate': 0.5, 'n': 1}]
+    """
+    keys = [*by, "n_steps"]
+    validity = scored.groupby(keys, observed=True)["valid"].agg(answers="size", valid_rate="mean").reset_index()
+    valid = scored[scored["valid"].astype(bool)]
+    metrics = summarise_reordering(valid, keys, seed=seed).drop(columns=["valid_rate"]) if len(valid) else None
+    table = validity if metrics is None else validity.merge(metrics, on=keys, how="left")
+    table["n"] = table["n"].fillna(0).astype(int) if "n" in table else 0
+    return table
 
 
 STEP_ESTIMATORS = ("options", "correct", "all_options")

@@ -27,7 +27,7 @@ from culturelab.captex.evaluate import LANGUAGES, TASKS
 from culturelab.captex.questions import METHODS
 from culturelab.data.sources import DATA_SOURCES
 from culturelab.params import Choice, one_of
-from culturelab.tasks.reorder import POLICIES, stable_int
+from culturelab.tasks.reorder import DECODINGS, POLICIES, stable_int
 
 
 def known_names(normalise: Callable[[Any], str]) -> Callable[[Any], str | None]:
@@ -61,6 +61,7 @@ CHOICES: dict[str, Choice] = {
     "languages": one_of(LANGUAGES),
     "prompt_version": one_of(PROMPT_VERSIONS),
     "invalid_policy": one_of(POLICIES),
+    "decoding": one_of(DECODINGS),
     "methods": one_of(METHODS),
     "mcq_method": one_of(METHODS),
     "tasks": one_of(TASKS),

@@ -25,17 +25,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from culturelab.models.base import KINDS, SLOT, LanguageModel, LogLikelihood
+from culturelab.models.base import KINDS, SLOT, LanguageModel, LogLikelihood, PermutationConstraint
 
 BACKENDS = ("bundled", "hf", "masked", "openai", "openai-compatible", "replay", "seq2seq")
 
-__all__ = ["BACKENDS", "KINDS", "SLOT", "LanguageModel", "LogLikelihood", "capabilities", "load_model", "parse_spec"]
+__all__ = ["BACKENDS", "KINDS", "SLOT", "LanguageModel", "LogLikelihood", "PermutationConstraint", "capabilities",
+           "load_model", "parse_spec"]
 
+_NO_CONSTRAINT = ("constrained decoding needs the model's logits at every step: implemented for causal LMs "
+                  "(hf:, bundled:) only")
 #: what each backend cannot do, and why (a notebook section that needs it says so and goes on)
 _LIMITS = {
-    "masked": {"generate": "a masked LM does not generate text"},
+    "masked": {"generate": "a masked LM does not generate text",
+               "generate_constrained": "a masked LM does not generate text"},
     "openai": {"loglikelihood": "the OpenAI API returns no log-probabilities of given text",
-               "rank_candidates": "the OpenAI API returns no log-probabilities of given text"},
+               "rank_candidates": "the OpenAI API returns no log-probabilities of given text",
+               "generate_constrained": "the OpenAI API cannot restrict each generated token to a changing set "
+                                       "(a fixed logit bias cannot forbid the labels already written)"},
+    "openai-compatible": {"generate_constrained": "a server's guided decoding takes a regex or grammar, and one "
+                                                  "that admits every order of n labels once each lists n! orders "
+                                                  "(3.6 million for 10 steps)"},
+    "seq2seq": {"generate_constrained": _NO_CONSTRAINT},
+    "replay": {"generate_constrained": "a replay file holds free generations; it cannot constrain them"},
 }
 
 
@@ -66,17 +77,17 @@ def capabilities(spec: str) -> dict[str, str | None]:
 
     >>> capabilities("masked:bert-base-multilingual-cased")["generate"]
     'a masked LM does not generate text'
-    >>> capabilities("seq2seq:google/mt5-base")
-    {'generate': None, 'loglikelihood': None, 'rank_candidates': None}
+    >>> capabilities("seq2seq:google/mt5-base")["generate_constrained"][:34]
+    'constrained decoding needs the mod'
     >>> capabilities("bundled:gemma3-270m")
-    {'generate': None, 'loglikelihood': None, 'rank_candidates': None}
+    {'generate': None, 'loglikelihood': None, 'rank_candidates': None, 'generate_constrained': None}
     """
     backend, arg = parse_spec(spec)
     limits = dict(_LIMITS.get(backend, {}))
     if backend == "replay":
         from culturelab.models.replay import replay_capabilities
 
-        limits = replay_capabilities(arg)
+        limits.update(replay_capabilities(arg))
     return {kind: limits.get(kind) for kind in KINDS}
 
 

@@ -1,7 +1,8 @@
 """One interface for every model backend, with the on-disk cache built in.
 
 A backend implements three private methods on plain Python lists (``_generate``,
-``_loglikelihood``, ``_rank_candidates``). The public methods here add what every backend
+``_loglikelihood``, ``_rank_candidates``), and ``_generate_constrained`` when it can restrict
+decoding to a :class:`PermutationConstraint`. The public methods here add what every backend
 needs and none should write again: request de-duplication, the on-disk response cache
 (keyed by backend, model id + revision, request and decoding parameters), chunked progress
 bars, and committing each finished chunk so a killed run resumes where it stopped.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import string
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -29,8 +31,85 @@ from culturelab.models.cache import ResponseCache
 #: The placeholder of the answer slot in cloze templates (FMLAMA's notation).
 SLOT = "[Y]"
 
-#: The kinds of request a backend may answer (``culturelab.models.capabilities`` says which it can).
-KINDS = ("generate", "loglikelihood", "rank_candidates")
+#: The kinds of request a backend may answer (``culturelab.models.capabilities`` says which it can);
+#: ``generate_constrained`` is :meth:`LanguageModel.generate` with a ``constraint``.
+KINDS = ("generate", "loglikelihood", "rank_candidates", "generate_constrained")
+
+
+@dataclass(frozen=True)
+class PermutationConstraint:
+    """Decoding restricted to orderings of ``labels``: each label exactly once, joined by ``sep``
+    (at every position only the labels not yet written may come next, then the end of the text),
+    so every answer is a valid permutation.
+
+    >>> c = PermutationConstraint.letters(3)
+    >>> c.labels, c.accepts("C, A, B"), c.accepts("C, A"), c.accepts("C, A, A")
+    (('A', 'B', 'C'), True, False, False)
+    >>> PermutationConstraint(("x", "x"))
+    Traceback (most recent call last):
+    ...
+    ValueError: a permutation constraint needs distinct, non-empty labels, got ('x', 'x')
+    """
+
+    labels: tuple[str, ...]
+    sep: str = ", "
+
+    def __post_init__(self) -> None:
+        labels = tuple(str(label) for label in self.labels)
+        if not labels or len(set(labels)) != len(labels) or not all(labels):
+            raise ValueError(f"a permutation constraint needs distinct, non-empty labels, got {labels!r}")
+        if any(self.sep in label for label in labels) if self.sep else any(len(label) != 1 for label in labels):
+            raise ValueError(f"labels must not contain the separator {self.sep!r} (single characters when it is "
+                             f"empty), got {labels!r}")
+        object.__setattr__(self, "labels", labels)
+
+    @classmethod
+    def letters(cls, n: int, sep: str = ", ") -> PermutationConstraint:
+        """The step letters A, B, … of ``n`` steps (the reordering prompts' labels).
+
+        >>> PermutationConstraint.letters(2, sep=" ")
+        PermutationConstraint(labels=('A', 'B'), sep=' ')
+        """
+        if not 1 <= n <= len(string.ascii_uppercase):
+            raise ValueError(f"need 1 to {len(string.ascii_uppercase)} letters, got {n}")
+        return cls(tuple(string.ascii_uppercase[:n]), sep)
+
+    def key(self) -> dict[str, Any]:
+        """The constraint as plain data (part of the cache key of a constrained request).
+
+        >>> PermutationConstraint.letters(2).key()
+        {'type': 'permutation', 'labels': ['A', 'B'], 'sep': ', '}
+        """
+        return {"type": "permutation", "labels": list(self.labels), "sep": self.sep}
+
+    @classmethod
+    def from_key(cls, key: dict[str, Any]) -> PermutationConstraint:
+        """The inverse of :meth:`key`.
+
+        >>> c = PermutationConstraint.letters(4); PermutationConstraint.from_key(c.key()) == c
+        True
+        """
+        return cls(tuple(key["labels"]), key["sep"])
+
+    def accepts(self, text: str) -> bool:
+        """Whether ``text`` (outer white space ignored) is one ordering of the labels."""
+        parts = text.strip().split(self.sep) if self.sep else list(text.strip())
+        return sorted(parts) == sorted(self.labels)
+
+
+def per_prompt(constraint: PermutationConstraint | Sequence[PermutationConstraint], n: int) -> list[PermutationConstraint]:
+    """One constraint per prompt: a single constraint repeated, or a sequence of ``n``.
+
+    >>> c = PermutationConstraint.letters(2); per_prompt(c, 2) == [c, c]
+    True
+    """
+    if isinstance(constraint, PermutationConstraint):
+        return [constraint] * n
+    constraints = list(constraint)
+    if len(constraints) != n or not all(isinstance(c, PermutationConstraint) for c in constraints):
+        raise ValueError(f"constraint must be one PermutationConstraint or one per prompt ({n}), "
+                         f"got {len(constraints)} items")
+    return constraints
 
 
 @dataclass(frozen=True)
@@ -106,12 +185,24 @@ class LanguageModel(ABC):
     # ------------------------------------------------------------------ public API
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int = 64, temperature: float = 0.0,
                  top_p: float = 1.0, stop: Sequence[str] | None = None, chat: bool = True,
-                 system: str | None = None, seed: int = 0) -> list[str]:
+                 system: str | None = None, seed: int = 0,
+                 constraint: PermutationConstraint | Sequence[PermutationConstraint] | None = None) -> list[str]:
         """Continue each prompt; greedy when ``temperature == 0``.
 
         ``chat=True`` wraps each prompt as a user turn with the model's chat template when it has
         one; ``stop`` strings end the text (the stop string itself is removed).
+
+        ``constraint`` (one :class:`PermutationConstraint`, or one per prompt) restricts decoding to
+        the orderings of its labels: every answer is a valid permutation, as long as the
+        constraint needs (``max_new_tokens`` and ``stop`` do not apply). These are requests of
+        their own kind, ``generate_constrained``, cached under the constraint; backends that cannot
+        constrain decoding say so in :func:`culturelab.models.capabilities` and raise
+        ``NotImplementedError``.
         """
+        if constraint is not None:
+            return self._generate_permutations(prompts, per_prompt(constraint, len(prompts)),
+                                               temperature=temperature, top_p=top_p, chat=chat, system=system,
+                                               seed=seed)
         params = {"max_new_tokens": int(max_new_tokens), "temperature": float(temperature),
                   "top_p": float(top_p), "stop": list(stop or []), "chat": bool(chat),
                   "system": system, "seed": int(seed) if temperature > 0 else None}
@@ -122,6 +213,25 @@ class LanguageModel(ABC):
             return [truncate_at_stop(t, params["stop"]) for t in texts]
 
         return self._cached("generate", requests, params, compute)
+
+    def _generate_permutations(self, prompts: Sequence[str], constraints: list[PermutationConstraint], *,
+                               temperature: float, top_p: float, chat: bool, system: str | None,
+                               seed: int) -> list[str]:
+        """The cached side of constrained generation (:meth:`generate` with a ``constraint``)."""
+        params = {"temperature": float(temperature), "top_p": float(top_p), "chat": bool(chat), "system": system,
+                  "seed": int(seed) if temperature > 0 else None}
+        requests = [{"prompt": str(p), "constraint": c.key()} for p, c in zip(prompts, constraints)]
+
+        def compute(reqs: list[dict]) -> list[str]:
+            chunk = [PermutationConstraint.from_key(r["constraint"]) for r in reqs]
+            texts = self._generate_constrained([r["prompt"] for r in reqs], chunk, **params)
+            for text, c in zip(texts, chunk):
+                if not c.accepts(text):
+                    raise RuntimeError(f"{self.spec}: constrained decoding returned {text!r}, not an ordering of "
+                                       f"{list(c.labels)}")
+            return [text.strip() for text in texts]
+
+        return self._cached("generate_constrained", requests, params, compute)
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[LogLikelihood]:
         """Log P(continuation | context) for each ``(context, continuation)`` pair.
@@ -214,6 +324,12 @@ class LanguageModel(ABC):
     @abstractmethod
     def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
         ...
+
+    def _generate_constrained(self, prompts: list[str], constraints: list[PermutationConstraint],
+                              **params: Any) -> list[str]:
+        """Generation restricted by one constraint per prompt; backends that can, override this."""
+        raise NotImplementedError(f"{self.spec}: the {self.backend} backend cannot constrain decoding "
+                                  "(see culturelab.models.capabilities)")
 
     def _rank_candidates(self, templates: list[str], candidates: list[str], *, slot: str,
                          reduce: str) -> list[np.ndarray]:

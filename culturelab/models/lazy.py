@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from culturelab.models.base import LanguageModel, LogLikelihood
+from culturelab.models.base import LanguageModel, LogLikelihood, PermutationConstraint
 
 #: weight loads made through :class:`LazyModel` in this process (tests count them)
 WEIGHT_LOADS = {"count": 0}
@@ -79,6 +79,10 @@ class LazyModel(LanguageModel):
 
     def _generate(self, prompts: list[str], **params: Any) -> list[str]:
         return self.real()._generate(prompts, **params)
+
+    def _generate_constrained(self, prompts: list[str], constraints: list[PermutationConstraint],
+                              **params: Any) -> list[str]:
+        return self.real()._generate_constrained(prompts, constraints, **params)
 
     def _loglikelihood(self, requests: list[tuple[str, str]]) -> list[LogLikelihood]:
         return self.real()._loglikelihood(requests)

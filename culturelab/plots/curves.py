@@ -9,6 +9,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -20,8 +22,11 @@ from culturelab.stats import summarise
 def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax: plt.Axes | None = None,
                  title: str | None = None, ylabel: str | None = None, seed: int = 0,
                  baseline: pd.DataFrame | None = None, chance: float | None = None, min_n: int = MIN_N,
-                 show_n: bool = True) -> plt.Figure:
+                 show_n: bool = True, hue_order: Sequence | None = None) -> plt.Figure:
     """Mean of ``y`` per ``x`` (and ``hue``) with 95 % bootstrap bands.
+
+    ``hue_order`` fixes each hue level's colour and marker by its position, also when some level
+    has no rows (several panels then draw a level alike).
 
     ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
     random-permutation expectation at each step count; ``chance`` a constant one. Each point
@@ -47,9 +52,11 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
     else:
         fig = ax.figure
     table = summarise(df, y, [hue, x] if hue else [x], seed=seed)
-    groups = list(dict.fromkeys(table[hue])) if hue else [None]
+    groups = (list(hue_order) if hue_order is not None else list(dict.fromkeys(table[hue]))) if hue else [None]
     for i, (g, colour) in enumerate(zip(groups, palette(len(groups)))):
-        part = table[table[hue] == g] if hue else table
+        part = table[table[hue] == g] if hue and len(table) else table
+        if part.empty:
+            continue
         part = part.sort_values(x)
         ax.plot(part[x], part["mean"], color=colour, marker=MARKERS[i % len(MARKERS)],
                 linestyle=LINESTYLES[i % len(LINESTYLES)], linewidth=1.3, markersize=4,
@@ -75,4 +82,57 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
         ax.set_title(title)
     if hue or baseline is not None or chance is not None:
         ax.legend(frameon=False)
+    return fig
+
+
+def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *, hue: str, valid: str = "valid",
+                        baseline: pd.DataFrame | None = None, hue_order: Sequence | None = None,
+                        ylims: Mapping[str, tuple[float, float]] | None = None, xlabel: str | None = None,
+                        title: str | None = None, seed: int = 0) -> plt.Figure:
+    """One panel per metric (``metrics``: column → axis label) computed from the **valid** answers
+    only (``valid`` true), one curve per ``hue`` level with n per point, ``baseline`` (columns
+    ``x`` and the metrics) dotted; and a last panel with the share of valid answers per ``x``
+    (n = all answers). The legend, below the panels, gives each level's overall valid share.
+
+    >>> t = pd.DataFrame({"steps": [5, 5, 6, 6] * 2, "rho": [0.5, 1.0, 0.0, 0.5] * 2,
+    ...                   "valid": [True] * 4 + [False, True, False, False], "protocol": ["c"] * 4 + ["f"] * 4})
+    >>> fig = valid_answer_curves(t, "steps", {"rho": "Spearman ρ"}, hue="protocol")
+    >>> [a.get_text() for a in fig.axes[0].texts], [a.get_text() for a in fig.axes[1].texts]
+    (['n=2', 'n=2', 'n=1'], ['n=2', 'n=2', 'n=2', 'n=2'])
+    >>> [t.get_text() for t in fig.legends[0].get_texts()]
+    ['c (100 % valid)', 'f (25 % valid)']
+    >>> plt.close("all")
+    """
+    apply_style()
+    order = list(hue_order) if hue_order is not None else list(dict.fromkeys(df[hue]))
+    share = df.groupby(hue, observed=True)[valid].mean()
+    names = {h: f"{h} ({share[h]:.0%} valid)".replace("%", " %") for h in order if h in share.index}
+    named = [names[h] for h in order if h in names]
+    data = df.assign(**{hue: df[hue].map(names), "_valid": df[valid].astype(float)})
+    answered = data[data[valid].astype(bool)]
+    fig, axes = plt.subplots(1, len(metrics) + 1, figsize=(3.0 * (len(metrics) + 1), 3.1), squeeze=False)
+    panels = [*metrics.items(), ("_valid", "valid answers (share)")]
+    for ax, (metric, label) in zip(axes[0], panels):
+        part = data if metric == "_valid" else answered
+        if part.empty:
+            ax.text(0.5, 0.5, "no valid answers", ha="center", va="center", transform=ax.transAxes, fontsize=7)
+        else:
+            metric_curve(part, x, metric, hue=hue, hue_order=named, ax=ax, ylabel=label, seed=seed,
+                         baseline=None if metric == "_valid" else baseline)
+        ax.set_xlabel(xlabel or x)
+        ax.set_xticks(sorted(df[x].unique()))
+        limits = {"_valid": (-0.03, 1.05), **(ylims or {})}
+        if metric in limits:
+            ax.set_ylim(*limits[metric])
+    handles: dict[str, object] = {}
+    for ax in axes[0]:
+        h, labels = ax.get_legend_handles_labels()
+        handles.update((lab, hd) for lab, hd in zip(labels, h) if lab not in handles)
+        if ax.get_legend():
+            ax.get_legend().remove()
+    shown = [lab for lab in [*named, "random"] if lab in handles]
+    fig.legend([handles[lab] for lab in shown], shown, loc="lower center", ncols=min(len(shown), 4), frameon=False)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig

@@ -76,9 +76,17 @@ def captex_mcq(frame: pd.DataFrame, model: str) -> pd.DataFrame:
 
 
 def captex_reorder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
-    """CAPTEx step reordering (``captex/02_reordering``): Spearman ρ per procedure, chance 0."""
+    """CAPTEx step reordering (``captex/02_reordering``): Spearman ρ per procedure, chance 0; answers
+    constrained to valid orders (a protocol deviation) are a task of their own.
+
+    >>> t = pd.DataFrame({"procedure_id": ["CN-01"] * 2, "language": ["en"] * 2, "rho": [0.0, 0.4],
+    ...                   "decoding": ["free", "constrained"]})
+    >>> captex_reorder(t, "m")["task"].tolist()
+    ['reorder ρ', 'reorder ρ (constrained decoding)']
+    """
     _require(frame, "captex/02_reordering", ["procedure_id", "language", "rho"])
-    return _frame(model, "captex", "reorder ρ", frame["procedure_id"].astype(str) + "/" + frame["language"].astype(str),
+    task = "reorder ρ" + _col(frame, "decoding", "free").map(lambda d: "" if d == "free" else f" ({d} decoding)")
+    return _frame(model, "captex", task, frame["procedure_id"].astype(str) + "/" + frame["language"].astype(str),
                   frame["rho"], 0.0, _bool(_col(frame, "valid", True)), binary=False,
                   language=frame["language"], culture=_col(frame, "country"), category=_col(frame, "category"),
                   data_source=_col(frame, "data_source"))

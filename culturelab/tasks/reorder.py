@@ -16,6 +16,10 @@ Invalid answers (missing, repeated or extra letters) are scored by a policy:
 Every scored row also keeps ``pred_order`` (the predicted sequence of gold step indices,
 first occurrences only) and ``parse_method`` (see :func:`culturelab.parsing.parse_order`).
 
+Answers are decoded freely (the papers' protocol) or constrained to permutations of the step
+letters (:func:`generate_orders`, a protocol deviation that measures order knowledge apart from
+following the answer format).
+
 >>> perm = shuffle_permutation(5, seed=0, key="proc-1")
 >>> sorted(perm) == list(range(5)) and perm == shuffle_permutation(5, seed=0, key="proc-1")
 True
@@ -25,14 +29,26 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from culturelab.metrics.ranking import kendall_tau, levenshtein, rank_correlations_with_ties, spearman_rho
+from culturelab.models.base import LanguageModel, PermutationConstraint
 from culturelab.parsing import LETTERS, parse_order
+from culturelab.reported import SAME
 
 POLICIES = ("zero", "repair", "drop", "ties")
+#: how answers are decoded: ``free`` (the papers' protocol) or ``constrained`` (:func:`generate_orders`)
+DECODINGS = ("free", "constrained")
+#: the request kind each decoding needs of a model (:func:`culturelab.models.capabilities`)
+DECODING_KINDS = {"free": "generate", "constrained": "generate_constrained"}
+#: each decoding as tables and figures name it: constrained decoding is a deviation from the papers' protocol
+DECODING_LABELS = {"free": "free generation (CAPTEx's protocol)",
+                   "constrained": "constrained to valid orders (protocol deviation)"}
+#: what joins the letters of an answer (the prompts' format, "C, A, B")
+ANSWER_SEP = ", "
 
 
 def stable_int(key: str) -> int:
@@ -72,7 +88,54 @@ def gold_answer(perm: Sequence[int]) -> str:
     >>> gold_answer([2, 0, 1])
     'B, C, A'
     """
-    return ", ".join(LETTERS[list(perm).index(g)] for g in range(len(perm)))
+    return ANSWER_SEP.join(LETTERS[list(perm).index(g)] for g in range(len(perm)))
+
+
+def generate_orders(model: LanguageModel, prompts: Sequence[str], n_steps: Sequence[int], *, decoding: str = "free",
+                    max_new_tokens: int = 32, chat: bool = True) -> list[str]:
+    """The model's answers to reordering prompts, in one batched call. ``free``: generated up to
+    ``max_new_tokens`` and parsed afterwards (the papers' protocol). ``constrained``: at each
+    position only the letters of the ``n`` steps not yet written may come next, joined by
+    :data:`ANSWER_SEP` (:class:`~culturelab.models.base.PermutationConstraint`), so every answer is
+    a valid order and its score measures what the model knows about the order rather than
+    whether it follows the format; a deviation from the papers' protocol.
+
+    >>> from culturelab.planning import CountingModel
+    >>> generate_orders(CountingModel("hf:x", tokenizer=None), ["p1", "p2"], [3, 2], decoding="constrained")
+    ['A, B, C', 'A, B']
+    """
+    if decoding == "free":
+        return model.generate(list(prompts), max_new_tokens=max_new_tokens, chat=chat)
+    if decoding == "constrained":
+        constraints = [PermutationConstraint.letters(int(n), ANSWER_SEP) for n in n_steps]
+        return model.generate(list(prompts), chat=chat, constraint=constraints)
+    raise ValueError(f"decoding must be one of {DECODINGS}, not {decoding!r}")
+
+
+def supported_decodings(run: Any, decodings: Sequence[str], section: str = "Step reordering") -> list[str]:
+    """The ``decodings`` the run's model can answer (``run.supports``: decided without loading it);
+    each one it cannot is skipped with one line in the notebook and in ``run_info.json``.
+
+    >>> class R:  # a run whose model writes text but cannot constrain its decoding
+    ...     def supports(self, kind, section): return kind == "generate"
+    >>> supported_decodings(R(), ["free", "constrained"])
+    ['free']
+    """
+    return [d for d in decodings if run.supports(DECODING_KINDS[d], f"{section}, {DECODING_LABELS[d]}")]
+
+
+def protocol_label(protocol: str, decoding: str) -> str:
+    """A comparison's ``protocol`` label (:func:`culturelab.reported.compare`) with the decoding:
+    constrained decoding is a deviation from the papers' free generation.
+
+    >>> protocol_label("same", "free"), protocol_label("same", "constrained")
+    ('same', 'constrained to valid orders (protocol deviation)')
+    >>> protocol_label("another model", "constrained")
+    'another model; constrained to valid orders (protocol deviation)'
+    """
+    if decoding == "free":
+        return protocol
+    return DECODING_LABELS[decoding] if protocol == SAME else f"{protocol}; {DECODING_LABELS[decoding]}"
 
 
 def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Sequence[str] | None = None) -> dict:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from culturelab.plots import apply_style, grouped_bars, heatmap, metric_curve, palette, radar
+from culturelab.plots import apply_style, grouped_bars, heatmap, palette, radar
+from culturelab.plots.curves import valid_answer_curves
 from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
 from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
 
@@ -98,20 +99,18 @@ def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep")) -> 
     return fig
 
 
-def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "method") -> plt.Figure:
-    """ρ, τ, LD and adjacent-pair accuracy against the number of steps, with the random-order
-    expectation dotted."""
-    apply_style()
-    fig, axes = plt.subplots(1, 4, figsize=(14.0, 3.2))
-    names = ("Spearman ρ", "Kendall τ", "Levenshtein distance", "adjacent-pair accuracy")
-    for ax, metric, label in zip(axes, ("rho", "tau", "ld", "pair_acc"), names):
-        base = random[random["metric"] == metric].rename(columns={"value": metric})
-        metric_curve(scored, "n_steps", metric, hue=hue, ax=ax, ylabel=label, baseline=base)
-        ax.set_xlabel("number of steps")
-        if metric != "ld":  # the full range, so that noise around the random line is not magnified
-            ax.set_ylim(-1.05 if metric in ("rho", "tau") else -0.03, 1.05)
-    fig.tight_layout()
-    return fig
+def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "method", *,
+                   hue_order: Sequence[str] | None = None, title: str | None = None) -> plt.Figure:
+    """ρ, τ, LD and adjacent-pair accuracy against the number of steps from the valid answers
+    (n per point), one line per ``hue``, the random-order expectation (``random``: long form,
+    ``n_steps, metric, value``) dotted; the last panel the share of valid answers
+    (:func:`culturelab.plots.curves.valid_answer_curves`)."""
+    names = {"rho": "Spearman ρ", "tau": "Kendall τ", "ld": "Levenshtein distance", "pair_acc": "adjacent-pair accuracy"}
+    wide = random.pivot_table(index="n_steps", columns="metric", values="value").reset_index()
+    # the full range, so that noise around the random line is not magnified
+    limits = {"rho": (-1.05, 1.05), "tau": (-1.05, 1.05), "pair_acc": (-0.03, 1.05)}
+    return valid_answer_curves(scored, "n_steps", names, hue=hue, baseline=wide, hue_order=hue_order, ylims=limits,
+                               xlabel="number of steps", title=title)
 
 
 def recall_bars(table: pd.DataFrame, pool_size: int) -> plt.Figure:

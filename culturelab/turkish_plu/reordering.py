@@ -30,7 +30,15 @@ from culturelab.models.base import LanguageModel
 from culturelab.parsing import LETTERS
 from culturelab.reported import compare, load
 from culturelab.stats import summarise
-from culturelab.tasks.reorder import gold_answer, render_shuffled, score_orders, shuffle_permutation
+from culturelab.tasks.reorder import (
+    DECODING_LABELS,
+    generate_orders,
+    gold_answer,
+    protocol_label,
+    render_shuffled,
+    score_orders,
+    shuffle_permutation,
+)
 
 MIN_STEPS, MAX_STEPS = 5, 10
 METRICS = ("rho", "tau", "ld", "pair_acc")
@@ -98,14 +106,16 @@ def render_prompts(instances: pd.DataFrame, version: str = "v1") -> list[str]:
 
 
 def run_reordering(model: LanguageModel, instances: pd.DataFrame, *, version: str = "v1", policy: str = "zero",
-                   max_new_tokens: int = 40) -> pd.DataFrame:
-    """Generate all answers in one batched call, parse and score them (``policy`` for invalid
-    answers as in :mod:`culturelab.tasks.reorder`)."""
+                   max_new_tokens: int = 40, decoding: str = "free") -> pd.DataFrame:
+    """Generate all answers in one batched call (``decoding``: ``free`` or ``constrained`` to valid
+    orders, :func:`culturelab.tasks.reorder.generate_orders`), parse and score them (``policy`` for
+    invalid answers as in :mod:`culturelab.tasks.reorder`); ``method`` is the decoding's label."""
     frame = instances.copy()
     frame["prompt"] = render_prompts(frame, version)
-    texts = model.generate(list(frame["prompt"]), max_new_tokens=max_new_tokens)
+    texts = generate_orders(model, list(frame["prompt"]), frame["n_steps"], decoding=decoding,
+                            max_new_tokens=max_new_tokens)
     scored = add_pair_accuracy(score_orders(frame, texts, policy=policy, steps_col="shown_steps"))
-    return scored.assign(model=model.spec, method="llm", prompt_version=version)
+    return scored.assign(model=model.spec, method=DECODING_LABELS[decoding], decoding=decoding, prompt_version=version)
 
 
 def as_shown_baseline(instances: pd.DataFrame) -> pd.DataFrame:
@@ -158,14 +168,22 @@ def adjacent_pair_accuracy(pred_order: Sequence[int], n: int) -> float:
 
 def by_length(scored: pd.DataFrame, by: Sequence[str] = ("method",), *, seed: int = 0) -> pd.DataFrame:
     """Mean and bootstrap CI of every metric (ρ, τ, LD, pair accuracy) per number of steps (and
-    ``by``), long form, with the share of valid answers."""
-    parts = []
-    for metric in METRICS:
-        t = summarise(scored, metric, [*by, "n_steps"], seed=seed).assign(metric=metric)
-        parts.append(t)
-    out = pd.concat(parts, ignore_index=True)
-    valid = scored.groupby([*by, "n_steps"])["valid"].mean().rename("valid_share").reset_index()
-    return out.merge(valid, on=[*by, "n_steps"], how="left")
+    ``by``) over the **valid** answers (``n``; what the step-count figure draws), long form, with
+    all ``answers`` and the share of valid ones; a group without a valid answer has NaN metrics.
+
+    >>> t = pd.DataFrame({"method": ["m"] * 3, "n_steps": [5] * 3, "valid": [True, True, False],
+    ...                   "rho": [1.0, 0.5, 0.0], "tau": [1.0, 0.5, 0.0], "ld": [0, 1, 5], "pair_acc": [1.0, 0.5, 0.0]})
+    >>> by_length(t).query("metric == 'rho'")[["mean", "n", "answers", "valid_share"]].round(3).to_dict("records")
+    [{'mean': 0.75, 'n': 2, 'answers': 3, 'valid_share': 0.667}]
+    """
+    keys = [*by, "n_steps"]
+    valid = scored[scored["valid"].astype(bool)]
+    parts = [summarise(valid, metric, keys, seed=seed).assign(metric=metric) for metric in METRICS if len(valid)]
+    validity = scored.groupby(keys)["valid"].agg(answers="size", valid_share="mean").reset_index()
+    grid = validity[keys].merge(pd.DataFrame({"metric": METRICS}), how="cross")
+    out = grid.merge(pd.concat(parts, ignore_index=True), on=[*keys, "metric"], how="left") if parts else grid
+    out["n"] = out["n"].fillna(0).astype(int) if "n" in out else 0
+    return out.merge(validity, on=keys, how="left")
 
 
 def table6_so_beside(scored: pd.DataFrame) -> pd.DataFrame:
@@ -180,6 +198,8 @@ def table6_so_beside(scored: pd.DataFrame) -> pd.DataFrame:
     """
     pairs = scored.groupby("method")["pair_acc"].mean().mul(100).rename("value").reset_index().assign(task="so")
     reported = load("turkish_plu", "table6").query("task == 'so'")
+    decodings = {label: d for d, label in DECODING_LABELS.items()}
     return pd.concat([compare(reported[reported["model"] == row], pairs[pairs["method"] == method], on=["task"],
-                              data=SO_DATA, protocol=SO_PROTOCOL).assign(paper_model=row, method=method)
+                              data=SO_DATA, protocol=protocol_label(SO_PROTOCOL, decodings.get(method, "free")))
+                      .assign(paper_model=row, method=method)
                       for method in pairs["method"] for row in SO_PAPER_ROWS], ignore_index=True)

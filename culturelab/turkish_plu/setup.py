@@ -21,7 +21,7 @@ from culturelab import prompts
 from culturelab.data.sources import DATA_SOURCES
 from culturelab.params import Choice, in_range, one_of
 from culturelab.parsing import LETTERS
-from culturelab.tasks.reorder import POLICIES
+from culturelab.tasks.reorder import DECODINGS, POLICIES
 from culturelab.turkish_plu.data import FINETUNE_SPLITS, SUMMARIZATION_SPLITS, TASKS, Release
 from culturelab.turkish_plu.mc import MC_TEMPLATES, NORMALISATIONS
 
@@ -51,6 +51,7 @@ CHOICES: dict[str, Choice] = {
     "normalisations": one_of(NORMALISATIONS),
     "normalisation": one_of(NORMALISATIONS),
     "policy": one_of(POLICIES),
+    "decoding": one_of(DECODINGS),
     "split": one_of(SUMMARIZATION_SPLITS),
     "min_steps": in_range(2, len(LETTERS)),
     "max_steps": in_range(2, len(LETTERS)),

@@ -1,0 +1,132 @@
+"""Decoding constrained to permutations: every answer is a valid order, greedy decoding picks the
+best allowed token at each step (equal to an unbatched reference loop), constrained requests are
+cached apart from free ones, backends that cannot constrain say so, and ``plan`` counts them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from culturelab.models import capabilities, load_model
+from culturelab.models.base import PermutationConstraint
+from culturelab.models.hf import HFCausalLM, PermutationTokens, permutation_tokens
+from culturelab.models.replay import ReplayModel
+from culturelab.planning import CountingModel
+
+PROMPTS = ["rice is cooked with", "Order: A. tea B. sugar C. boil", "the soup has lentils and onion, then",
+           "饺子 包 肉", "bread is baked with flour", "pilav pirinç ile yapılır"]
+SIZES = [2, 5, 10, 3, 7, 12]
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_causal_dir):
+    return HFCausalLM(str(tiny_causal_dir), device="cpu", cache=False, progress=False, batch_size=4)
+
+
+def _constraints(sizes=SIZES, sep=", "):
+    return [PermutationConstraint.letters(n, sep) for n in sizes]
+
+
+def test_every_constrained_answer_is_a_permutation(tiny):
+    out = tiny.generate(PROMPTS, constraint=_constraints(), chat=False)
+    for text, n in zip(out, SIZES):
+        letters = text.split(", ")
+        assert sorted(letters) == [chr(65 + i) for i in range(n)], text
+    # the same guarantee when sampling, with another separator, and for a single shared constraint
+    sampled = tiny.generate(PROMPTS[:3], constraint=_constraints(SIZES[:3], sep=" "), temperature=1.0, seed=3, chat=False)
+    assert all(sorted(t.split(" ")) == [chr(65 + i) for i in range(n)] for t, n in zip(sampled, SIZES)), sampled
+    shared = tiny.generate(PROMPTS[:3], constraint=PermutationConstraint(("yes", "no", "maybe")), chat=False)
+    assert all(sorted(t.split(", ")) == ["maybe", "no", "yes"] for t in shared), shared
+
+
+def _reference_greedy(lm: HFCausalLM, prompt: str, constraint: PermutationConstraint) -> str:
+    """One prompt at a time, no padding: the best allowed token at each step from a full forward pass."""
+    table = permutation_tokens(lm.tokenizer, constraint)
+    ids = lm._encode(prompt)
+    out: list[int] = []
+    with torch.inference_mode():
+        while (allowed := table.allowed(out)) is not None:
+            logits = lm.model(input_ids=torch.tensor([ids + out])).logits[0, -1]
+            out.append(max(allowed, key=lambda t: logits[t].item()))
+    return lm.tokenizer.decode(out)
+
+
+def test_batched_greedy_equals_the_best_allowed_token_step_by_step(tiny):
+    sizes = [3, 5, 2, 4, 3]  # five prompts of different lengths: two left-padded batches of tiny's batch size 4
+    batched = tiny.generate(PROMPTS[:5], constraint=_constraints(sizes), chat=False)
+    assert batched == [_reference_greedy(tiny, p, c) for p, c in zip(PROMPTS, _constraints(sizes))]
+    # and free generation, unconstrained, rarely writes a permutation: the constraint does the work
+    free = tiny.generate(PROMPTS[:5], max_new_tokens=12, chat=False)
+    assert not any(c.accepts(t) for t, c in zip(free, _constraints(sizes)))
+
+
+def test_label_tokens_of_the_bundled_tokenizers_decode_to_the_answer():
+    from transformers import AutoTokenizer
+
+    from culturelab.models.bundled import bundled_model_dir
+
+    for name in ("gemma3-270m", "smollm2-135m"):
+        tok = AutoTokenizer.from_pretrained(bundled_model_dir(name))
+        table = permutation_tokens(tok, PermutationConstraint.letters(10))
+        order = [9, 2, 0, 5, 1, 8, 3, 7, 4, 6]
+        ids = [*table.first[order[0]], *(t for i in order[1:] for t in table.later[i])]
+        assert tok.decode(ids) == ", ".join(chr(65 + i) for i in order), name
+        assert table.allowed(ids) is None and table.allowed(ids[:1]) == sorted({s[0] for s in table.later})
+
+
+def test_ambiguous_label_tokens_are_refused():
+    with pytest.raises(ValueError, match="none may start another"):
+        PermutationTokens(first=((1,), (1, 2)), later=((5, 1), (5, 1, 2)))
+    with pytest.raises(ValueError, match="distinct"):
+        PermutationConstraint(("A", "A"))
+    with pytest.raises(ValueError, match="separator"):
+        PermutationConstraint(("A, B", "C"))
+
+
+def test_constrained_requests_are_cached_apart_from_free_ones(tiny_causal_dir, tmp_cache):
+    lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)  # lazy: weights on the first miss
+    stored: list[set[str]] = []
+    put = lm.cache.put_many
+    lm.cache.put_many = lambda rows: (stored.append(set(rows)), put(rows))[1]
+    prompts = PROMPTS[:3]
+    free = lm.generate(prompts, max_new_tokens=8)
+    constrained = lm.generate(prompts, constraint=_constraints(SIZES[:3]))
+    assert lm.stats.by_kind == {"generate": 3, "generate_constrained": 3}  # nothing served across the two
+    assert len(stored) == 2 and not stored[0] & stored[1] and free != constrained
+    # a repeat is served from the cache (max_new_tokens does not apply to constrained requests)
+    again = lm.generate(prompts, constraint=_constraints(SIZES[:3]), max_new_tokens=99)
+    assert again == constrained and lm.stats.by_kind["generate_constrained"] == 3 and lm.stats.cached == 3
+    # the constraint is part of the key: another separator, or other labels, is another request
+    lm.generate(prompts[:1], constraint=PermutationConstraint.letters(2, " "))
+    lm.generate(prompts[:1], constraint=PermutationConstraint(("B", "A")))
+    assert lm.stats.by_kind["generate_constrained"] == 5 and len(set().union(*stored)) == 8
+
+
+def test_backends_that_cannot_constrain_say_so(tmp_path):
+    replay_file = tmp_path / "gens.jsonl"
+    replay_file.write_text(json.dumps({"prompt": "p", "response": "A, B"}) + "\n")
+    for spec in ("hf:org/model", "bundled:gemma3-270m"):
+        assert capabilities(spec)["generate_constrained"] is None
+    for spec in ("openai:gpt-4o", "openai-compatible:http://h/v1#m", "masked:bert", "seq2seq:t5",
+                 f"replay:{replay_file}"):
+        assert capabilities(spec)["generate_constrained"], spec
+        assert capabilities(spec)["generate"] is None or spec.startswith("masked")
+    with pytest.raises(NotImplementedError, match="cannot constrain decoding"):
+        ReplayModel(str(replay_file), cache=False).generate(["p"], constraint=PermutationConstraint.letters(2))
+
+
+def test_plan_counts_constrained_requests_as_the_model_computes_them(tiny_causal_dir, tmp_cache):
+    counted = CountingModel("hf:tiny", tokenizer=None)
+    real = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
+    calls = [(PROMPTS, _constraints()), (PROMPTS[:2], _constraints()[:2]), (PROMPTS[:1], _constraints([4]))]
+    for prompts, constraints in calls:  # the second call repeats, the third asks for another constraint
+        answers = counted.generate(prompts, constraint=constraints)
+        assert all(c.accepts(a) for a, c in zip(answers, constraints))
+        real.generate(prompts, constraint=constraints)
+    billed = [r for r in counted.records if r["kind"] == "generate_constrained"]
+    assert sum(r["requests"] for r in billed) == real.stats.by_kind["generate_constrained"] == len(PROMPTS) + 1
+    assert sum(r["generated_tokens"] for r in billed) == 2 * (sum(SIZES) + 4)
+    counted.generate(PROMPTS[:1], max_new_tokens=5)
+    assert [r["kind"] for r in counted.records][-1] == "generate"  # free generation stays its own kind
