@@ -42,9 +42,9 @@ _LIMITS = {
                "rank_candidates": "the OpenAI API returns no log-probabilities of given text",
                "generate_constrained": "the OpenAI API cannot restrict each generated token to a changing set "
                                        "(a fixed logit bias cannot forbid the labels already written)"},
-    "openai-compatible": {"generate_constrained": "a server's guided decoding takes a regex or grammar, and one "
-                                                  "that admits every order of n labels once each lists n! orders "
-                                                  "(3.6 million for 10 steps)"},
+    "openai-compatible": {"generate_constrained": "not implemented for servers: their guided decoding would need "
+                                                  "a grammar with one rule per set of labels already written, which "
+                                                  "culturelab does not send"},
     "seq2seq": {"generate_constrained": _NO_CONSTRAINT},
     "replay": {"generate_constrained": "a replay file holds free generations; it cannot constrain them"},
 }

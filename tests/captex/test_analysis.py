@@ -163,12 +163,19 @@ def test_figures_draw_from_tidy_tables():
     fig = figures.fig2_step_counts(data.procedures)
     assert len(fig.axes[0].patches) == 7 * 6  # countries × step counts (stacked)
     rng = np.random.default_rng(0)
-    scored = pd.DataFrame({"n_steps": np.repeat([5, 6, 7], 8), "lang_group": ["English", "native"] * 12,
-                           "rho": rng.uniform(-1, 1, 24), "tau": rng.uniform(-1, 1, 24), "ld": rng.integers(0, 7, 24)})
+    scored = pd.DataFrame({"n_steps": np.tile(np.repeat([5, 6, 7], 8), 2), "lang_group": ["English", "native"] * 24,
+                           "rho": rng.uniform(-1, 1, 48), "tau": rng.uniform(-1, 1, 48), "ld": rng.integers(0, 7, 48),
+                           "protocol": ["free"] * 24 + ["constrained"] * 24,
+                           "valid": [i % 4 == 0 for i in range(24)] + [True] * 24})
     from culturelab.captex.reordering import random_baseline_table
 
     fig5 = figures.fig5_step_curves(scored, random_baseline_table([5, 6, 7], n_samples=500))
-    assert len(fig5.axes) == 3 and all(len(ax.lines) == 3 for ax in fig5.axes)
+    # ρ, τ, LD from the valid answers (both protocols + the random line) and the share of valid answers
+    assert len(fig5.axes) == 4 and all(len(ax.lines) == 3 for ax in fig5.axes[:3]) and len(fig5.axes[3].lines) == 2
+    assert sorted(t.get_text() for t in fig5.axes[0].texts) == sorted(["n=2"] * 3 + ["n=8"] * 3)  # valid only
+    assert [t.get_text() for t in fig5.axes[3].texts] == ["n=8"] * 6  # validity over every answer
+    assert [t.get_text() for t in fig5.legends[0].get_texts()] == ["free (25 % valid)", "constrained (100 % valid)",
+                                                                  "random"]
     cells = pd.DataFrame({"country": ["Iran", "Iran", "Japan"], "lang_group": ["English", "native", "English"],
                           "score": [0.5, 0.4, 0.6], "ci_low": [0.4, 0.3, 0.5], "ci_high": [0.6, 0.5, 0.7]})
     assert len(figures.fig3_language_impact(cells).axes[0].patches) >= 3

@@ -28,3 +28,19 @@ def test_parameter_files_validate(run):
     for key in ("max_reorder_tokens", "max_answer_tokens", "max_reply_tokens"):
         values = {jobs[n].get(key) for n in NOTEBOOKS if key in jobs[n]}
         assert len(values) <= 1 or values == {jobs["captex/05_aggregate"].get(key)}, key
+
+
+def test_the_default_reordering_runs_both_decodings_on_every_procedure_the_sample_has():
+    from culturelab.captex import setup
+
+    def params(run: str) -> dict:
+        return dict(plan(config.project_root() / "papermill_params" / run, ["captex/02_reordering"]).jobs)[
+            "captex/02_reordering"]
+
+    default = params("default.yaml")
+    assert default["decoding"] == ["free", "constrained"] and params("paper.yaml")["decoding"] == ["free"]
+    procedures = setup.load_data(max_procedures=default["max_procedures"]).procedures
+    per_step = procedures[procedures["lang_group"].isin(["English", "native"])]["n_steps"].value_counts()
+    whole = setup.load_data().procedures
+    whole = whole[whole["lang_group"].isin(["English", "native"])]["n_steps"].value_counts()
+    assert (per_step >= whole.clip(upper=30)).all()  # at least 30 answers per step count where the sample has them

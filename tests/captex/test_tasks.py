@@ -155,6 +155,23 @@ def test_tiny_model_runs_all_tasks_and_uses_the_cache(tiny_causal_dir, tmp_cache
     pd.testing.assert_frame_equal(again["reorder"][["raw_output", "rho"]], r[["raw_output", "rho"]])
 
 
+def test_constrained_reordering_on_the_real_backend_is_valid_and_never_beside_the_paper(tiny_causal_dir, tmp_cache,
+                                                                                          data):
+    lm = HFCausalLM(str(tiny_causal_dir), device="cpu", progress=False, batch_size=8)
+    small = data.subset(procedure_ids=data.procedures["procedure_id"].unique()[:2].tolist())
+    s = ev.Settings(reorder_tokens=6)
+    scored = pd.concat([ev.run_reorder(lm, small, s, decoding=d) for d in ("free", "constrained")], ignore_index=True)
+    constrained = scored[scored["decoding"] == "constrained"]
+    assert len(constrained) == 4 and constrained["valid"].all() and constrained["protocol"].str.contains("deviation").all()
+    assert lm.stats.by_kind == {"generate": 4, "generate_constrained": 4}
+    table = reordering.table4_by_decoding(scored, "Random", data="same", protocol="same").set_index("decoding")
+    assert table.loc["free", "protocol"].eq("same").all() and table.loc["free", "delta"].notna().all()
+    assert table.loc["constrained", "protocol"].str.contains("deviation").all()
+    assert table.loc["constrained", "delta"].isna().all()  # a deviation is never compared with the paper
+    steps = reordering.by_steps_valid(scored, ["protocol"])
+    assert (steps["n"] == (steps["answers"] * steps["valid_rate"]).round().astype(int)).all()
+
+
 def test_procedure_scores_and_table4_row(data):
     reorder = pd.DataFrame({"procedure_id": ["a", "a"], "country": ["Iran"] * 2, "category": ["Food and Cuisine"] * 2,
                             "lang_group": ["English", "native"], "rho": [1.0, 0.0], "tau": [1.0, 0.0], "ld": [0, 4],

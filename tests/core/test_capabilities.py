@@ -20,9 +20,11 @@ def test_capabilities_by_backend(tmp_path):
     assert set(capabilities("hf:some/model").values()) == {None}
     assert capabilities("masked:bert")["generate"] and capabilities("masked:bert")["rank_candidates"] is None
     assert capabilities("openai:gpt-4o")["loglikelihood"] and capabilities("openai:gpt-4o")["generate"] is None
-    assert set(capabilities("openai-compatible:http://h/v1#m").values()) == {None}
+    served = capabilities("openai-compatible:http://h/v1#m")
+    assert served["generate_constrained"] and {v for k, v in served.items() if k != "generate_constrained"} == {None}
     assert capabilities(f"replay:{gens}")["loglikelihood"] and capabilities(f"replay:{gens}")["generate"] is None
-    assert set(capabilities(f"replay:{scores}").values()) == {None}
+    replayed = capabilities(f"replay:{scores}")
+    assert replayed["generate_constrained"] and {v for k, v in replayed.items() if k != "generate_constrained"} == {None}
     with pytest.raises(FileNotFoundError):
         capabilities(f"replay:{tmp_path / 'absent.jsonl'}")
 

@@ -73,3 +73,68 @@ def test_table6_so_beside_puts_each_method_beside_each_paper_row():
     assert len(table) == 2 * len(ro.SO_PAPER_ROWS) and set(table["paper_model"]) == set(ro.SO_PAPER_ROWS)
     row = table[(table["method"] == "as shown") & (table["paper_model"] == "Random")].iloc[0]
     assert row["ours"] == pytest.approx(55.0) and row["reported"] == 50.0 and np.isnan(row["delta"]) and not row["comparable"]
+
+
+def test_constrained_decoding_gives_valid_orders_labelled_a_deviation(toy_corpus, tiny_causal_dir, tmp_cache):
+    from culturelab.tasks.reorder import DECODING_LABELS
+
+    inst = ro.build_reorder_instances(toy_corpus, seed=0).iloc[[0, 5]]  # 5 and 10 steps
+    lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
+    free = ro.run_reordering(lm, inst, max_new_tokens=6)
+    constrained = ro.run_reordering(lm, inst, decoding="constrained")
+    assert constrained["valid"].all() and (constrained["parse_method"] == "letters").all()
+    assert set(constrained["method"]) == {DECODING_LABELS["constrained"]} and "deviation" in DECODING_LABELS["constrained"]
+    assert set(free["method"]) == {DECODING_LABELS["free"]} and set(constrained["decoding"]) == {"constrained"}
+    assert lm.stats.by_kind == {"generate": 2, "generate_constrained": 2}
+    beside = ro.table6_so_beside(pd.concat([free, constrained])).set_index("method")["protocol"]
+    assert (beside[DECODING_LABELS["constrained"]] == f"{ro.SO_PROTOCOL}; {DECODING_LABELS['constrained']}").all()
+    assert (beside[DECODING_LABELS["free"]] == ro.SO_PROTOCOL).all()
+
+
+def test_metrics_by_length_and_the_figure_come_from_valid_answers(toy_corpus):
+    from culturelab.turkish_plu.figures import reorder_curves
+
+    inst = ro.build_reorder_instances(toy_corpus, seed=0)
+    shown = ro.as_shown_baseline(inst)
+    gold = ro.add_pair_accuracy(pd.concat([shown.assign(method="free", raw_output="", valid=False, rho=0.0),
+                                           shown.assign(method="constrained", rho=1.0)]))
+    table = ro.by_length(pd.concat([shown, gold]), ["method"]).query("metric == 'rho'").set_index(["method", "n_steps"])
+    assert (table.loc["free", "n"] == 0).all() and table.loc["free", "mean"].isna().all()  # no valid answer
+    assert (table.loc["free", "answers"] == 1).all() and (table.loc["free", "valid_share"] == 0).all()
+    assert (table.loc["constrained", "mean"] == 1).all() and (table.loc["constrained", "n"] == 1).all()
+    random = ro.random_expectation(inst["n_steps"], n_samples=500)
+    fig = reorder_curves(pd.concat([shown, gold]), random, hue_order=["as shown", "free", "constrained"], title="t")
+    assert len(fig.axes) == 5 and fig.axes[-1].get_ylabel() == "valid answers (share)"
+    rho_lines = {line.get_label() for line in fig.axes[0].lines}
+    assert rho_lines == {"as shown (100 % valid)", "constrained (100 % valid)", "random"}  # free: no valid answer
+    validity = {line.get_label(): list(line.get_ydata()) for line in fig.axes[-1].lines}
+    assert validity["free (0 % valid)"] == [0.0] * 6 and validity["constrained (100 % valid)"] == [1.0] * 6
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["as shown (100 % valid)", "free (0 % valid)",
+                                                                 "constrained (100 % valid)", "random"]
+
+
+def test_a_backend_that_cannot_constrain_keeps_the_free_protocol(tmp_path, monkeypatch, tiny_causal_dir):
+    from culturelab.runner import Run
+    from culturelab.tasks.reorder import supported_decodings
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    for spec, expected in [(f"hf:{tiny_causal_dir}", ["free", "constrained"]), ("openai:gpt-4o", ["free"]),
+                           ("openai-compatible:http://127.0.0.1:9/v1#m", ["free"])]:
+        run = Run("turkish_plu/03_step_ordering", {"model": spec, "seed": 0}, name="t")
+        assert supported_decodings(run, ["free", "constrained"]) == expected, spec
+        assert len(run.info.get("skipped", [])) == 2 - len(expected)
+
+
+def test_the_default_run_scores_at_least_30_methods_per_step_count(real_root):
+    from culturelab import config
+    from culturelab.runner import plan
+    from culturelab.turkish_plu.data import Release
+
+    def params(run: str) -> dict:
+        name = "turkish_plu/03_step_ordering"
+        return dict(plan(config.project_root() / "papermill_params" / f"{run}.yaml", [name]).jobs)[name]
+
+    default, paper = params("default"), params("paper")
+    assert default["decoding"] == ["free", "constrained"] and paper["decoding"] == ["free"]
+    sample = ro.build_reorder_instances(Release(real_root.parent).corpus(), per_length=default["n_per_length"])
+    assert sample.groupby("n_steps").size().to_dict() == dict.fromkeys(range(5, 11), 30)
