@@ -69,7 +69,8 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
             note_small_n(fig, min_n, what="hollow points")
         if show_n:
             for xv, yv, count in zip(part[x], part["mean"], part["n"]):
-                ax.annotate(f"n={count}", (xv, yv), xytext=(0, -9), textcoords="offset points", ha="center",
+                # each curve's labels a line lower than the previous curve's: close points keep readable labels
+                ax.annotate(f"n={count}", (xv, yv), xytext=(0, -9 - 6 * i), textcoords="offset points", ha="center",
                             fontsize=5, color="#555555")
     if baseline is not None:
         b = baseline.sort_values(x)
@@ -92,7 +93,7 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
     """One panel per metric (``metrics``: column → axis label) computed from the **valid** answers
     only (``valid`` true), one curve per ``hue`` level with n per point, ``baseline`` (columns
     ``x`` and the metrics) dotted; and a last panel with the share of valid answers per ``x``
-    (n = all answers). The legend, below the panels, gives each level's overall valid share.
+    (n = all answers). The legend, above the panels, gives each level's overall valid share.
 
     >>> t = pd.DataFrame({"steps": [5, 5, 6, 6] * 2, "rho": [0.5, 1.0, 0.0, 0.5] * 2,
     ...                   "valid": [True] * 4 + [False, True, False, False], "protocol": ["c"] * 4 + ["f"] * 4})
@@ -110,7 +111,7 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
     named = [names[h] for h in order if h in names]
     data = df.assign(**{hue: df[hue].map(names), "_valid": df[valid].astype(float)})
     answered = data[data[valid].astype(bool)]
-    fig, axes = plt.subplots(1, len(metrics) + 1, figsize=(3.0 * (len(metrics) + 1), 3.1), squeeze=False)
+    fig, axes = plt.subplots(1, len(metrics) + 1, figsize=(3.0 * (len(metrics) + 1), 3.5), squeeze=False)
     panels = [*metrics.items(), ("_valid", "valid answers (share)")]
     for ax, (metric, label) in zip(axes[0], panels):
         part = data if metric == "_valid" else answered
@@ -131,8 +132,9 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
         if ax.get_legend():
             ax.get_legend().remove()
     shown = [lab for lab in [*named, "random"] if lab in handles]
-    fig.legend([handles[lab] for lab in shown], shown, loc="lower center", ncols=min(len(shown), 4), frameon=False)
     if title:
-        fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+        fig.suptitle(title, y=0.99)
+    fig.legend([handles[lab] for lab in shown], shown, loc="upper center", bbox_to_anchor=(0.5, 0.92),
+               ncols=min(len(shown), 4), frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.84))
     return fig

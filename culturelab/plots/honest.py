@@ -50,12 +50,14 @@ def too_few(n: Sequence[float] | np.ndarray, min_n: int = MIN_N) -> np.ndarray:
 def note_small_n(fig: plt.Figure, min_n: int = MIN_N, *, what: str = "cells") -> None:
     """A caption under the figure saying what grey means.
 
-    >>> fig, ax = plt.subplots(); note_small_n(fig); fig.texts[-1].get_text()
-    'grey: cells with n < 10 items (too few to mean anything)'
+    >>> fig, ax = plt.subplots(); note_small_n(fig); note_small_n(fig); [t.get_text() for t in fig.texts]
+    ['grey: cells with n < 10 items (too few to mean anything)']
     >>> plt.close("all")
     """
-    fig.text(0.99, -0.01, f"grey: {what} with n < {min_n} items (too few to mean anything)", fontsize=6,
-             color="#666666", ha="right", va="top")
+    text = f"grey: {what} with n < {min_n} items (too few to mean anything)"
+    if any(t.get_text() == text for t in fig.texts):  # once per figure, however many panels have such points
+        return
+    fig.text(0.99, -0.01, text, fontsize=6, color="#666666", ha="right", va="top")
 
 
 def ci_text(mean: float, low: float, high: float, n: float | None = None, fmt: str = ".2f") -> str:
