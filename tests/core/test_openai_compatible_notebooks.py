@@ -1,6 +1,7 @@
 """CAPTEx's and FMLAMA's model notebooks with an OpenAI-compatible server (the loopback fake): the
-backend answers every request kind, so every section runs, nothing is skipped, and the server is
-what answered (issue 13.3: every backend through every notebook)."""
+backend answers every request kind but constrained decoding, so every section runs but CAPTEx's
+constrained reordering (skipped in one line), and the server is what answered (issue 13.3: every
+backend through every notebook)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ def test_captex_and_fmlama_notebooks_run_every_section_on_an_openai_compatible_s
     runs = tmp_path / "runs" / "api"
     for name in NOTEBOOKS:
         info = json.loads((runs / name / "run_info.json").read_text())
-        assert info.get("skipped", []) == [], (name, info.get("skipped"))
+        constrained = ["Step reordering, constrained to valid orders (protocol deviation)"]
+        expected = constrained if name == "captex/02_reordering" else []
+        assert [s["section"] for s in info.get("skipped", [])] == expected, (name, info.get("skipped"))
         calls = info["models"][spec]["calls"]
         assert calls["requested"] > 0, name
         # the aggregate re-sends 02–04's requests, after them: every answer comes from the cache
