@@ -136,13 +136,18 @@ def by_steps_valid(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *, s
     ...                   "valid": [False, True, True, True], "exact": [False, True, False, False]})
     >>> by_steps_valid(t)[["decoding", "rho", "answers", "valid_rate", "n"]].to_dict("records")
     [{'decoding': 'constrained', 'rho': 0.6, 'answers': 2, 'valid_rate': 1.0, 'n': 2}, {'decoding': 'free', 'rho': 1.0, 'answers': 2, 'valid_rate': 0.5, 'n': 1}]
+    >>> by_steps_valid(t[t["decoding"] == "free"].assign(valid=False))[["rho", "ld_ci_high", "valid_rate", "n"]].to_dict("records")
+    [{'rho': nan, 'ld_ci_high': nan, 'valid_rate': 0.0, 'n': 0}]
     """
     keys = [*by, "n_steps"]
     validity = scored.groupby(keys, observed=True)["valid"].agg(answers="size", valid_rate="mean").reset_index()
     valid = scored[scored["valid"].astype(bool)]
-    metrics = summarise_reordering(valid, keys, seed=seed).drop(columns=["valid_rate"]) if len(valid) else None
-    table = validity if metrics is None else validity.merge(metrics, on=keys, how="left")
-    table["n"] = table["n"].fillna(0).astype(int) if "n" in table else 0
+    if len(valid):
+        metrics = summarise_reordering(valid, keys, seed=seed).drop(columns=["valid_rate", "exact_rate"])
+        table = validity.merge(metrics, on=keys, how="left")
+    else:  # no valid answer at all: the metrics are missing, not zero
+        table = validity.assign(**{f"{m}{part}": np.nan for m in METRICS for part in ("", "_ci_low", "_ci_high")}, n=0)
+    table["n"] = table["n"].fillna(0).astype(int)
     return table
 
 
