@@ -119,7 +119,13 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
             ax.text(0.5, 0.5, "no valid answers", ha="center", va="center", transform=ax.transAxes, fontsize=7)
         else:
             metric_curve(part, x, metric, hue=hue, hue_order=named, ax=ax, ylabel=label, seed=seed,
-                         baseline=None if metric == "_valid" else baseline)
+                         baseline=None if metric == "_valid" else baseline, show_n=metric != "_valid")
+        if metric == "_valid":  # shares lie at 0 and 1: n inside the axis, under high points and over low ones
+            counts = data.groupby([hue, x], observed=True)["_valid"].agg(["mean", "size"])
+            for i, level in enumerate(named):
+                for xv, (mean, size) in counts.loc[level].iterrows() if level in counts.index else []:
+                    ax.annotate(f"n={int(size)}", (xv, mean), xytext=(0, -9 - 6 * i if mean >= 0.5 else 4 + 6 * i),
+                                textcoords="offset points", ha="center", fontsize=5, color="#555555")
         ax.set_xlabel(xlabel or x)
         ax.set_xticks(sorted(df[x].unique()))
         limits = {"_valid": (-0.03, 1.05), **(ylims or {})}

@@ -112,6 +112,30 @@ def generate_orders(model: LanguageModel, prompts: Sequence[str], n_steps: Seque
     raise ValueError(f"decoding must be one of {DECODINGS}, not {decoding!r}")
 
 
+def answer_habits(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), example: str = "C, A, B") -> pd.DataFrame:
+    """How much of the valid answers is habit rather than content, per group: the share that
+    starts with the instruction's ``example`` letters (chance for a uniform random order of n ≥ 3
+    steps: 1 / (n(n−1)(n−2)), at most 1/60), the share that repeats the letters in the order shown
+    (A, B, C, …; chance 1/n!), and the share equal to the most common answer of its step count.
+
+    >>> t = pd.DataFrame({"decoding": ["c"] * 3, "valid": [True] * 3, "perm": [[1, 0, 2, 3]] * 3,
+    ...                   "pred_order": [[2, 1, 0, 3], [2, 1, 0, 3], [1, 0, 2, 3]], "n_steps": [4] * 3})
+    >>> answer_habits(t).round(3).to_dict("records")
+    [{'decoding': 'c', 'valid_answers': 3, 'starts_with_example': 0.667, 'as_shown': 0.333, 'modal_answer': 0.667}]
+    """
+    first = [part.strip() for part in example.split(",")]
+    valid = scored[scored["valid"].astype(bool)]
+    letters = [[LETTERS[list(perm).index(g)] for g in order] for perm, order in zip(valid["perm"], valid["pred_order"])]
+    frame = valid[[*by, "n_steps"]].assign(
+        answer=[", ".join(x) for x in letters],
+        starts_with_example=[x[:len(first)] == first for x in letters],
+        as_shown=[x == list(LETTERS[:len(x)]) for x in letters])
+    modal = frame.groupby([*by, "n_steps"])["answer"].transform(lambda a: a.value_counts().iloc[0] / len(a))
+    return (frame.assign(modal_answer=modal).groupby(list(by))
+            .agg(valid_answers=("answer", "size"), starts_with_example=("starts_with_example", "mean"),
+                 as_shown=("as_shown", "mean"), modal_answer=("modal_answer", "mean")).reset_index())
+
+
 def supported_decodings(run: Any, decodings: Sequence[str], section: str = "Step reordering") -> list[str]:
     """The ``decodings`` the run's model can answer (``run.supports``: decided without loading it);
     each one it cannot is skipped with one line in the notebook and in ``run_info.json``.

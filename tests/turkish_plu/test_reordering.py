@@ -76,7 +76,7 @@ def test_table6_so_beside_puts_each_method_beside_each_paper_row():
 
 
 def test_constrained_decoding_gives_valid_orders_labelled_a_deviation(toy_corpus, tiny_causal_dir, tmp_cache):
-    from culturelab.tasks.reorder import DECODING_LABELS
+    from culturelab.tasks.reorder import DECODING_LABELS, answer_habits
 
     inst = ro.build_reorder_instances(toy_corpus, seed=0).iloc[[0, 5]]  # 5 and 10 steps
     lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
@@ -86,6 +86,8 @@ def test_constrained_decoding_gives_valid_orders_labelled_a_deviation(toy_corpus
     assert set(constrained["method"]) == {DECODING_LABELS["constrained"]} and "deviation" in DECODING_LABELS["constrained"]
     assert set(free["method"]) == {DECODING_LABELS["free"]} and set(constrained["decoding"]) == {"constrained"}
     assert lm.stats.by_kind == {"generate": 2, "generate_constrained": 2}
+    habits = answer_habits(pd.concat([free, constrained]), ["decoding"]).set_index("decoding")
+    assert habits.loc["constrained", "valid_answers"] == 2 and habits["starts_with_example"].between(0, 1).all()
     beside = ro.table6_so_beside(pd.concat([free, constrained])).set_index("method")["protocol"]
     assert (beside[DECODING_LABELS["constrained"]] == f"{ro.SO_PROTOCOL}; {DECODING_LABELS['constrained']}").all()
     assert (beside[DECODING_LABELS["free"]] == ro.SO_PROTOCOL).all()
