@@ -107,7 +107,7 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
     apply_style()
     order = list(hue_order) if hue_order is not None else list(dict.fromkeys(df[hue]))
     share = df.groupby(hue, observed=True)[valid].mean()
-    names = {h: f"{h} ({share[h]:.0%} valid)".replace("%", " %") for h in order if h in share.index}
+    names = {h: f"{h} ({_percent(share[h])} valid)" for h in order if h in share.index}
     named = [names[h] for h in order if h in names]
     data = df.assign(**{hue: df[hue].map(names), "_valid": df[valid].astype(float)})
     answered = data[data[valid].astype(bool)]
@@ -144,3 +144,15 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
                ncols=min(len(shown), 4), frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.84))
     return fig
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage that is 0 or 100 only when exactly so.
+
+    >>> _percent(0.0), _percent(0.25), _percent(1 / 210), _percent(0.999), _percent(1.0)
+    ('0 %', '25 %', '0.5 %', '99.9 %', '100 %')
+    """
+    text = f"{share:.0%}"
+    if (text == "0%" and share > 0) or (text == "100%" and share < 1):
+        text = f"{share:.1%}"
+    return text.replace("%", " %")
