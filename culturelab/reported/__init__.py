@@ -18,7 +18,7 @@ from importlib import resources
 
 import pandas as pd
 
-from culturelab.protocol import SAME, Deviations
+from culturelab.protocol import SAME, DataUsed, Deviations
 
 
 def available(paper: str) -> list[str]:
@@ -110,21 +110,46 @@ def data_of(data_source: str | None) -> str:
 
 
 #: the statuses of a paper's coverage table (:func:`coverage`)
-COVERAGE_STATUSES = ("recomputed", "redrawn", "missing")
+COVERAGE_STATUSES = ("recomputed", "redrawn", "code only", "missing")
 
 
-def coverage(paper: str) -> pd.DataFrame:
+def coverage(paper: str, data_used: DataUsed | None = None) -> pd.DataFrame:
     """What of a paper culturelab covers, item by item (every table, figure and text claim):
-    ``item, content, status`` (:data:`COVERAGE_STATUSES`: recomputed from data and models,
-    redrawn from the paper's numbers only, or missing), the ``notebook`` that shows it and a
-    ``note`` (for ``missing``: why). Ours, not the paper's: ``reported/<paper>/coverage.csv``.
+    ``item, content, status, needs, notebook, note``. Ours, not the paper's:
+    ``reported/<paper>/coverage.csv``. The statuses (:data:`COVERAGE_STATUSES`):
+
+    * ``recomputed`` — our code recomputes it from the paper's release alone;
+    * ``redrawn`` — drawn from the paper's published numbers only;
+    * ``code only`` — our code computes it, but only given what ``needs`` names (the paper's
+      model outputs, human ratings, weights …), which this project cannot hold;
+    * ``missing`` — not covered (``note`` says why).
+
+    With the run's ``data_used`` (:meth:`culturelab.runner.Run.set_data_source`), a row that the
+    release would recompute says ``code only (needs: the release)`` unless this run read the
+    release, and every row carries the run's ``data`` label. No row claims ``recomputed``
+    unless the release recomputes it in this run.
 
     >>> c = coverage("percul")
-    >>> sorted(c["status"].unique()), c.loc[c["item"] == "Figure 16", "notebook"].item()
-    (['missing', 'recomputed', 'redrawn'], 'percul/04_distractors')
+    >>> set(c["status"]) <= set(COVERAGE_STATUSES), c.loc[c["item"] == "Figure 16", "notebook"].item()
+    (True, 'percul/04_distractors')
+    >>> set(coverage("percul", DataUsed("sample"))["status"]) - {"redrawn", "missing"}
+    {'code only (needs: the release)'}
     """
-    table = load(paper, "coverage").fillna({"notebook": ""})
+    table = load(paper, "coverage").fillna({"notebook": "", "note": ""})
+    if "needs" not in table:
+        table.insert(3, "needs", "")
+    table["needs"] = table["needs"].fillna("")
     unknown = set(table["status"]) - set(COVERAGE_STATUSES)
     if unknown:
         raise ValueError(f"reported/{paper}/coverage.csv: unknown status {sorted(unknown)}; use {COVERAGE_STATUSES}")
+    bad = table[(table["status"] == "code only") != (table["needs"] != "")]
+    if len(bad):
+        raise ValueError(f"reported/{paper}/coverage.csv: {bad['item'].iloc[0]!r}: 'code only' rows, and only "
+                         "they, name what they need (column needs)")
+    if data_used is not None:
+        released = data_used.label == SAME
+        table["status"] = [f"code only (needs: {n})" if s == "code only"
+                           else s if s != "recomputed" or released else "code only (needs: the release)"
+                           for s, n in zip(table["status"], table["needs"])]
+        table["data"] = [data_used.label if s == "recomputed" else "" for s in table["status"]]
     return table
