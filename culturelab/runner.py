@@ -168,7 +168,7 @@ class Run:
         paper = self.notebook.split("/")[0] if "/" in self.notebook else "quickstart"
         self.figures_dir = config.figures_dir() / paper
         self._models: dict[str, Any] = {}
-        from culturelab.planning import request_log
+        from culturelab.models.counting import request_log
 
         request_log(self.notebook)  # under culturelab plan: where this notebook's requests are counted
         seed = self.params.get("seed", 0)
@@ -195,10 +195,10 @@ class Run:
         """Load (once) the model named by ``spec`` or the ``model`` parameter, on ``device``.
 
         Under ``culturelab plan`` (``$CULTURELAB_COUNT_REQUESTS`` set) a counting model that loads
-        no weights stands in (:mod:`culturelab.planning`).
+        no weights stands in (:mod:`culturelab.models.counting`).
         """
         from culturelab.models import load_model
-        from culturelab.planning import CountingModel, offline_tokenizer, request_log
+        from culturelab.models.counting import CountingModel, offline_tokenizer, request_log
 
         spec = spec or self.params["model"]
         if spec not in self._models:

@@ -130,10 +130,10 @@ def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bu
     the work is counted (:func:`count_finetune`) and the scores are zeros."""
     from transformers import AutoTokenizer
 
-    from culturelab import planning
+    from culturelab.models import counting
     from culturelab.models.device import resolve_device
 
-    if planning.counting():
+    if counting.counting():
         return count_finetune(train, test, model=model, epochs=epochs, version=version)
 
     device = resolve_device(device)
@@ -184,13 +184,13 @@ def count_finetune(train: pd.DataFrame, test: pd.DataFrame, *, model: str, epoch
     >>> scores.shape, history["epoch"].tolist()
     ((1, 2), [0, 1])
     """
-    from culturelab import planning
+    from culturelab.models import counting
 
     train_texts, test_texts = option_texts(train, version), option_texts(test, version)
-    tok = planning.offline_tokenizer(model)
-    tokens = (3 * epochs * planning.count_tokens([t for o in train_texts for t in o], tok)
-              + planning.count_tokens([t for o in test_texts for t in o], tok))
-    planning.record("finetune", model, epochs * len(train_texts) + len(test_texts), tokens)
+    tok = counting.offline_tokenizer(model)
+    tokens = (3 * epochs * counting.count_tokens([t for o in train_texts for t in o], tok)
+              + counting.count_tokens([t for o in test_texts for t in o], tok))
+    counting.record("finetune", model, epochs * len(train_texts) + len(test_texts), tokens)
     width = max((len(o) for o in test_texts), default=0)
     return np.zeros((len(test_texts), width)), pd.DataFrame({"epoch": range(epochs), "step": 0, "loss": np.nan})
 
