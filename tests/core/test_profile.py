@@ -12,7 +12,6 @@ import yaml
 from culturelab.profile import adapters, analysis, report
 from culturelab.profile.evaluate import notebooks_for, params_file
 
-
 #: the labels every results table carries (the run's comparison with its paper)
 LABELS = {"data": "sample data (ours, not the paper's)", "protocol": "same"}
 
