@@ -102,19 +102,29 @@ def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None) -> pl
 
 
 def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float = 1.05, ax: plt.Axes | None = None,
-                  **bars: Any) -> plt.Figure:
+                  elimination: float | None = None, **bars: Any) -> plt.Figure:
     """MCQ accuracy as grouped bars (:func:`culturelab.plots.grouped_bars`, ``bars`` passed on)
-    with the four-option chance level (0.25) dotted and the y axis from 0 to ``top``.
+    with the four-option chance level (0.25) dotted and the y axis from 0 to ``top``;
+    ``elimination`` adds the CB-MCQ elimination chance as a dashed line
+    (:func:`culturelab.captex.construction.elimination_chance`: ruling out the options the
+    conversation already narrates, guessing among the rest).
 
     >>> t = pd.DataFrame({"qtype": ["SA", "SN"], "method": ["generate"] * 2, "accuracy": [0.3, 0.2]})
     >>> ax = accuracy_bars(t, "qtype", "accuracy", "method").axes[0]
     >>> [float(y) for y in ax.get_ylim()], list(ax.lines[-1].get_ydata())
     ([0.0, 1.05], [0.25, 0.25])
+    >>> ax = accuracy_bars(t, "qtype", "accuracy", "method", elimination=0.34).axes[0]
+    >>> [line.get_ydata()[0] for line in ax.lines], sorted(t.get_text() for t in ax.get_legend().get_texts())
+    ([0.25, 0.34], ['chance (0.25)', 'elimination chance (0.340)', 'generate'])
     >>> plt.close("all")
     """
     fig = grouped_bars(table, x, y, hue, ax=ax, **bars)
     axes = ax or fig.axes[0]
-    axes.axhline(CHANCE, color="#777777", linestyle=":", linewidth=1)
+    axes.axhline(CHANCE, color="#777777", linestyle=":", linewidth=1, label=f"chance ({CHANCE:.2f})")
+    if elimination is not None and np.isfinite(elimination):
+        axes.axhline(elimination, color="#777777", linestyle="--", linewidth=1,
+                     label=f"elimination chance ({elimination:.3f})")
+        axes.legend(frameon=False, ncols=2, fontsize=7, loc="upper right")
     axes.set_ylim(0, top)
     return fig
 

@@ -3,8 +3,11 @@
 The paper fine-tunes BERTurk, DistilBERTurk and XLM-R with ``AutoModelForMultipleChoice`` on each
 task's *train* split (124K–539K items) and evaluates on test. The train splits are not in the
 release (they are on the Hugging Face hub, :func:`culturelab.turkish_plu.data.load_mc_train`), so
-the default protocol here fine-tunes on the **validation** split and evaluates on test; pass
-``split="train"`` with the hub copy (or a local one) for the paper's protocol.
+without a copy of them the protocol here fine-tunes on the **validation** split and evaluates on
+test; pass ``split="train"`` with the hub copy (or a local one) for the paper's protocol. Either
+way the training items whose goal is a test item's goal are dropped by default (goal-disjoint:
+:func:`goal_overlap` measures the overlap — 325 of the 1,021 step-ordering test items share their
+goal with a validation item — and :func:`drop_test_goals` removes it).
 
 The model is the same shape as ``AutoModelForMultipleChoice``: a transformer backbone
 (``AutoModel``: any 🤗 encoder or decoder — ``bundled:gemma3-270m``, ``hf:dbmdz/bert-base-turkish-cased``
@@ -27,7 +30,7 @@ import pandas as pd
 import torch
 
 from culturelab.turkish_plu.data import FINETUNE_SPLITS as SPLITS
-from culturelab.turkish_plu.mc import _finish, add_prompts
+from culturelab.turkish_plu.mc import _finish, add_prompts, subset
 
 
 def backbone_path(spec: str) -> str:
@@ -195,34 +198,89 @@ def count_finetune(train: pd.DataFrame, test: pd.DataFrame, *, model: str, epoch
     return np.zeros((len(test_texts), width)), pd.DataFrame({"epoch": range(epochs), "step": 0, "loss": np.nan})
 
 
-def finetune_predictions(train: pd.DataFrame, test: pd.DataFrame, *, split: str = "val",
-                         tasks: Sequence[str] | None = None, **kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
+def goal_overlap(train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
+    """Per task, how far the training items share goals with the test items: ``test_items``,
+    ``test_sharing`` (test items whose goal is the goal of a training item of the task) and its
+    ``test_share``, ``train_items`` and ``train_sharing`` (training items with a test item's goal:
+    what goal-disjoint fine-tuning drops, :func:`drop_test_goals`).
+
+    >>> train = pd.DataFrame({"task": ["so"] * 3, "goal": ["a", "a", "b"]})
+    >>> test = pd.DataFrame({"task": ["so"] * 2, "goal": ["a", "c"]})
+    >>> goal_overlap(train, test)[["task", "test_items", "test_sharing", "test_share", "train_sharing"]].values.tolist()
+    [['so', 2, 1, 0.5, 2]]
+    """
+    rows = []
+    for task, te in test.groupby("task", sort=False):
+        tr = train[train["task"] == task]
+        sharing = te["goal"].isin(set(tr["goal"]))
+        rows.append({"task": task, "test_items": len(te), "test_sharing": int(sharing.sum()),
+                     "test_share": float(sharing.mean()) if len(te) else float("nan"), "train_items": len(tr),
+                     "train_sharing": int(tr["goal"].isin(set(te["goal"])).sum())})
+    return pd.DataFrame(rows, columns=["task", "test_items", "test_sharing", "test_share", "train_items",
+                                       "train_sharing"])
+
+
+def drop_test_goals(train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
+    """``train`` without the items whose goal is the goal of a ``test`` item of the same task, so
+    that a model is tested on goals (tutorials) it was not trained on.
+
+    >>> train = pd.DataFrame({"task": ["so", "so", "si"], "goal": ["a", "b", "a"]})
+    >>> drop_test_goals(train, pd.DataFrame({"task": ["so"], "goal": ["a"]}))["goal"].tolist()
+    ['b', 'a']
+    """
+    test_goals = set(zip(test["task"], test["goal"]))
+    keep = [(t, g) not in test_goals for t, g in zip(train["task"], train["goal"])]
+    return train[keep]
+
+
+def method_name(split: str, goal_disjoint: bool = True) -> str:
+    """The ``method`` of fine-tuned rows: what they trained on.
+
+    >>> method_name("val"), method_name("train", goal_disjoint=False)
+    ('fine-tuned (goal-disjoint val→test)', 'fine-tuned (train→test)')
+    """
+    return f"fine-tuned ({'goal-disjoint ' if goal_disjoint else ''}{split}→test)"
+
+
+def finetune_predictions(train: pd.DataFrame, test: pd.DataFrame, *, split: str = "val", goal_disjoint: bool = True,
+                         n_train: int = 0, tasks: Sequence[str] | None = None, **kwargs
+                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One fine-tuned model per task (``train`` → ``test``, keyword arguments of
     :func:`train_and_score`): the scored test items in the shape of the other scorers
-    (:mod:`culturelab.turkish_plu.mc`; ``method`` "fine-tuned (<split>→test)", ``model`` the spec)
-    and the training losses (with ``task``)."""
+    (:mod:`culturelab.turkish_plu.mc`; ``method`` :func:`method_name`, ``model`` the spec) and the
+    training losses (with ``task``). ``goal_disjoint`` (default) first drops the training items
+    whose goal is the goal of a test item of the task (:func:`drop_test_goals`; the validation
+    split shares goals with 325 of the 1,021 step-ordering test items); ``n_train`` then keeps at
+    most that many training items per task (seeded with ``seed``; 0 = all)."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
     model = kwargs.get("model", "bundled:gemma3-270m")
+    if goal_disjoint:
+        train = drop_test_goals(train, test)
     parts, losses = [], []
     for task in tasks or list(dict.fromkeys(test["task"])):
-        tr, te = train[train["task"] == task], test[test["task"] == task]
+        tr = subset(train[train["task"] == task], n_train, kwargs.get("seed", 0))
+        te = test[test["task"] == task]
         if tr.empty or te.empty:
             raise ValueError(f"fine-tuning {task!r}: {len(tr)} training and {len(te)} test items")
         scores, history = train_and_score(tr, te, **kwargs)
-        parts.append(_finish(te, scores, f"fine-tuned ({split}→test)").assign(model=model))
+        parts.append(_finish(te, scores, method_name(split, goal_disjoint)).assign(model=model))
         losses.append(history.assign(task=task))
     return pd.concat(parts, ignore_index=True), pd.concat(losses, ignore_index=True)
 
 
-def protocol(split: str, model: str, n_train: int, epochs: int, layers: int) -> str:
-    """The ``protocol`` comparability of a fine-tuned row with Table 6's "BERTurk FT".
+def protocol(split: str, model: str, n_train: int, epochs: int, layers: int, *, goal_disjoint: bool = True) -> str:
+    """The ``protocol`` comparability of a fine-tuned row with Table 6's "BERTurk FT": what it
+    trained on (split, goal-disjoint from test or not, how many items), the model and how.
 
     >>> protocol("val", "bundled:gemma3-270m", 200, 1, 2)
-    'fine-tuned on the validation split (200 items per task) instead of train; bundled:gemma3-270m, top 2 layers + head, 1 epoch(s), not BERTurk'
+    'fine-tuned on the validation split without the items that share a goal with a test item (200 items per task) instead of train; bundled:gemma3-270m, top 2 layers + head, 1 epoch(s), not BERTurk'
+    >>> protocol("train", "m", 0, 3, 0, goal_disjoint=False)
+    'fine-tuned on the train split, test goals included (all items); m, all layers + head, 3 epoch(s), not BERTurk'
     """
     where = "the validation split" if split == "val" else "the train split"
+    goals = " without the items that share a goal with a test item" if goal_disjoint else ", test goals included"
     size = f"{n_train} items per task" if n_train else "all items"
     trained = f"top {layers} layers + head" if layers else "all layers + head"
-    base = f"fine-tuned on {where} ({size})" + (" instead of train" if split == "val" else "")
+    base = f"fine-tuned on {where}{goals} ({size})" + (" instead of train" if split == "val" else "")
     return f"{base}; {model}, {trained}, {epochs} epoch(s), not BERTurk"

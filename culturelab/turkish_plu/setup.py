@@ -58,7 +58,7 @@ CHOICES: dict[str, Choice] = {
     "max_queries": _COUNT,
     "n_dense_queries": _COUNT,
     "dense_pool_size": _COUNT,
-    "finetune_split": one_of(FINETUNE_SPLITS),
+    "finetune_split": one_of(("auto", *FINETUNE_SPLITS)),
     "finetune_epochs": in_range(1, 1000),
     "finetune_layers": in_range(0, 1000),
     "finetune_lr": lambda lr: None if 0 < lr < 1 else f"must be between 0 and 1, got {lr}",
@@ -82,6 +82,19 @@ def check(topic: str, params: Mapping[str, Any]) -> list[str]:
     if "min_steps" in params and "max_steps" in params and params["min_steps"] > params["max_steps"]:
         return [f"min_steps: must be ≤ max_steps ({params['min_steps']} > {params['max_steps']})"]
     return []
+
+
+def finetune_split(split: str, train_dir: str = "") -> str:
+    """The split the fine-tuned rows train on: ``auto`` is ``train`` when a copy of the train
+    splits is given (``train_dir``), else ``val`` (the released validation split); ``val`` and
+    ``train`` are taken as they are (``train`` without a copy reads the hub re-upload).
+
+    >>> finetune_split("auto"), finetune_split("auto", "/data/plu-train"), finetune_split("val", "/data/plu-train")
+    ('val', 'train', 'val')
+    """
+    if split not in ("auto", *FINETUNE_SPLITS):
+        raise ValueError(f"finetune_split must be auto or one of {FINETUNE_SPLITS}, not {split!r}")
+    return ("train" if train_dir else "val") if split == "auto" else split
 
 
 #: the language-model section of each notebook: what it asks of the model and its name

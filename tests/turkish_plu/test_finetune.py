@@ -28,7 +28,8 @@ def planted(n: int, seed: int, task: str = "si") -> pd.DataFrame:
 def test_a_fine_tuned_tiny_model_learns_the_planted_rule(tiny_causal_dir):
     train, test = planted(32, 0), planted(24, 1)
     kwargs = dict(model=f"hf:{tiny_causal_dir}", lr=5e-3, batch_size=8, seed=0, device="cpu")
-    scored, losses = ft.finetune_predictions(train, test, epochs=8, **kwargs)
+    # the planted rule needs the same four goals in training and test: not goal-disjoint
+    scored, losses = ft.finetune_predictions(train, test, epochs=8, goal_disjoint=False, **kwargs)
     assert scored["correct"].mean() >= 0.75  # chance is 0.25
     assert set(scored["method"]) == {"fine-tuned (val→test)"} and set(scored["model"]) == {kwargs["model"]}
     first, last = losses.groupby("epoch")["loss"].mean().iloc[[0, -1]]
@@ -56,3 +57,51 @@ def test_bad_inputs_fail_clearly(tiny_causal_dir):
         ft.finetune_predictions(planted(2, 0), planted(2, 1, "nep"), model=f"hf:{tiny_causal_dir}")
     assert "instead of train" in ft.protocol("val", "m", 10, 1, 0)
     assert "instead of train" not in ft.protocol("train", "m", 0, 1, 0)
+
+
+def goal_items(task: str, goals: list[str], prefix: str) -> pd.DataFrame:
+    return pd.DataFrame({"id": [f"{prefix}-{i}" for i in range(len(goals))], "task": task, "goal": goals,
+                         "context": goals, "options": [["a", "b"]] * len(goals), "label": 0, "n_options": 2})
+
+
+def test_fine_tuning_is_goal_disjoint_by_default_and_says_so(monkeypatch):
+    seen: dict[str, pd.DataFrame] = {}
+
+    def fake_train(train, test, **kwargs):  # records what each task's model would be trained on
+        seen[train["task"].iloc[0]] = train
+        return np.zeros((len(test), 2)), pd.DataFrame({"epoch": [0], "step": [0], "loss": [1.0]})
+
+    monkeypatch.setattr(ft, "train_and_score", fake_train)
+    train = pd.concat([goal_items("so", ["g1", "g1", "g2", "g3", "g4", "g5"], "so-val"),
+                       goal_items("si", ["g1", "g6"], "si-val")], ignore_index=True)
+    test = pd.concat([goal_items("so", ["g1", "g2", "g9"], "so-test"), goal_items("si", ["g7"], "si-test")],
+                     ignore_index=True)
+    overlap = ft.goal_overlap(train, test).set_index("task")
+    assert overlap.loc["so", ["test_items", "test_sharing", "train_items", "train_sharing"]].tolist() == [3, 2, 6, 3]
+    assert overlap.loc["si", ["test_sharing", "train_sharing"]].tolist() == [0, 0]  # g1 is an SO test goal only
+
+    scored, _ = ft.finetune_predictions(train, test, model="hf:x", n_train=2, seed=0)
+    assert set(seen["so"]["goal"]) <= {"g3", "g4", "g5"} and len(seen["so"]) == 2  # dropped first, then 2 drawn
+    assert sorted(seen["si"]["goal"]) == ["g1", "g6"]
+    assert set(scored["method"]) == {"fine-tuned (goal-disjoint val→test)"}
+    assert ft.goal_overlap(ft.drop_test_goals(train, test), test)["test_sharing"].sum() == 0
+
+    ft.finetune_predictions(train, test, model="hf:x", goal_disjoint=False, split="train")
+    assert sorted(seen["so"]["goal"]) == ["g1", "g1", "g2", "g3", "g4", "g5"]
+    assert "without the items that share a goal with a test item" in ft.protocol("val", "m", 200, 1, 2)
+    assert "test goals included" in ft.protocol("train", "m", 0, 3, 0, goal_disjoint=False)
+
+
+def test_the_released_validation_split_shares_goals_with_the_test_sets(real_root):
+    from culturelab.turkish_plu import data as tp
+
+    release = tp.Release(real_root.parent)
+    corpus = release.corpus()
+    val, test = (pd.concat([release.mc(t, split, corpus) for t in ("so", "nep")], ignore_index=True)
+                 for split in ("val", "test"))
+    overlap = ft.goal_overlap(val, test).set_index("task")
+    assert overlap.loc["so", ["test_items", "test_sharing", "train_sharing"]].tolist() == [1021, 325, 405]
+    assert overlap.loc["nep", ["test_items", "test_sharing"]].tolist() == [655, 15]
+    disjoint = ft.drop_test_goals(val, test)
+    assert len(val) - len(disjoint) == overlap["train_sharing"].sum()
+    assert ft.goal_overlap(disjoint, test)["test_sharing"].sum() == 0

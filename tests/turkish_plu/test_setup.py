@@ -41,6 +41,7 @@ def test_every_notebook_reads_data_through_one_vocabulary(topic):
     ("05_summarization", {"data_source": "hf"}, "data_source: 'hf' is not one of auto, local, download, sample"),
     ("05_summarization", {"lead_ks": [0, 1]}, "lead_ks: every k must be ≥ 1, got [0, 1]"),
     ("01_corpus", {"data_source": "sample"}, "data_source: 'sample' is not one of auto, local, download"),
+    ("02_mc_tasks", {"finetune_split": "dev"}, "finetune_split: 'dev' is not one of auto, val, train"),
 ])
 def test_a_bad_value_of_each_kind_is_one_line(topic, values, fragment):
     found = problems(topic, **values)
@@ -80,3 +81,11 @@ def test_open_stamps_the_summarization_sample_and_a_local_copy(tmp_path, monkeyp
     run = run_of("05_summarization", tmp_path, monkeypatch, data_source="local", data_dir=str(empty))
     with pytest.raises(FileNotFoundError, match="no local copy of the summarization set"):
         setup.open(run)
+
+
+def test_fine_tuning_trains_on_the_train_split_when_a_copy_is_given():
+    assert notebook_defaults(notebook_file("turkish_plu/02_mc_tasks"))["finetune_split"] == "auto"
+    assert setup.finetune_split("auto", "") == "val" and setup.finetune_split("auto", "/copy") == "train"
+    assert setup.finetune_split("val", "/copy") == "val" and setup.finetune_split("train") == "train"
+    with pytest.raises(ValueError, match="finetune_split must be auto or one of"):
+        setup.finetune_split("dev")
