@@ -78,7 +78,7 @@ def test_a_small_run_selects_from_a_release_as_from_the_sample(release):
     ("mcq_method", "vote", "'vote' is not one of generate, loglikelihood"),
     ("prompt_version", "v9", "'v9' is not one of v1, v2, v3, v4"),
     ("norm_scheme", "z", "'z' is not one of raw, shift"),
-    ("lmax_mode", "max", "'max' is not one of per_instance, max_cells"),
+    ("lmax_mode", "max", "'max' is not one of per_instance, max_cells, table4"),
     ("countries", ["iran", "Mars"], "'Mars': unknown country"),
     ("categories", ["Cooking stuff"], "'Cooking stuff': unknown category"),
     ("paper_row", "GPT-5", "'GPT-5' is not one of , Random, "),
