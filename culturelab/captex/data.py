@@ -637,18 +637,17 @@ def load(data_dir: str | os.PathLike | None = "", *, data_source: str = "auto", 
     """
     if expect not in {"auto", "released", "sample"}:
         raise ValueError(f"expect must be auto, released or sample, not {expect!r}")
-    kind, found, note = where(data_dir, data_source)
+    kind, folder, note = where(data_dir, data_source)
     if kind == "missing" and data_source != "download":
         raise FileNotFoundError(note)
-    if found is None or kind == "cached":  # the hub release (hf_snapshot: cached, or its error if offline)
+    if folder is None or kind == "cached":  # the hub release (hf_snapshot: cached, or its error if offline)
         try:
-            found = sources.hf_snapshot(REPO_ID, allow_patterns=HUB_PATTERNS)
+            folder = sources.hf_snapshot(REPO_ID, allow_patterns=HUB_PATTERNS)
         except ConnectionError as err:
             if data_source != "auto":
                 raise
-            kind, found = "sample", sources.sample_dir(SUBDIR)
+            kind, folder = "sample", sources.sample_dir(SUBDIR)
             note = f"the public release {REPO_ID} could not be downloaded ({err}); `auto` uses our sample"
-    folder: Path = found
     released = "sample" if kind == "sample" else "released"
     expect = released if expect == "auto" else expect
     procedures = read_procedures(_file(folder, FILES["procedures"]), expect=expect)
