@@ -88,16 +88,17 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     return fig
 
 
-def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None) -> plt.Figure:
+def fig3_language_impact(cells: pd.DataFrame, *, lmax_mode: str, title: str | None = None) -> plt.Figure:
     """Fig. 3/6: footnote-4 score per country, English vs native, with CI whiskers
-    (``cells``: ``country``, ``lang_group``, ``score``, optional ``ci_low``/``ci_high``)."""
+    (``cells``: ``country``, ``lang_group``, ``score``, optional ``ci_low``/``ci_high``); the
+    y axis names how LD entered the score (``lmax_mode``, :func:`score_label`)."""
     order = [c for c in COUNTRIES if c in set(cells["country"])]
     cells = cells.assign(country=pd.Categorical(cells["country"], order, ordered=True)).sort_values(
         ["country", "lang_group"])
     has_ci = {"ci_low", "ci_high"} <= set(cells.columns)
     fig = grouped_bars(cells.assign(country=cells["country"].astype(str)), "country", "score", "lang_group",
                        err_low="ci_low" if has_ci else None, err_high="ci_high" if has_ci else None,
-                       ylabel="aggregate score (footnote 4)", title=title)
+                       ylabel=score_label("footnote-4", lmax_mode), title=title)
     return fig
 
 
@@ -184,21 +185,23 @@ def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str
                       chance=CHANCE, rmax=1.0, title=title)
 
 
-def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | None = None) -> plt.Figure:
+def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, label: str | None = None) -> plt.Figure:
     """Fig. 8: aggregate score vs parameters (log scale), one colour and marker per family
-    (rows without a size, e.g. GPT-4o, are left out). With a ``variant`` column, base
-    checkpoints get their own dashed line with hollow markers, so a family's line never
-    zigzags between base and instruction-tuned models of the same size.
+    (rows without a size, e.g. GPT-4o, are left out); the y axis names how LD entered the score
+    (``lmax_mode``, :func:`score_label`: the paper's points redrawn from Table 4 are ``table4``).
+    With a ``variant`` column, base checkpoints get their own dashed line with hollow markers, so
+    a family's line never zigzags between base and instruction-tuned models of the same size.
 
     >>> t = pd.DataFrame({"family": ["F"] * 3, "variant": ["base", "instruct", "instruct"],
     ...                   "params_b": [1.0, 1.0, 7.0], "score": [0.2, 0.3, 0.5]})
-    >>> sorted(line.get_label() for line in fig8_size(t).axes[0].lines)
-    ['F', 'F (base)']
+    >>> ax = fig8_size(t, lmax_mode="table4").axes[0]
+    >>> sorted(line.get_label() for line in ax.lines), ax.get_ylabel()
+    (['F', 'F (base)'], 'footnote-6 score\\n(LD as 1 − LD/5.59 (5.59 = largest LD of Table 4))')
     """
     sized = table.dropna(subset=["params_b"])
     if "variant" not in sized:
         return size_vs_score(sized, "params_b", "score", "family", label=label, title=title,
-                             ylabel="aggregate score (footnote 6)")
+                             ylabel=score_label("footnote-6", lmax_mode))
     from culturelab.plots.style import MARKERS
 
     apply_style()
@@ -217,9 +220,39 @@ def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | Non
                                 textcoords="offset points")
     ax.set_xscale("log")
     ax.set_xlabel("parameters (billions, log scale)")
-    ax.set_ylabel("aggregate score (footnote 6)")
+    ax.set_ylabel(score_label("footnote-6", lmax_mode))
     ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               title="dashed, hollow: base", title_fontsize=7)
     if title:
         ax.set_title(title)
+    return fig
+
+
+def score_label(footnote: str, lmax_mode: str) -> str:
+    """The axis label of an aggregate score: the footnote and how LD entered it
+    (:data:`culturelab.captex.protocol.LD_TERMS`) — scores under different ``lmax_mode`` are
+    different quantities.
+
+    >>> score_label("footnote-4", "per_instance")
+    'footnote-4 score\\n(LD as 1 − mean(LD/n))'
+    """
+    from culturelab.captex.protocol import LD_TERMS
+
+    return f"{footnote} score\n(LD as {LD_TERMS[lmax_mode]})"
+
+
+def caption(fig: plt.Figure, text: str) -> plt.Figure:
+    """``fig`` with ``text`` — what it shows beside the paper: data, protocol and model
+    (:meth:`culturelab.protocol.Deviations.caption`) — in small grey type under it, wrapped to
+    the figure's width.
+
+    >>> fig = caption(plt.figure(figsize=(4, 2)), "data: same · protocol: same")
+    >>> fig.texts[-1].get_text()
+    'data: same · protocol: same'
+    >>> plt.close("all")
+    """
+    import textwrap
+
+    width = max(40, int(fig.get_figwidth() * 22))
+    fig.text(0.01, -0.07, textwrap.fill(text, width), fontsize=6, color="#444444", ha="left", va="top")
     return fig
