@@ -266,8 +266,13 @@ def label(run: Any, table: Any, *, pools: Mapping[str, Any], key: str = "lang", 
     >>> t = pd.DataFrame({"model": ["seq2seq:google/mt5-base", "frequency baseline"], "setting": "EN_zh"})
     >>> label(run, t, pools={"EN_zh": 0}, key="setting")[["protocol", "comparable"]].to_dict("list")["comparable"]
     [True, False]
+    >>> list(label(run, t.head(0), pools={}, key="setting").columns)
+    ['model', 'setting', 'data', 'protocol', 'model_status', 'comparable']
     """
-    from culturelab.protocol import label_rows
+    from culturelab.protocol import LABEL_COLUMNS, label_rows
+
+    if table.empty:  # e.g. no off-diagonal language pair: the columns, no rows
+        return table.reindex(columns=[*table.columns, *LABEL_COLUMNS])
 
     def of(combo: Mapping[str, Any]) -> Any:
         lang = str(combo[key]).split("_")[0].lower()

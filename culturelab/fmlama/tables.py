@@ -263,6 +263,6 @@ def metric_correlations(summary: pd.DataFrame, x: str = "mAP", y: str = "mWS", *
     if deviations_of is None:
         return table.merge(paper.rename(columns={"value": "reported"}), on="lang", how="left")
     parts = [reported.compare(paper[paper["lang"] == lang], row.rename(columns={"pearson": "value"}), on=["lang"],
-                              deviations=deviations_of(lang), model_row="its models' cells pooled")
+                              deviations=deviations_of(lang), model_row="models, their cells pooled")
              .merge(row.drop(columns="pearson"), on="lang") for lang, row in table.groupby("lang")]
     return pd.concat(parts, ignore_index=True) if parts else table
