@@ -8,7 +8,7 @@ What the paper does, and where it says so:
   dish counts of the ALL rows of Tables 2 and 6–10, the 508-dish code-switching subset (§4.2,
   Table 13) and the 175 dishes present in all six languages (§6, Figure 11), every dish probed;
 * candidate pool — every ingredient of the probed sub-dataset (§4.1 and its footnote 2: 1,287
-  for English, so a random ranking scores 0.6 % mAP there);
+  for English, where a random ranking scores 0.69 % mAP);
 * ranking — masked LMs by mask filling with 1–D masks (eq. 1), the candidate's sub-token
   log-probabilities averaged (eq. 2); T5/mT5 by sentinel-span scoring of the candidate's tokens
   (the authors' ``get_T5_ranking``; the paper's T5/mT5 columns). Causal LMs are beyond the paper
