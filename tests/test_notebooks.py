@@ -36,3 +36,36 @@ def test_notebook_runs_under_smoke_params(notebook, smoke_run):
     assert info["versions"]["culturelab"]
     assert info["results"], f"{notebook} wrote no results table"
     assert info["figures"], f"{notebook} wrote no figure"
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("notebook", [n for n in all_notebooks() if n.startswith("fmlama/")])
+def test_fmlama_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run):
+    """Every FMLAMA results table is labelled by the one comparison (``culturelab/fmlama/protocol.py``),
+    row by row: the smoke run's reduced pools, its samples and its causal model are named, the
+    frequency baseline and the chance line are analyses beyond the paper, the released tables are the paper's."""
+    from culturelab.fmlama.probing import BASELINE, RANDOM
+    from culturelab.protocol import LABEL_COLUMNS
+
+    run_name, _ = smoke_run
+    for path in sorted((config.runs_dir() / run_name / notebook).glob("*.csv")):
+        table = pd.read_csv(path)
+        assert set(LABEL_COLUMNS) <= set(table.columns), path.name
+        if "model" not in table or path.name.startswith(("tables11_12", "chatgpt")):
+            continue
+        rankers = table["model"].isin([BASELINE, RANDOM])
+        assert table.loc[rankers, "protocol"].str.startswith("beyond the paper").all(), path.name
+        mine = table[table["model"] == "bundled:gemma3-270m"]
+        assert mine["data"].str.contains(r"\d of [\d,]+ [\w-]+ dishes|^sample data").all(), path.name
+        assert not mine["comparable"].any(), path.name
+        assert mine["model_status"].str.contains("not one of the paper's|beside the paper's").all(), path.name
+        if notebook != "fmlama/04_decoder_llms":
+            assert mine["protocol"].str.contains("candidates: the probed dishes' gold").all(), path.name
+            assert mine["protocol"].str.contains("ranked as a causal LM").all(), path.name
+    if notebook == "fmlama/03_code_switching":
+        released = pd.read_csv(config.runs_dir() / run_name / notebook / "tables11_12_released_vs_paper.csv")
+        assert released.empty or (released["comparable"].all() and released["delta"].abs().max() < 0.01)
+    if notebook == "fmlama/04_decoder_llms":
+        chatgpt = pd.read_csv(config.runs_dir() / run_name / notebook / "table13_vs_paper.csv")
+        assert chatgpt["protocol"].str.contains("the authors' parser and lemmatizer, not released").all()
+        assert chatgpt["delta"].isna().all()

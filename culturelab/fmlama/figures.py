@@ -11,7 +11,8 @@ per-group lines (Figure 10), and bars with bootstrap intervals per group.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -19,6 +20,18 @@ import pandas as pd
 
 from culturelab.plots import apply_style, grouped_bars, palette
 from culturelab.plots.style import MARKERS
+
+
+def caption(fig: plt.Figure, text: str, *, width: int = 130) -> plt.Figure:
+    """Write what the figure shows — the run's comparison with the paper
+    (:meth:`culturelab.protocol.Deviations.caption`) — under it, wrapped.
+
+    >>> fig = caption(plt.figure(), "data: same · protocol: same")
+    >>> fig.texts[-1].get_text()
+    'data: same · protocol: same'
+    """
+    fig.text(0.01, -0.05, textwrap.fill(text, width), fontsize=6, color="#444444", ha="left", va="top")
+    return fig
 
 
 def count_bars(counts: pd.Series, *, title: str = "", xlabel: str = "dishes", top: int = 20,
@@ -74,8 +87,9 @@ def range_histogram(counts: pd.Series, edges: Sequence[int], *, title: str = "",
 
 
 def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"), *, group: str = "ALL",
-                 title: str = "") -> plt.Figure:
-    """Figure 2: the ALL-row score of each model without and with the "In [C], …" context.
+                 title: str = "", chance: float | None = None) -> plt.Figure:
+    """Figure 2: the ALL-row score of each model without and with the "In [C], …" context;
+    ``chance`` (the random-ranking mAP of the pool) is drawn on the mAP panel.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": ["m", "m"], "context": [False, True],
     ...                   "mean": [5.0, 6.0]})
@@ -89,7 +103,8 @@ def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"),
     for ax, metric in zip(axes[0], metrics):
         rows = part[part["metric"] == metric].assign(
             context=lambda t: t["context"].map({False: "without context", True: "with context"}))
-        grouped_bars(rows, x="model", y="mean", hue="context", ax=ax, ylabel=metric, rotate=20)
+        grouped_bars(rows, x="model", y="mean", hue="context", ax=ax, ylabel=metric, rotate=20,
+                     chance=chance if metric == "mAP" else None)
         ax.set_title(f"{metric} ({group})")
     if title:
         fig.suptitle(title, fontsize=10)
@@ -98,9 +113,11 @@ def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"),
 
 
 def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "EN_zh", "ZH_zh", "ZH_en"),
-                 group: str = "ALL", metric: str = "mAP", title: str = "") -> plt.Figure:
+                 group: str = "ALL", metric: str = "mAP", title: str = "",
+                 chance: Mapping[str, float] | None = None) -> plt.Figure:
     """Figure 3: per model, the score in each setting; circles without context, squares with.
-    ``scores`` has ``model, setting, context, group, metric, mean``.
+    ``scores`` has ``model, setting, context, group, metric, mean``; ``chance`` (setting → the
+    random-ranking score of its pool) is a dotted dash at each setting.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": "m", "setting": ["EN_en", "EN_zh"],
     ...                   "context": False, "mean": [10.0, 6.0]})
@@ -119,6 +136,9 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
                 if len(v):
                     ax.scatter([i], [float(v.iloc[0])], color=colour, marker=marker, s=28,
                                facecolors="none" if ctx else colour, linewidths=1.2)
+        for i, setting in enumerate(settings):
+            if chance is not None and setting in chance:
+                ax.hlines(chance[setting], i - 0.3, i + 0.3, color="#555555", linestyle=":", linewidth=1.1)
         ax.set_xticks(range(len(settings)))
         ax.set_xticklabels(settings, rotation=30)
         ax.set_title(model)
@@ -126,7 +146,9 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
     handles = [plt.Line2D([], [], marker="o", linestyle="", color="#444444", label="without context"),
                plt.Line2D([], [], marker="s", linestyle="", markerfacecolor="none", color="#444444",
                           label="with context")]
-    fig.legend(handles=handles, frameon=False, loc="upper center", ncols=2, bbox_to_anchor=(0.5, 1.06))
+    if chance is not None:
+        handles.append(plt.Line2D([], [], linestyle=":", color="#555555", label="random ranking"))
+    fig.legend(handles=handles, frameon=False, loc="upper center", ncols=len(handles), bbox_to_anchor=(0.5, 1.06))
     if title:
         fig.suptitle(title, y=1.12, fontsize=10)
     fig.tight_layout()
@@ -134,14 +156,15 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
 
 
 def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequence[str] = ("EN_en", "EN_zh",
-                "ZH_zh", "ZH_en"), model: str = "Avg", metric: str = "mAP", title: str = "") -> plt.Figure:
+                "ZH_zh", "ZH_en"), model: str = "Avg", metric: str = "mAP", title: str = "",
+                chance: Mapping[str, float] | None = None) -> plt.Figure:
     """Figure 10: score per cultural group, one line per setting; solid without context,
-    dashed with.
+    dashed with; ``chance`` (group → random-ranking score) a dotted grey line.
 
     >>> s = pd.DataFrame({"model": "Avg", "metric": "mAP", "setting": "EN_en", "context": False,
     ...                   "group": ["Italy", "Japan"], "mean": [10.0, 8.0]})
-    >>> len(group_lines(s, ["Italy", "Japan"]).axes[0].lines)
-    8
+    >>> len(group_lines(s, ["Italy", "Japan"]).axes[0].lines), len(group_lines(s, ["Italy"], chance={"Italy": 1.0}).axes[0].lines)
+    (8, 9)
     """
     apply_style()
     part = scores[(scores["model"] == model) & (scores["metric"] == metric)]
@@ -152,6 +175,9 @@ def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequen
             values = [float(rows["mean"].get(g, np.nan)) for g in groups]
             ax.plot(range(len(groups)), values, color=colour, linestyle=style, marker=MARKERS[i % len(MARKERS)],
                     markersize=3.5, linewidth=1.1, label=f"{setting}{' + context' if ctx else ''}")
+    if chance is not None:
+        ax.plot(range(len(groups)), [float(chance.get(g, np.nan)) for g in groups], color="#555555", linestyle=":",
+                linewidth=1.1, label="random ranking")
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=30)
     ax.set_ylabel(f"{metric} ({model})")

@@ -177,3 +177,24 @@ def metric_correlation(cells: pd.DataFrame, x: str = "mAP", y: str = "mWS") -> d
     0.5
     """
     return correlations(cells[x].to_numpy(float), cells[y].to_numpy(float))
+
+
+def random_ranking_ap(n_candidates: np.ndarray | int, n_gold: np.ndarray | int) -> np.ndarray:
+    """Expected AP of a uniformly random ranking of ``n_candidates`` with ``n_gold`` of them gold,
+    exactly: E[AP] = (H_n + (R − 1)(n − H_n)/(n − 1)) / n (H_n the n-th harmonic number; ``1/R``
+    Σ_k E[P@k · rel@k] with P(rel@k) = R/n and P(rel@j, rel@k) = R(R − 1)/(n(n − 1))). The
+    mean over dishes is the chance line of an mAP table on that pool; NaN where a dish has no
+    gold (skipped, as by AP).
+
+    >>> round(float(random_ranking_ap(1287, 1)), 4), random_ranking_ap(4, [1, 4]).round(4).tolist()
+    (0.006, [0.5208, 1.0])
+    """
+    from scipy.special import digamma
+
+    n = np.asarray(n_candidates, dtype=float)
+    r = np.asarray(n_gold, dtype=float)
+    harmonic = digamma(n + 1) + np.euler_gamma
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs = np.where(n > 1, (r - 1) * (n - harmonic) / np.maximum(n - 1, 1), 0.0)
+        out = (harmonic + pairs) / n
+    return np.where((r >= 1) & (r <= n), out, np.nan)
