@@ -84,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {params}")
             deviations = run_plan.deviations.get(name)
             lines = deviations.lines() if deviations is not None else []
+            used = deviations.data_used if deviations is not None else None
+            if used is not None and used.source == "released":  # other sources are named by the data line
+                print("  data: the paper's release" + (f" ({used.note})" if used.note else ""))
             for line in lines or (["same data and protocol as the paper"] if deviations is not None else []):
                 print(f"  {line}")
         refusals = run_plan.refusals()

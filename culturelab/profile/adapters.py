@@ -94,12 +94,15 @@ def captex_reorder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
 
 
 def fmlama_probing(frame: pd.DataFrame, model: str) -> pd.DataFrame:
-    """FmLAMA cloze probing (``fmlama/02_probing``): P@1 per dish, chance 1/#candidates."""
+    """FmLAMA cloze probing (``fmlama/02_probing``): P@1 per dish; chance is the share of the
+    candidates that are the dish's gold ingredients (``n_gold / n_candidates``: the top of a random
+    ranking is gold that often), ``1 / n_candidates`` where the results have no ``n_gold``."""
     _require(frame, "fmlama/02_probing", ["dish", "lang", "p1", "template"])
     n = pd.to_numeric(_col(frame, "n_candidates", np.nan), errors="coerce")
+    gold = pd.to_numeric(_col(frame, "n_gold", 1), errors="coerce")
     return _frame(model, "fmlama", "probing P@1 (template " + frame["template"].astype(str) + ")",
                   frame["dish"].astype(str) + "/" + frame["lang"].astype(str), frame["p1"],
-                  (1 / n).where(n > 0), pd.Series(True, index=frame.index), binary=True,
+                  (gold / n).where(n > 0), pd.Series(True, index=frame.index), binary=True,
                   language=frame["lang"], culture=_col(frame, "group"), category=None,
                   labels=frame)
 

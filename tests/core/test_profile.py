@@ -66,6 +66,8 @@ def test_fmlama_and_reorder_adapters():
     probe = pd.DataFrame({"dish": ["Pizza"], "lang": ["en"], "template": [1], "p1": [1.0], "n_candidates": [8],
                           "group": ["Italy"], **LABELS})
     assert adapters.adapt("fmlama/02_probing", probe, "m")["chance"].iloc[0] == pytest.approx(1 / 8)
+    three_gold = adapters.adapt("fmlama/02_probing", probe.assign(n_gold=3), "m")  # a random top is gold 3 times in 8
+    assert three_gold["chance"].iloc[0] == pytest.approx(3 / 8)
     reorder = pd.DataFrame({"procedure_id": ["CN-01"], "language": ["zh"], "rho": [0.4], "valid": [False],
                             "country": ["China"], **LABELS})
     t = adapters.adapt("captex/02_reordering", reorder, "m")
