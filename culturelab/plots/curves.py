@@ -12,7 +12,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, mark_chance, note_small_n, too_few
+from culturelab.plots.bars import place_legend
+from culturelab.plots.honest import MIN_N, SMALL_N, mark_chance, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 from culturelab.stats import summarise
 
@@ -26,7 +27,7 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
     ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
     random-permutation expectation at each step count; ``chance`` a constant one. Each point
     is labelled with its n (``show_n``); points resting on fewer than ``min_n`` items are hollow
-    and grey.
+    (in their series' colour). The legend goes where it covers no data (:func:`place_legend`).
 
     >>> t = pd.DataFrame({"steps": [3] * 12 + [4] * 2, "acc": [1, 0] * 7})
     >>> ax = metric_curve(t, "steps", "acc", chance=0.5).axes[0]
@@ -56,8 +57,8 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
                 label=str(g) if hue else y)
         ax.fill_between(part[x], part["ci_low"], part["ci_high"], color=colour, alpha=0.12, linewidth=0)
         small = too_few(part["n"], min_n)
-        ax.scatter(part[x][small], part["mean"][small], s=22, facecolors="white", edgecolors=SMALL_N_COLOUR,
-                   linewidths=1.2, zorder=4)
+        ax.scatter(part[x][small], part["mean"][small], s=22, facecolors="white", edgecolors=colour,
+                   linewidths=1.2, zorder=4, gid=SMALL_N)
         if small.any():
             note_small_n(fig, min_n, what="hollow points")
         if show_n:
@@ -74,5 +75,5 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
     if title:
         ax.set_title(title)
     if hue or baseline is not None or chance is not None:
-        ax.legend(frameon=False)
+        place_legend(ax)
     return fig

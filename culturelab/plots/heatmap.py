@@ -14,7 +14,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.patches import Rectangle
 
-from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, ci_text, note_small_n, too_few
+from culturelab.plots.honest import MIN_N, SMALL_N, ci_text, note_small_n, too_few
 from culturelab.plots.style import apply_style
 
 
@@ -29,7 +29,7 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
 
     For model scores pass ``counts`` (items per cell, same shape): each cell then shows its n
     (and its 95 % CI when ``ci_low``/``ci_high`` are given), cells with fewer than ``min_n``
-    items are greyed out, and ``chance`` is marked on the colour bar. ``cbar=False`` leaves the
+    items are hatched (their colour and value stay readable), and ``chance`` is marked on the colour bar. ``cbar=False`` leaves the
     colour bar out (e.g. for panels sharing one scale).
 
     >>> m = pd.DataFrame([[0.5, 0.9]], index=["TR"], columns=["gemma", "qwen"])
@@ -68,12 +68,12 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
     if counts is not None:
         small = too_few(counts.reindex(index=values.index, columns=values.columns).to_numpy(), min_n)
         for i, j in zip(*np.nonzero(small)):
-            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=SMALL_N_COLOUR, edgecolor="white", hatch="///",
-                                   linewidth=0.4, zorder=2))
-        for text in ax.texts:  # keep the labels of greyed cells readable, above the patch
+            ax.add_patch(Rectangle((j, i), 1, 1, facecolor="none", edgecolor=(0.6, 0.6, 0.6, 0.8), hatch="////",
+                                   linewidth=0, zorder=2, gid=SMALL_N))
+        for text in ax.texts:  # the cell labels above the hatching
             text.set_zorder(3)
         if small.any():
-            note_small_n(fig, min_n)
+            note_small_n(fig, min_n, what="hatched cells")
     if chance is not None and ax.collections and ax.collections[0].colorbar is not None:
         bar = ax.collections[0].colorbar
         bar.ax.axhline(chance, color="#222222", linestyle=":", linewidth=1.2)
