@@ -26,6 +26,8 @@ from culturelab.models.base import LanguageModel
 from culturelab.parsing import strip_think
 
 METRICS = ("rouge_l", "bertscore", "ss")
+#: why a CB-QA figure has no chance line: its model-free calibration replies are the reference
+NO_CHANCE = "ROUGE-L, BERTScore and SS have no chance level; the calibration replies are the reference"
 _SPEAKER = re.compile(r"^\s*\**\s*(?:person\s*b|b)\s*\**\s*:\s*\**\s*", re.I)
 _NEXT = re.compile(r"\**\s*next\s+step\s*\**\s*[:：]?\s*\(?\d+\)?\.?", re.I)
 _TURN = re.compile(r"\n\s*\**\s*person\s*[ab]\s*\**\s*:|\bPerson A\s*:", re.I)

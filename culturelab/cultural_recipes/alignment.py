@@ -211,31 +211,34 @@ def literal_chance(view: pd.DataFrame, target_words: Sequence[str], *, k: int = 
     return bli.chance_precision(sizes, len(vocab), k)
 
 
-def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *, k: int = 5) -> Any:
+def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *, k: int = 5,
+                  method: str = "word2vec + VecMap") -> Any:
     """Share of queries per label, ours beside the paper's (:func:`label_shares`: n and 95 %
-    intervals), with the P@k of random retrieval (:func:`literal_chance`) as chance."""
-    from culturelab.plots import grouped_bars
+    intervals), with the P@k of random retrieval (:func:`literal_chance`) as chance; ``method``
+    (how the neighbours were found) in the title."""
+    from culturelab.plots import claim, grouped_bars
 
     chance = literal_chance(view, target_words, k=k)
-    fig = grouped_bars(label_shares(view, ours, chance=chance), x="label", y="share", hue="source", err_low="ci_low",
-                       err_high="ci_high", n="n", chance=chance, ylabel="share of queries",
-                       title=f"Top-{k} neighbours: literal vs cultural (chance: a random top {k})")
-    ax = fig.axes[0]
-    ax.set_ylim(0, 1.15)
-    ax.legend(frameon=False, fontsize=7, ncols=3, loc="upper center")
+    shares = label_shares(view, ours, chance=chance)
+    fig = grouped_bars(shares, x="label", y="share", hue="source", err_low="ci_low", err_high="ci_high", n="n",
+                       chance=chance, ylabel="share of queries", ylim=(0, 1.15),
+                       reported=[s for s in shares["source"].unique() if s.startswith("paper")],
+                       title=f"Top-{k} neighbours ({method}): literal vs cultural\n(chance: a random top {k})")
+    claim(fig, kind="score", model=[], method=method, chance=chance)
     return fig
 
 
 def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1) -> Any:
     """P@k of the fr → en check per mode and retrieval (:func:`real_vectors_check`), with 95 %
     intervals, n (test words) and the P@k of random retrieval as chance."""
-    from culturelab.plots import grouped_bars
+    from culturelab.plots import claim, grouped_bars
 
     at_k = scores[scores["k"] == k]
+    chance = float(at_k["chance"].mean())
     fig = grouped_bars(at_k, x="mode", y="precision", hue="retrieval", err_low="ci_low", err_high="ci_high",
-                       n="n_queries", chance=float(at_k["chance"].mean()), ylabel=f"P@{k} (CLDR test pairs)",
-                       title="fr (spaCy) → en (GloVe)")
-    fig.axes[0].legend(frameon=False, fontsize=7, ncols=3, loc="upper left")
+                       n="n_queries", chance=chance, ylabel=f"P@{k} (CLDR test pairs)",
+                       title="fr (spaCy) → en (GloVe), VecMap modes; retrieval:")
+    claim(fig, kind="score", model=[], method=["VecMap"], chance=chance)
     return fig
 
 

@@ -37,6 +37,8 @@ from culturelab.stats import bootstrap_ci
 
 COMPAT = ("coastalcph-2023",)
 METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "#Tok")
+#: why an adaptation-metric figure has no chance line (Source copy is its floor)
+NO_CHANCE = "BLEU, ChrF and ROUGE-L have no chance level; Source copy (no adaptation) is the floor"
 
 
 def segment(text: str, lang: str) -> list[str]:

@@ -107,6 +107,33 @@ def word_similarity(scores: np.ndarray, gold_lists: Sequence[Sequence[str]], can
     return out
 
 
+def random_ap(n_gold: Any, n_candidates: Any) -> np.ndarray:
+    """Expected AP of a uniformly random ranking of ``n_candidates`` with ``n_gold`` gold items
+    (the chance level of AP): (H_m + (g − 1)/(m − 1) · (m − H_m)) / m, H_m the m-th harmonic number
+    (from E[rel_j rel_k] = g/m for j = k, g(g − 1)/(m(m − 1)) otherwise).
+
+    >>> random_ap([1, 2, 3], [1, 4, 4]).round(4).tolist()
+    [1.0, 0.6806, 0.8403]
+    """
+    g = np.asarray(n_gold, dtype=float)
+    m = np.asarray(n_candidates, dtype=float)
+    harmonic = np.vectorize(lambda k: float(np.sum(1.0 / np.arange(1, int(k) + 1))) if k >= 1 else np.nan)(m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ap = (harmonic + np.where(m > 1, (g - 1) / (m - 1), 0.0) * (m - harmonic)) / m
+    return np.where(g > 0, ap, np.nan)
+
+
+def chance_map(per_dish: pd.DataFrame) -> float:
+    """mAP (%) of random rankings on the dishes of ``per_dish`` (``n_gold``, ``n_candidates`` per
+    row, each dish once): the chance level of a mAP figure.
+
+    >>> round(chance_map(pd.DataFrame({"url": ["a", "b"], "n_gold": [1, 2], "n_candidates": [4, 4]})), 2)
+    60.07
+    """
+    dishes = per_dish.drop_duplicates([c for c in ("url", "setting", "lang") if c in per_dish])
+    return float(100 * np.nanmean(random_ap(dishes["n_gold"], dishes["n_candidates"])))
+
+
 def group_means(per_dish: pd.DataFrame, metrics: Sequence[str], by: Sequence[str], *, group: str = "group",
                 all_label: str = "ALL") -> pd.DataFrame:
     """Mean of each metric per ``by`` × group, plus the pooled ``ALL`` row (all dishes, not the

@@ -41,6 +41,10 @@ from culturelab.fmlama.templates import SLOT, build_queries
 from culturelab.models.base import split_template
 
 SCORINGS = ("auto", "sentence", "prefix")
+#: how a causal or masked LM answers FMLAMA here: it ranks the candidate ingredients by log-likelihood
+METHOD = "log-likelihood ranking"
+#: the model name of the frequency baseline's rows
+BASELINE = "frequency baseline"
 NORMALISES = ("mean", "sum")
 
 
@@ -207,7 +211,7 @@ def probe_frequency(table: pd.DataFrame, lang: str, candidates: Sequence[str], *
     own = gold_matrix(list(table["ingredients"]), candidates) & in_ref
     scores = frequency_scores(gold_matrix(list(reference["ingredients"]), candidates), own, seed=seed)
     gold_lists = list(table["ingredients"])
-    out = pd.DataFrame({"url": table["url"], "template": 0, "query": "", "model": "frequency baseline",
+    out = pd.DataFrame({"url": table["url"], "template": 0, "query": "", "model": BASELINE,
                         "lang": lang, "context": False, "group": table["group"], "dish": table["dish"],
                         "gold": gold_lists})
     out = pd.concat([out.reset_index(drop=True), rank_metrics(scores, gold_matrix(gold_lists, candidates))], axis=1)

@@ -71,9 +71,9 @@ class Claims:
     """What a figure says it shows (see :func:`claim`)."""
 
     kind: str | None = None
-    models: list[str] = field(default_factory=list)
+    models: list[str] | None = None  # None: not declared (Run.savefig fills in the run's model)
     methods: list[str] = field(default_factory=list)
-    chance: list[float] = field(default_factory=list)
+    chance: list[float | str] = field(default_factory=list)
     no_chance: str | None = None
     data_source: str | None = None
 
@@ -94,8 +94,9 @@ def claim(fig: plt.Figure, *, kind: str | None = None, model: str | Iterable[str
     """Declare what ``fig`` shows, for the audit; called by the figure code (which knows the chance
     level) and by ``Run.savefig`` (which knows the model and the data), each adding what it knows.
     ``model``/``method``: the model spec(s) and scoring method(s) the figure must name in a title or
-    legend; ``chance``: the level(s) it must draw (a mapping: one per series); ``no_chance``: why a
-    score figure has no chance level.
+    legend (``model=[]``: the figure shows baselines only); ``chance``: the level(s) it must draw (a mapping: one per series; a string: the label of
+    a line drawn as the chance reference where it is not constant, e.g. the random-order expectation
+    per step count); ``no_chance``: why a score figure has no chance level.
 
     >>> fig = plt.figure()
     >>> _ = claim(fig, kind="score", chance={"ρ": 0.0, "MCQ": 0.25})
@@ -108,9 +109,11 @@ def claim(fig: plt.Figure, *, kind: str | None = None, model: str | Iterable[str
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         claims.kind = kind
-    claims.models += [m for m in _listed(model) if m and m not in claims.models]
+    if model is not None:  # an empty list declares a score figure of baselines only (no model)
+        claims.models = (claims.models or []) + [m for m in _listed(model) if m and m not in (claims.models or [])]
     claims.methods += [m for m in _listed(method) if m and m not in claims.methods]
-    claims.chance += [float(c) for c in _listed(chance) if float(c) not in claims.chance]
+    levels = [c if isinstance(c, str) else float(c) for c in _listed(chance)]
+    claims.chance += [c for c in levels if c not in claims.chance]
     claims.no_chance = no_chance or claims.no_chance
     claims.data_source = data_source or claims.data_source
     fig._culturelab_claims = claims  # type: ignore[attr-defined]
@@ -237,9 +240,24 @@ def _axes_titles(ax: plt.Axes) -> list[Text]:
             if t is not None]
 
 
-def _texts(fig: plt.Figure, renderer: Any) -> list[dict[str, Any]]:
-    """Every visible text of ``fig``: its string, role (title, legend, label, tick, annotation,
-    figure), corners and colour."""
+def box_corners(box: Bbox) -> np.ndarray:
+    """The four corners of a display box, in the order :func:`overlap` takes.
+
+    >>> box_corners(Bbox.from_extents(0, 0, 2, 1)).tolist()
+    [[0.0, 0.0], [2.0, 0.0], [2.0, 1.0], [0.0, 1.0]]
+    """
+    return np.array([[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]], dtype=float)
+
+
+def texts_of(fig: plt.Figure, renderer: Any) -> list[dict[str, Any]]:
+    """Every visible text of ``fig`` (each legend as one block): its string, role (title, legend,
+    label, tick, annotation, figure, colorbar), corners and artist.
+
+    >>> fig, ax = plt.subplots(); _ = ax.set_title("t"); _ = ax.plot([1, 2], label="a"); _ = ax.legend()
+    >>> sorted({t["role"] for t in texts_of(fig, renderer_of(fig))})
+    ['legend', 'tick', 'title']
+    >>> plt.close(fig)
+    """
     items: list[dict[str, Any]] = []
 
     def add(text: Text | None, role: str, artist: Any = None) -> None:
@@ -268,11 +286,9 @@ def _texts(fig: plt.Figure, renderer: Any) -> list[dict[str, Any]]:
         for text in ax.texts:
             add(text, "annotation")
     for legend in _legends(fig):
-        box = legend.get_window_extent(renderer)
         strings = [t.get_text() for t in legend.get_texts()] + [legend.get_title().get_text()]
         items.append({"text": " | ".join(s for s in strings if s), "role": "legend", "artist": legend,
-                      "corners": np.array([[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]]),
-                      "strings": [s for s in strings if s]})
+                      "corners": box_corners(legend.get_window_extent(renderer)), "strings": [s for s in strings if s]})
     return items
 
 
@@ -539,7 +555,7 @@ def inspect(fig: plt.Figure) -> dict[str, Any]:
     >>> plt.close(fig)
     """
     renderer = renderer_of(fig)
-    texts = _texts(fig, renderer)
+    texts = texts_of(fig, renderer)
     overlapping = []
     for i, a in enumerate(texts):
         for b in texts[i + 1:]:
@@ -560,9 +576,12 @@ def inspect(fig: plt.Figure) -> dict[str, Any]:
                        "reported": ax.get_gid() == REPORTED})
     legend_texts = [s for t in texts if t["role"] == "legend" for s in t["strings"]]
     return {"titles": [t["text"] for t in texts if t["role"] == "title"], "legend_texts": legend_texts,
+            "texts": [t["text"] for t in texts if t["role"] != "legend"],
             "panels": panels, "empty": empty_panels(fig), "overlapping_text": overlapping,
             "legend_over_data": [hit for legend in _legends(fig) for hit in legend_hits(legend, fig, renderer)],
-            "low_contrast": _low_contrast(fig, renderer), "reference_values": _reference_values(fig)}
+            "low_contrast": _low_contrast(fig, renderer), "reference_values": _reference_values(fig),
+            "line_labels": list(dict.fromkeys(line.get_label() for ax in fig.axes for line in ax.lines
+                                              if line.get_visible() and not line.get_label().startswith("_")))}
 
 
 def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> list[str]:
@@ -598,13 +617,16 @@ def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> li
     if not c.chance and not c.no_chance:
         out.append("declares neither a chance level nor why it has none (claim chance=... or no_chance=...)")
     for level in c.chance:
-        if not any(abs(level - v) <= 1e-6 * max(1.0, abs(level)) for v in facts["reference_values"]):
+        if isinstance(level, str):
+            if level not in facts["line_labels"] and not any(level in t for t in facts["texts"]):
+                out.append(f"chance reference {level!r} is declared but no line label or text shows it")
+        elif not any(abs(level - v) <= 1e-6 * max(1.0, abs(level)) for v in facts["reference_values"]):
             out.append(f"chance {level:.3g} is declared but no line, ring or colour-bar mark is drawn at it")
     for p in facts["panels"]:
         if not p["reported"] and p["n_labels"] < p["n_needed"]:
             out.append(f"{p['name']}: {p['n_needed']} marks of ours but {p['n_labels']} n labels "
                        "(n = items per bar, point or cell)")
-    for model in c.models:
+    for model in c.models or []:
         if not any(model.lower() in t or short_name(model).lower() in t for t in visible):
             out.append(f"model {model} is named in no title or legend")
     if not c.methods:

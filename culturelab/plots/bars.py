@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.legend import Legend
 
+from culturelab.plots.audit import claim, mark_reported
 from culturelab.plots.honest import MIN_N, SMALL_N, fade, mark_chance, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
@@ -23,8 +25,9 @@ _HATCHES = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
 
 def place_legend(ax: plt.Axes, **kwargs: Any) -> Legend:
     """The legend of ``ax`` (frameless, ``kwargs`` passed on) in the first corner of the axes where
-    it covers no plotted data and no text (the audit's geometry, :mod:`culturelab.plots.audit`), else
-    outside, right of the axes. Call it after the axes' limits are final.
+    it covers no plotted data and no text of the figure (the audit's geometry,
+    :mod:`culturelab.plots.audit`), else outside, right of the axes, in one column. Call it after the
+    axes' limits are final.
 
     >>> fig, ax = plt.subplots(); _ = ax.bar([0, 1, 2], [1, 1, 0.2], label="score")
     >>> place_legend(ax).get_bbox_to_anchor().bounds == ax.bbox.bounds  # top left and right are bars
@@ -38,19 +41,18 @@ def place_legend(ax: plt.Axes, **kwargs: Any) -> Legend:
     fig = ax.figure
     kwargs.setdefault("frameon", False)
     renderer = audit.renderer_of(fig)
-    texts = [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
     for loc in ("upper right", "upper left", "lower right", "lower left", "center right", "center left",
                 "upper center", "lower center"):
         legend = ax.legend(loc=loc, **kwargs)
-        box = legend.get_window_extent(renderer)
-        if not audit.legend_hits(legend, fig, renderer) and not any(
-                box.overlaps(t.get_window_extent(renderer)) for t in texts):
+        texts = [t["corners"] for t in audit.texts_of(fig, renderer) if t["artist"] is not legend]
+        box = audit.box_corners(legend.get_window_extent(renderer))
+        if not audit.legend_hits(legend, fig, renderer) and not any(audit.overlap(box, t) for t in texts):
             return legend
-    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), **kwargs)
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), **{**kwargs, "ncols": 1})
 
 
 def fit_ticklabels(ax: plt.Axes) -> None:
-    """Slant the x tick labels of ``ax`` (30°, then 90°) while two of them collide.
+    """Slant the x tick labels of ``ax`` further (30°, then 90°) while two of them collide.
 
     >>> fig, ax = plt.subplots(figsize=(2, 2)); _ = ax.bar(["a long label", "another long one", "a third"], [1, 2, 3])
     >>> fit_ticklabels(ax); ax.get_xticklabels()[0].get_rotation()
@@ -61,10 +63,12 @@ def fit_ticklabels(ax: plt.Axes) -> None:
 
     for angle in (30, 90):
         renderer = audit.renderer_of(ax.figure)
-        boxes = [c for c in (audit.text_corners(t, renderer) for t in audit.visible_ticklabels(ax, "x"))
-                 if c is not None]
+        labels = audit.visible_ticklabels(ax, "x")
+        boxes = [c for c in (audit.text_corners(t, renderer) for t in labels) if c is not None]
         if not any(audit.overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
             return
+        if labels and labels[0].get_rotation() >= angle:
+            continue
         for label in ax.get_xticklabels():
             label.set(rotation=angle, ha="right" if angle < 90 else "center", rotation_mode="anchor"
                       if angle < 90 else "default")
@@ -73,13 +77,16 @@ def fit_ticklabels(ax: plt.Axes) -> None:
 def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | None = None,
                  err_high: str | None = None, ax: plt.Axes | None = None, title: str | None = None,
                  ylabel: str | None = None, rotate: int = 0, n: str | None = None, chance: float | None = None,
-                 min_n: int = MIN_N, legend: bool = True) -> plt.Figure:
+                 min_n: int = MIN_N, legend: bool = True, ylim: tuple[float, float] | None = None,
+                 reported: Sequence[str] = ()) -> plt.Figure:
     """Bars of ``y`` per ``x``, one bar per ``hue`` level (hatched for greyscale), optional CI whiskers.
 
     For model scores: ``n`` names the column of item counts (written at the foot of each bar, on a
     white label that reads on any bar; bars with fewer than ``min_n`` items are faded, in their own
-    colour) and ``chance`` draws the chance level. The legend goes where it covers no bar
-    (:func:`place_legend`; ``legend=False``: none), x labels that would collide are slanted.
+    colour) and ``chance`` draws the chance level. ``reported``: ``hue`` levels that are the paper's
+    numbers (no n of ours: :func:`culturelab.plots.mark_reported`). ``ylim`` is set before the legend
+    goes where it covers no bar (:func:`place_legend`; ``legend=False``: none); x labels that would
+    collide are slanted.
 
     >>> t = pd.DataFrame({"country": ["TR", "IR"], "lang": ["en", "en"], "acc": [0.6, 0.4], "n": [40, 3]})
     >>> ax = grouped_bars(t, "country", "acc", "lang", n="n", chance=0.25).axes[0]
@@ -98,7 +105,7 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
     xs = list(dict.fromkeys(df[x].astype(str)))
     hues = list(dict.fromkeys(df[hue].astype(str)))
     if ax is None:
-        fig, ax = plt.subplots(figsize=(max(4.0, 0.5 * len(xs) * len(hues) + 1.5), 3.0))
+        fig, ax = plt.subplots(figsize=(min(11.0, max(4.0, 0.5 * len(xs) * len(hues) + 1.5)), 3.0))
     else:
         fig = ax.figure
     width = 0.8 / len(hues)
@@ -120,6 +127,8 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
         for bar, faint, count in zip(bars, small, counts if n else small):
             if faint and (not n or not np.isnan(count)):
                 bar.set(alpha=None, facecolor=fade(colour), edgecolor=colour, gid=SMALL_N)
+        if h in reported:
+            mark_reported(bars)
         if n:
             for xp, count in zip(xpos, counts):
                 if not np.isnan(count):
@@ -131,13 +140,15 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
             note_small_n(fig, min_n)
     if chance is not None:
         mark_chance(ax, chance)
+        claim(fig, chance=chance)
     ax.set_xticks(base)
     ax.set_xticklabels(xs, rotation=rotate, ha="right" if rotate else "center")
     ax.set_ylabel(ylabel or y)
     if title:
         ax.set_title(title)
-    if not rotate:
-        fit_ticklabels(ax)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    fit_ticklabels(ax)
     if legend:
         place_legend(ax, ncols=min(len(hues) + (chance is not None), 4))
     return fig

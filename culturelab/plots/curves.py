@@ -12,6 +12,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from culturelab.plots.audit import claim
 from culturelab.plots.bars import place_legend
 from culturelab.plots.honest import MIN_N, SMALL_N, mark_chance, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
@@ -26,7 +27,7 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
 
     ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
     random-permutation expectation at each step count; ``chance`` a constant one. Each point
-    is labelled with its n (``show_n``); points resting on fewer than ``min_n`` items are hollow
+    is labelled with its n (``show_n``; in its series' colour, one line lower per series); points resting on fewer than ``min_n`` items are hollow
     (in their series' colour). The legend goes where it covers no data (:func:`place_legend`).
 
     >>> t = pd.DataFrame({"steps": [3] * 12 + [4] * 2, "acc": [1, 0] * 7})
@@ -63,13 +64,14 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
             note_small_n(fig, min_n, what="hollow points")
         if show_n:
             for xv, yv, count in zip(part[x], part["mean"], part["n"]):
-                ax.annotate(f"n={count}", (xv, yv), xytext=(0, -9), textcoords="offset points", ha="center",
-                            fontsize=5, color="#555555")
+                ax.annotate(f"n={count}", (xv, yv), xytext=(0, -9 - 7 * i), textcoords="offset points",
+                            ha="center", fontsize=5, color=colour)
     if baseline is not None:
         b = baseline.sort_values(x)
         ax.plot(b[x], b[y], color="#777777", linestyle=":", linewidth=1.2, label="random")
     if chance is not None:
         mark_chance(ax, chance)
+        claim(fig, chance=chance)
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel or y)
     if title:

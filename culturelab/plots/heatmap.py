@@ -14,6 +14,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.patches import Rectangle
 
+from culturelab.plots.audit import claim
 from culturelab.plots.honest import MIN_N, SMALL_N, ci_text, note_small_n, too_few
 from culturelab.plots.style import apply_style
 
@@ -75,9 +76,10 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
         if small.any():
             note_small_n(fig, min_n, what="hatched cells")
     if chance is not None and ax.collections and ax.collections[0].colorbar is not None:
-        bar = ax.collections[0].colorbar
+        bar = ax.collections[0].colorbar  # the chance level: a dotted mark on the bar, named in its label
         bar.ax.axhline(chance, color="#222222", linestyle=":", linewidth=1.2)
-        bar.ax.text(1.6, chance, "chance", transform=bar.ax.get_yaxis_transform(), fontsize=6, va="center")
+        bar.set_label(f"{cbar_label + ' ' if cbar_label else ''}(dotted: chance {chance:.3g})")
+        claim(fig, chance=chance)
     ax.set_xlabel(matrix.columns.name or "")
     ax.set_ylabel(matrix.index.name or "")
     ax.grid(False)

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
+from culturelab.plots.audit import claim
 from culturelab.plots.honest import MIN_N, SMALL_N, footnote, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
@@ -112,6 +114,7 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     elif chance is not None:
         chance_ring(ax, float(chance))
         levels = dict.fromkeys(names, float(chance))
+    claim(fig, chance=levels, no_chance=chance_note if any(name not in levels for name in names) else None)
     if chance_note and any(name not in levels for name in names):
         footnote(fig, f"no chance ring: {chance_note}")
     labels = cats
@@ -127,6 +130,7 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     peak = float(np.nanmax(df[[value, ci_high]].to_numpy(dtype=float))) if ci_high else float(np.nanmax(df[value]))
     top = rmax if rmax is not None else max(peak * 1.05, max(levels.values(), default=0.0) * 1.1, 1e-9)
     ax.set_ylim(0, top)
+    ax.yaxis.set_major_locator(MaxNLocator(4))  # few rings: their labels stay apart near the centre
     ax.tick_params(axis="y", labelsize=6.5)
     ax.grid(True, alpha=0.4)
     ax.spines["polar"].set_alpha(0.4)

@@ -201,8 +201,8 @@ def test_reported_figures_are_not_stamped_as_sample(tmp_path, monkeypatch):
     stamped, reported = plt.figure(), plt.figure()
     run.savefig(stamped, "a")
     run.savefig(reported, "b", data_source="reported")
-    assert [t.get_text() for t in stamped.texts] == ["sample data (not the paper's data)"]
-    assert reported.texts == []
+    assert stamped.get_suptitle() == "sample data (not the paper's data)"  # in the title, not a footer
+    assert reported.get_suptitle() == "" and reported.texts == []
 
 
 def test_ld_term_is_clipped_when_answers_have_extra_letters():
@@ -239,9 +239,7 @@ def test_footnote4_chance_matches_random_answers():
 
 
 def test_the_whole_sample_gives_every_pb_mcq_radar_cell_24_questions():
-    from matplotlib.colors import to_hex
-
-    from culturelab.plots.honest import SMALL_N_COLOUR
+    from culturelab.plots.honest import SMALL_N
 
     sample = cx.load(data_source="sample")
     cells = sample.procedures.drop_duplicates("procedure_id").groupby(["country", "category"]).size()
@@ -249,6 +247,6 @@ def test_the_whole_sample_gives_every_pb_mcq_radar_cell_24_questions():
     pb = sample.mcqs.assign(method="generate", correct=np.arange(len(sample.mcqs)) % 3 == 0, valid=True)
     ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
     assert {t.get_text().split("\n")[1] for t in ax.get_xticklabels()} == {"n=24"}
-    greyed = [c for c in ax.collections if len(c.get_offsets()) and to_hex(c.get_edgecolor()[0]) == SMALL_N_COLOUR]
-    assert not greyed  # no cell under 10 questions
+    hollow = [c for c in ax.collections if len(c.get_offsets()) and c.get_gid() == SMALL_N]
+    assert not hollow  # no cell under 10 questions
     plt.close("all")
