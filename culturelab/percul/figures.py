@@ -263,10 +263,9 @@ def fig8_with_base_rates(picks: pd.DataFrame, items: pd.DataFrame, *, pooling: s
     reference — each rule's share among the distractors shown, per category and pooled."""
     shares = distractors.rule_matrix(picks, "category", pooling=pooling)
     n, low, high = distractors.rule_uncertainty(picks, "category", pooling=pooling)
-    pooled = picks.assign(category="all categories")
-    all_n, all_low, all_high = distractors.rule_uncertainty(pooled, "category", pooling=pooling)
-    shares = pd.concat([distractors.rule_matrix(pooled, "category", pooling=pooling).reindex(["all categories"]),
-                        shares])
+    pooled = picks.assign(pool="all categories")  # its own index: a category index keeps known categories only
+    all_n, all_low, all_high = distractors.rule_uncertainty(pooled, "pool", pooling=pooling)
+    shares = pd.concat([distractors.rule_matrix(pooled, "pool", pooling=pooling), shares])
     n, low, high = pd.concat([all_n, n]), pd.concat([all_low, low]), pd.concat([all_high, high])
     base = pd.concat([distractors.rule_base_rates(items).set_axis(["all categories"]),
                       distractors.rule_base_rates(items, by="category")]).reindex(shares.index)

@@ -25,7 +25,8 @@ _HATCHES = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
 
 def place_legend(ax: plt.Axes, **kwargs: Any) -> Legend:
     """The legend of ``ax`` (frameless, ``kwargs`` passed on) in the first corner of the axes where
-    it covers no plotted data and no text of the figure (the audit's geometry,
+    it fits (no wider than the axes, at most half their height) and covers no plotted data and no
+    text of the figure (the audit's geometry,
     :mod:`culturelab.plots.audit`), else outside, right of the axes, in one column. Call it after the
     axes' limits are final.
 
@@ -41,12 +42,15 @@ def place_legend(ax: plt.Axes, **kwargs: Any) -> Legend:
     fig = ax.figure
     kwargs.setdefault("frameon", False)
     renderer = audit.renderer_of(fig)
-    for loc in ("upper right", "upper left", "lower right", "lower left", "center right", "center left",
-                "upper center", "lower center"):
+    frame = ax.get_window_extent(renderer)
+    for loc in ("upper right", "upper left", "lower right", "lower left", "upper center"):
         legend = ax.legend(loc=loc, **kwargs)
+        extent = legend.get_window_extent(renderer)
+        if extent.width > frame.width or extent.height > frame.height / 2:  # a corner of the axes only
+            continue
         texts = [t["corners"] for t in audit.texts_of(fig, renderer) if t["artist"] is not legend]
-        box = audit.box_corners(legend.get_window_extent(renderer))
-        if not audit.legend_hits(legend, fig, renderer) and not any(audit.overlap(box, t) for t in texts):
+        if not audit.legend_hits(legend, fig, renderer) and not any(
+                audit.overlap(audit.box_corners(extent), t) for t in texts):
             return legend
     return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), **{**kwargs, "ncols": 1})
 

@@ -78,7 +78,7 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
     if chance is not None and ax.collections and ax.collections[0].colorbar is not None:
         bar = ax.collections[0].colorbar  # the chance level: a dotted mark on the bar, named in its label
         bar.ax.axhline(chance, color="#222222", linestyle=":", linewidth=1.2)
-        bar.set_label(f"{cbar_label + ' ' if cbar_label else ''}(dotted: chance {chance:.3g})")
+        bar.set_label(f"{cbar_label + chr(10) if cbar_label else ''}dotted: chance {chance:.3g}")
         claim(fig, chance=chance)
     ax.set_xlabel(matrix.columns.name or "")
     ax.set_ylabel(matrix.index.name or "")

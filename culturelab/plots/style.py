@@ -106,7 +106,7 @@ def stamp_title(fig: Any, stamp: str) -> None:
     >>> plt.close(fig)
     """
     old = fig.get_suptitle()
-    if stamp in old:
+    if stamp in old or (stamp.startswith("sample data") and "sample data" in old.lower()):
         return
     title = fig.suptitle(f"{old}\n{stamp}" if old else stamp, **({} if old else {"fontsize": 9}))
     title.set_gid(STAMPED)

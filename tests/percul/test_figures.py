@@ -77,7 +77,10 @@ def test_figure_8_shows_the_base_rate_beside_the_picks(results):
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert titles == ["picked by a, b (sum_counts)", "chance: rules among the distractors shown"]
     assert any(t.startswith("hatched cells:") for t in [t.get_text() for t in fig.texts])  # 3–4 stories per category
-    assert fig.axes[0].get_yticklabels()[0].get_text() == "all categories"  # every pick in one row: the row with the most picks
+    assert fig.axes[0].get_yticklabels()[0].get_text() == "all categories"
+    pooled = [t.get_text() for t in fig.axes[0].texts[:7]]  # the pooled row's cells: every pick, n and interval
+    n_all = len(distractors.distractor_picks(results))
+    assert all(t.endswith(f"n={n_all}") and "[" in t for t in pooled), pooled  # every pick in one row: the row with the most picks
 
 
 def test_our_points_carry_n_ci_and_chance(results):
