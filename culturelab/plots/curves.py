@@ -27,7 +27,7 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
 
     ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
     random-permutation expectation at each step count; ``chance`` a constant one. Each point
-    is labelled with its n (``show_n``; in its series' colour, one line lower per series); points resting on fewer than ``min_n`` items are hollow
+    is labelled with its n (``show_n``: a row per series, in its colour, along the bottom of the axes); points resting on fewer than ``min_n`` items are hollow
     (in their series' colour). The legend goes where it covers no data (:func:`place_legend`).
 
     >>> t = pd.DataFrame({"steps": [3] * 12 + [4] * 2, "acc": [1, 0] * 7})
@@ -63,9 +63,9 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
         if small.any():
             note_small_n(fig, min_n, what="hollow points")
         if show_n:
-            for xv, yv, count in zip(part[x], part["mean"], part["n"]):
-                ax.annotate(f"n={count}", (xv, yv), xytext=(0, -9 - 7 * i), textcoords="offset points",
-                            ha="center", fontsize=5, color=colour)
+            for xv, count in zip(part[x], part["n"]):  # one row per series along the bottom of the axes
+                ax.annotate(f"n={count}", (xv, 0), xycoords=ax.get_xaxis_transform(), xytext=(0, 2 + 7 * i),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=5, color=colour)
     if baseline is not None:
         b = baseline.sort_values(x)
         ax.plot(b[x], b[y], color="#777777", linestyle=":", linewidth=1.2, label="random")

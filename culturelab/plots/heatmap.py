@@ -77,7 +77,8 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
             note_small_n(fig, min_n, what="hatched cells")
     if chance is not None and ax.collections and ax.collections[0].colorbar is not None:
         bar = ax.collections[0].colorbar  # the chance level: a dotted mark on the bar, named in its label
-        bar.ax.axhline(chance, color="#222222", linestyle=":", linewidth=1.2)
+        bar.ax.axhline(chance, color="white", linewidth=2.4)  # a white ground: the dots read on any colour
+        bar.ax.axhline(chance, color="#000000", linestyle=":", linewidth=1.4)
         bar.set_label(f"{cbar_label + chr(10) if cbar_label else ''}dotted: chance {chance:.3g}")
         claim(fig, chance=chance)
     ax.set_xlabel(matrix.columns.name or "")
