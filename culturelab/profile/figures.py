@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from culturelab.plots import MIN_N, claim, fade, footnote, note_small_n, palette, radar, too_few
+from culturelab.plots import MIN_N, claim, fade, footnote, note_small_n, palette, radar, stamp_title, too_few
 from culturelab.plots.honest import SMALL_N
 
 #: how the profile scores: multiple-choice tasks by option log-likelihood, the rest by generation
@@ -71,7 +71,8 @@ def _bar_panel(ax: plt.Axes, table: pd.DataFrame, tasks: list[str], models: list
 def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -> plt.Figure:
     """One panel per benchmark (dealt to ``n_columns`` columns), one horizontal bar per task and
     model, with its 95 % CI, a chance tick (dotted) and n; bars on fewer than ``min_n`` items are
-    faded; the models and how they were scored (:data:`METHOD`) in the title.
+    faded; the models and how they were scored (:data:`METHOD`) in the title, "(sample data)" in the
+    title of a benchmark's panel when its rows come from sample data (``data_source``).
 
     >>> t = pd.DataFrame({"model": "m", "benchmark": ["a", "a", "b"], "task": ["t1", "t2", "t1"],
     ...                   "mean": [0.5, 0.3, 0.7], "ci_low": 0.2, "ci_high": 0.8, "n": 40, "chance": 0.25,
@@ -94,8 +95,10 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -
         top = 0
         for bench in column:
             ax = fig.add_subplot(grid[top + 1:top + 1 + len(tasks[bench]), j])
-            _bar_panel(ax, table[table["benchmark"] == bench], tasks[bench], models, colours, min_n)
-            ax.set_title(bench, fontsize=8, loc="left")
+            part = table[table["benchmark"] == bench]
+            _bar_panel(ax, part, tasks[bench], models, colours, min_n)
+            sample = "data_source" in part and (part["data_source"] == "sample").any()
+            ax.set_title(f"{bench} (sample data)" if sample else bench, fontsize=8, loc="left")
             if bench != column[-1]:  # one score axis per column, under its last panel
                 ax.tick_params(axis="x", labelbottom=False)
             top += len(tasks[bench]) + 1
@@ -107,7 +110,7 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -
     fig.supxlabel("score (accuracy; ρ for reordering; adaptation metrics ÷ 100) with 95 % bootstrap CI", fontsize=7,
                   y=0.2 / height)
     note_small_n(fig, min_n)
-    claim(fig, kind="score", model=models, method=METHOD,
+    claim(fig, kind="score", model=models, method=METHOD, data_source=_sample(table),
           chance=[float(c) for c in table["chance"].dropna().unique()],
           no_chance=None if table["chance"].notna().any() else "no task states a chance level")
     return fig
@@ -118,6 +121,7 @@ def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title:
     one polygon per model, with 95 % CI band, n per spoke and the mean chance level. Spokes on
     fewer than ``min_n`` items for every model are left out (a point near the centre would hide
     them) and named in a caption; spokes small for some models only stay, drawn hollow for those (all stay if all are small).
+    When some rows come from sample data (``data_source``), the title says which benchmarks' are.
 
     >>> t = pd.DataFrame({"model": "m", "benchmark": "b", "task": "t", "binary": True, "chance": 0.25,
     ...                   "culture": ["A", "B", "C"] * 10 + ["D"], "score": [1.0, 0.0, 1.0] * 10 + [1.0]})
@@ -144,5 +148,18 @@ def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title:
         footnote(fig, f"not drawn (n < {min_n} for every model): "
                  + ", ".join(f"{k} (n={int(v)})" for k, v in dropped.items()))
     claim(fig, kind="score", model=list(dict.fromkeys(table["model"].astype(str))), method=METHOD.split(",")[0],
-          chance=None if np.isnan(chance) else chance, no_chance="the pooled tasks state no chance level")
+          chance=None if np.isnan(chance) else chance, no_chance="the pooled tasks state no chance level",
+          data_source=_sample(binary))
+    if _sample(binary):
+        names = sorted(binary.loc[binary["data_source"] == "sample", "benchmark"].astype(str).unique())
+        stamp_title(fig, f"partly sample data ({', '.join(names)}: not the papers' data)")
     return fig
+
+
+def _sample(table: pd.DataFrame) -> str | None:
+    """``"sample"`` when some rows of ``table`` come from sample data (its ``data_source``), else ``None``.
+
+    >>> _sample(pd.DataFrame({"data_source": ["released", "sample"]})), _sample(pd.DataFrame({"x": [1]}))
+    ('sample', None)
+    """
+    return "sample" if "data_source" in table and (table["data_source"] == "sample").any() else None

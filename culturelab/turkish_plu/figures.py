@@ -76,8 +76,8 @@ def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[s
                                                hi=lambda d: 100 * d["ci_high"], task_name=TASK_NAMES[task])
         grouped_bars(part, "task_name", "acc", "method", err_low="lo", err_high="hi", ax=ax, ylabel="accuracy (%)",
                      n="n", chance=100 * float(part["chance"].iloc[0]), legend=False)
-        for label, (model, ls) in styles.items():
-            v = reported.loc[(reported["task"] == task) & (reported["model"] == model), "value"]
+        for label, (paper_model, ls) in styles.items():
+            v = reported.loc[(reported["task"] == task) & (reported["model"] == paper_model), "value"]
             if len(v):
                 ax.axhline(float(v.iloc[0]), color="#444444", linestyle=ls, linewidth=1.1, label=label)
         ax.set_ylim(0, 100)

@@ -219,3 +219,15 @@ def test_run_savefig_stamps_the_title_and_writes_the_audit_record(notebook_run):
     run.savefig(reported, "paper", data_source="reported")
     record = json.loads((run.out_dir / "figures" / "paper.json").read_text())
     assert record["claims"]["kind"] == "reported" and not reported.get_suptitle()
+
+
+def test_turkish_plu_table6_names_the_model_it_was_given():
+    """The paper's reference lines (BERTurk ZS/FT) once shadowed the model named in the title."""
+    from culturelab.turkish_plu import figures
+
+    acc = pd.DataFrame({"task": "gi", "method": ["llm (mean)", "random"], "accuracy": [0.3, 0.25], "ci_low": 0.2,
+                        "ci_high": 0.4, "n": [60, 837], "chance": 0.25})
+    paper = pd.DataFrame({"task": "gi", "model": ["BERTurk FT", "Random"], "value": [72.4, 25.0]})
+    fig = figures.accuracy_panels(acc, paper, ["gi"], model=MODEL)
+    assert MODEL in fig.get_suptitle() and audit.claims_of(fig).models == [MODEL]
+    assert audit.problems(audit.inspect(fig), audit.claims_of(fig)) == []
