@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from culturelab.metrics.retrieval import average_precision, precision_at_k
-from culturelab.stats import bootstrap_ci, correlations
+from culturelab.stats import correlations, mean_ci
 
 
 def candidate_set(ingredient_lists: Sequence[Sequence[str]]) -> list[str]:
@@ -168,8 +168,9 @@ def format_cell(mean: float, std: float, *, digits: int = 2, std_digits: int = 2
 
 def group_cis(per_dish: pd.DataFrame, metric: str, by: Sequence[str], *, group: str = "group",
               seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
-    """Bootstrap 95 % CI per group of the per-dish metric averaged over templates (dishes are
-    the resampled unit, so templates of one dish stay together).
+    """95 % CI per group of the per-dish metric averaged over templates: dishes are the unit, so
+    templates of one dish stay together (:func:`culturelab.stats.mean_ci`: bootstrap over dishes,
+    Wilson when every dish's value is 0 or 1).
 
     >>> t = pd.DataFrame({"m": "x", "group": "A", "url": list("abcd"), "ap": [0.0, 1.0, 0.0, 1.0]})
     >>> group_cis(t, "ap", ["m"])[["group", "mean", "n_dishes"]].to_dict("records")
@@ -181,7 +182,7 @@ def group_cis(per_dish: pd.DataFrame, metric: str, by: Sequence[str], *, group: 
     for key, part in per.groupby([*by, group], observed=True, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         vals = part[metric].to_numpy(dtype=float)
-        lo, hi = bootstrap_ci(vals, seed=seed, n_resamples=n_resamples)
+        lo, hi = mean_ci(vals, seed=seed, n_resamples=n_resamples)
         rows.append({**dict(zip([*by, group], key)), "mean": float(np.nanmean(vals)) if len(vals) else np.nan,
                      "ci_low": lo, "ci_high": hi, "n_dishes": int(np.isfinite(vals).sum())})
     return pd.DataFrame(rows)
