@@ -126,7 +126,7 @@ def average_precision(scores: np.ndarray, gold: np.ndarray, *, rankable: np.ndar
     gold = np.asarray(gold, bool) & (True if rankable is None else np.asarray(rankable, bool))
 
     def ap(b: dict[str, np.ndarray]) -> np.ndarray:
-        # a gold item in slot j of its block has the block's other gold before it with chance (j − 1)/(t − 1)
+        # given a gold item in slot j of its block, each of the block's g − 1 other gold is before it with chance (j − 1)/(t − 1)
         others_before = (b["slot"] - 1) * (b["in_block"] - 1) / np.maximum(b["size"] - 1, 1)
         hits = b["above"] + 1 + others_before
         n_gold = b["above"][:, -1] + b["in_block"][:, -1]
