@@ -43,7 +43,7 @@ from functools import lru_cache
 import pandas as pd
 
 from culturelab.parsing import strip_think
-from culturelab.stats import bootstrap_ci
+from culturelab.stats import proportion_ci
 
 _EN_CUES = (re.compile(r"ingredients?\s+of\s*", re.I),
             re.compile(r"\b(?:is|are|includes?|including|contains?)\s+", re.I))
@@ -160,7 +160,7 @@ def score_answers(answers: Sequence[str], gold: Sequence[Sequence[str]], lang: s
 
 def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Sequence[str] | None = None,
                       all_label: str = "All", seed: int = 0) -> pd.DataFrame:
-    """Accuracy (%) per group and pooled over all dishes, with a bootstrap 95 % CI and counts —
+    """Accuracy (%) per group and pooled over all dishes, with a 95 % Wilson interval and counts —
     the layout of Table 13 (``groups`` fixes the row order).
 
     >>> t = pd.DataFrame({"group": ["A", "A", "B"], "correct": [True, False, True], "valid": True})
@@ -172,7 +172,7 @@ def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Seq
     for name in [*names, all_label]:
         part = scored if name == all_label else scored[scored[group] == name]
         values = part["correct"].astype(float).to_numpy()
-        lo, hi = bootstrap_ci(values, seed=seed)
+        lo, hi = proportion_ci(int(values.sum()), len(values))
         rows.append({group: name, "accuracy": 100 * values.mean() if len(values) else float("nan"),
                      "ci_low": 100 * lo, "ci_high": 100 * hi, "n": len(values),
                      "n_correct": int(values.sum()), "invalid": int((~part["valid"]).sum())})

@@ -1,4 +1,4 @@
-"""Multiple-choice accuracy with invalid answers counted, per group, with bootstrap CIs.
+"""Multiple-choice accuracy with invalid answers counted, per group, with 95 % Wilson intervals.
 
 Per-instance tables carry ``correct`` (bool) and ``valid`` (bool: the answer could be
 parsed). Invalid answers count as wrong, as in the papers, and their rate is reported.
@@ -20,7 +20,8 @@ from culturelab.stats import summarise
 
 
 def accuracy_table(df: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
-    """Accuracy, 95 % CI, invalid-answer rate and n for each group of ``by``.
+    """Accuracy, 95 % Wilson interval (:func:`culturelab.stats.summarise`), invalid-answer rate and n
+    for each group of ``by``.
 
     >>> t = pd.DataFrame({"model": ["a", "a", "b", "b"], "correct": [1, 1, 1, 0], "valid": [1, 1, 1, 0]})
     >>> accuracy_table(t, ["model"])[["model", "accuracy", "invalid_rate", "n"]].to_dict("records")

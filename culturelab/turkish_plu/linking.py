@@ -153,8 +153,9 @@ def recall_table(ranks: pd.DataFrame, ns: Sequence[int] = NS, *, groups: Sequenc
                  seed: int = 0) -> pd.DataFrame:
     """R@n (in %) and MRR from :func:`rank_gold`'s ``above``/``tied``, equal scores taken in random
     order (their expectation, :func:`culturelab.metrics.retrieval.expected_recall`; a rule that
-    does not depend on the order of the pool), long form with a bootstrap 95 % CI over queries
-    (``group, metric, value, ci_low, ci_high, n``); ``groups`` labels each query (e.g. its
+    does not depend on the order of the pool), long form with a 95 % CI over queries
+    (:func:`culturelab.stats.summarise`: Wilson where every query's value is 0 or 1, e.g. R@n without
+    ties, else bootstrap; ``group, metric, value, ci_low, ci_high, n``); ``groups`` labels each query (e.g. its
     origin) for per-group rows in addition to ``all``.
 
     >>> r = pd.DataFrame({"above": [0.0, 0.0], "tied": [1.0, 2.0]})
@@ -164,7 +165,7 @@ def recall_table(ranks: pd.DataFrame, ns: Sequence[int] = NS, *, groups: Sequenc
     from culturelab.stats import summarise
 
     above, tied = ranks["above"].to_numpy(), ranks["tied"].to_numpy()
-    per_query = {f"R@{n}": 100.0 * expected_recall(above, tied, n) for n in ns}
+    per_query = {f"R@{n}": expected_recall(above, tied, n) for n in ns}
     per_query["MRR"] = expected_reciprocal_rank(above, tied)
     labels = np.asarray(groups) if groups is not None else None
     rows = []
@@ -172,8 +173,9 @@ def recall_table(ranks: pd.DataFrame, ns: Sequence[int] = NS, *, groups: Sequenc
         mask = np.ones(len(ranks), bool) if group == "all" else labels == group
         for metric, values in per_query.items():
             s = summarise(pd.DataFrame({"v": values[mask]}), "v", seed=seed).iloc[0]
-            rows.append({"group": group, "metric": metric, "value": s["mean"], "ci_low": s["ci_low"],
-                         "ci_high": s["ci_high"], "n": int(s["n"])})
+            scale = 1.0 if metric == "MRR" else 100.0  # R@n in %
+            rows.append({"group": group, "metric": metric, "value": scale * s["mean"], "ci_low": scale * s["ci_low"],
+                         "ci_high": scale * s["ci_high"], "n": int(s["n"])})
     return pd.DataFrame(rows)
 
 

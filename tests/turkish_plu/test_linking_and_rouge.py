@@ -34,6 +34,11 @@ def test_recall_at_n_on_a_hand_made_pool():
     assert got[("translated", "R@1")] == 0.0 and got[("original", "R@1")] == 100.0
     every = table[table["group"] == "all"]
     assert (every["ci_low"] <= every["value"]).all() and (every["value"] <= every["ci_high"]).all()
+    # R@n without ties is a proportion: Wilson's interval (in %), not the bootstrap's [0, 100] for 1 of 3
+    from culturelab.stats import proportion_ci
+
+    assert every.set_index("metric").loc["R@1", ["ci_low", "ci_high"]].tolist() == \
+        pytest.approx([100 * b for b in proportion_ci(1, 3)])
 
 
 def test_ties_count_at_their_expected_rank_whatever_the_pool_order():
