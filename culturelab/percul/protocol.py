@@ -245,7 +245,7 @@ def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
     >>> import os, unittest.mock
     >>> with unittest.mock.patch.dict(os.environ, {"CULTURELAB_DATA": "/nonexistent"}):
     ...     locate("01_benchmark", {"data_source": "auto", "data_dir": ""}).note
-    'no copy of the gated release (https://huggingface.co/datasets/teias-ai/percul) under /nonexistent/percul; `auto` uses our sample'
+    'no copy of the gated release (https://huggingface.co/datasets/teias-ai/percul) under /nonexistent/percul, so `auto` uses our sample'
     """
     from pathlib import Path
 
@@ -260,7 +260,7 @@ def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
     if source == "download":
         return DataUsed("released", note=f"downloaded from {RELEASE.url} (gated: needs HF_TOKEN)")
     if source == "auto" and not params.get("data_dir"):
-        return DataUsed("sample", note=f"no copy of the gated release ({RELEASE.url}) under {folder}; `auto` uses "
-                                       "our sample")
+        return DataUsed("sample", note=f"no copy of the gated release ({RELEASE.url}) under {folder}, so `auto` "
+                                       "uses our sample")
     return DataUsed("missing", note=f"no copy of the release under {folder}; put {RELEASE.url} (gated) there or set "
                                     "data_source: download")

@@ -54,8 +54,8 @@ def test_paper_yaml_offline_names_our_sample_and_the_model_for_every_notebook(mo
     assert sorted(lines) == NOTEBOOKS
     for name, found in lines.items():
         assert found[0] == ("data: sample data (ours, not the paper's) — no copy of the gated release "
-                            "(https://huggingface.co/datasets/teias-ai/percul) under /nonexistent/percul; `auto` uses "
-                            "our sample"), name
+                            "(https://huggingface.co/datasets/teias-ai/percul) under /nonexistent/percul, so `auto` "
+                            "uses our sample"), name
         protocol_lines = [line for line in found if line.startswith("protocol:")]
         assert protocol_lines == ([] if name != "percul/05_robustness" else [
             "protocol: beyond the paper: every story under several option orders, by option log-likelihood"]), name
