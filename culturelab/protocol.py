@@ -432,5 +432,5 @@ def label_rows(table: Any, deviations_of: Callable[[Mapping[str, Any]], Deviatio
     labels = [{**dict(zip(keys, combo)), **deviations_of(dict(zip(keys, combo))).columns()}
               for combo in combos.itertuples(index=False, name=None)]
     out = table.drop(columns=[c for c in LABEL_COLUMNS if c in table])
-    return out.merge(pd.DataFrame(labels), on=keys, how="left")
+    return out.merge(pd.DataFrame(labels, columns=[*keys, *LABEL_COLUMNS]), on=keys, how="left")
 

@@ -69,3 +69,46 @@ def test_fmlama_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run
         chatgpt = pd.read_csv(config.runs_dir() / run_name / notebook / "table13_vs_paper.csv")
         assert chatgpt["protocol"].str.contains("the authors' parser and lemmatizer, not released").all()
         assert chatgpt["delta"].isna().all()
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("notebook", [n for n in all_notebooks() if n.startswith("percul/")])
+def test_percul_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run):
+    """Every PERCUL results table is labelled by the one comparison (``culturelab/percul/protocol.py``),
+    row by row: our sample and the stories it used, the smoke run's token budget and our
+    log-likelihood scoring, the English prompt's answer line, our rule labels; the paper's own numbers are the paper's."""
+    from culturelab.protocol import LABEL_COLUMNS
+
+    run_name, _ = smoke_run
+    for path in sorted((config.runs_dir() / run_name / notebook).glob("*.csv")):
+        table = pd.read_csv(path)
+        assert set(LABEL_COLUMNS) <= set(table.columns) and table[["data", "protocol"]].notna().all().all(), path.name
+        if path.name.startswith(("paper_", "finetune_gap")):
+            assert (table[["data", "protocol", "model_status"]] == "same").all().all(), path.name
+            continue
+        papers = (table.get("model", pd.Series("", index=table.index)).astype(str).str.endswith("(paper)")
+                  | table.get("source", pd.Series("", index=table.index)).astype(str).str.startswith("paper"))
+        assert (table.loc[papers, ["data", "protocol", "model_status"]] == "same").all().all(), path.name
+        ours = table[~papers]
+        assert ours["data"].str.match(r"(sample data \(ours, not the paper's\)( — .*)?|\d+ of 592 stories); "
+                                      r"max_instances \d").all(), path.name
+        assert not ours["comparable"].any() and ours["model_status"].str.contains("not one of the paper's").all()
+        if notebook == "percul/05_robustness":
+            assert ours["protocol"].str.startswith("beyond the paper").all(), path.name
+        elif "method" in ours:
+            generated = ours["method"] == "generate"
+            assert ours.loc[generated, "protocol"].str.contains("24 new tokens").all(), path.name
+            assert ours.loc[~generated, "protocol"].str.contains("option log-likelihood").all(), path.name
+        if "split" in ours:
+            english = ours["split"] == "gpt_english_translation"
+            assert ours.loc[english, "protocol"].str.contains("our English prompt").all(), path.name
+            assert not ours.loc[~english, "protocol"].str.contains("English").any(), path.name
+            if "method" in ours:  # the answer-language line is part of the generation prompt only
+                keeps = ours["protocol"].str.contains("keeps Figure 9's 'Your answer must be in Persian'")
+                assert keeps.equals(english & (ours["method"] == "generate")), path.name
+    if notebook == "percul/03_translation":
+        gap = pd.read_csv(config.runs_dir() / run_name / notebook / "translation_gap.csv")
+        assert gap["protocol"].str.contains("our English prompt").sum() == (~gap["model"].str.endswith("(paper)")).sum()
+    if notebook == "percul/04_distractors":
+        lure = pd.read_csv(config.runs_dir() / run_name / notebook / "lure_rates.csv")
+        assert lure["protocol"].str.contains("distractor rules from distractor_rules.csv, not the paper's").all()

@@ -294,3 +294,20 @@ def position_bars(prior: pd.DataFrame, *, title: str = "Where the answers fall")
     ax.set_ylim(0, max(1.0, float(np.nanmax(long["ci_high"].fillna(long["share"])))) + 0.25)
     ax.legend(frameon=False, fontsize=7, ncols=3, loc="upper center")
     return fig
+
+
+def caption(fig: plt.Figure, text: str) -> plt.Figure:
+    """``fig`` with ``text`` — what it shows beside the paper: method, data, protocol and model
+    (:func:`culturelab.percul.protocol.figure_caption`) — in small grey type under it, wrapped to
+    the figure's width.
+
+    >>> fig = caption(plt.figure(figsize=(4, 2)), "data: same · protocol: same")
+    >>> fig.texts[-1].get_text()
+    'data: same · protocol: same'
+    >>> plt.close("all")
+    """
+    import textwrap
+
+    width = max(40, int(fig.get_figwidth() * 22))
+    fig.text(0.01, -0.07, textwrap.fill(text, width, break_on_hyphens=False), fontsize=6, color="#444444", ha="left", va="top")
+    return fig

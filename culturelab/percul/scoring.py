@@ -39,11 +39,8 @@ METHODS = ("generate", "loglikelihood")
 INVALID_POLICIES = ("wrong", "exclude")
 LOGLIK_TARGETS = ("text", "number")
 #: stop generating at the line that closes the JSON object (the parser closes it again); the
-#: paper let models write to their maximum length — set ``stop=None`` for that
+#: paper let models write to their maximum length (:mod:`culturelab.percul.protocol`) — set ``stop=None`` for that
 JSON_STOP = ("\n}",)
-#: the paper's decoding (§4): temperature 0, models "allowed to generate up to their maximum generation
-#: length"; a limit of at least this many new tokens, with no early stop, counts as that
-PAPER_MAX_NEW_TOKENS = 1024
 #: the columns of :func:`summary` (also when there is nothing to summarise)
 SUMMARY_COLUMNS = ["macro", "macro_ci_low", "macro_ci_high", "micro", "invalid_rate", "refusal_rate", "n",
                    "n_categories"]
@@ -64,52 +61,6 @@ def subset(items: pd.DataFrame, max_instances: int = 0) -> pd.DataFrame:
                          else items["category"].map({c: i for i, c in enumerate(CATEGORIES)}))
     order = order.sort_values(["_rank", "_cat"], kind="stable").head(max_instances)
     return order.drop(columns=["_rank", "_cat"]).sort_index().reset_index(drop=True)
-
-
-def protocol_of(method: str, split: str = SPLITS[0], *, prompt_version: str = "v1",
-                max_new_tokens: int = PAPER_MAX_NEW_TOKENS, stop: Sequence[str] | None = None,
-                answer_in_persian: bool = True, invalid_policy: str = "wrong") -> str:
-    """How a run's answers compare with the paper's protocol (§4, Figure 9): ``"same"``, or the
-    steps that differ (``; ``-joined) — the ``protocol`` of :func:`culturelab.reported.compare`.
-
-    The paper's protocol as published: the Figure 9 prompt as printed (``v1``), generation at
-    temperature 0 up to the model's maximum length (no early stop; ≥ :data:`PAPER_MAX_NEW_TOKENS`
-    new tokens), unparseable answers counted wrong. Its ``{CAT}`` words are attested for one
-    category only (ours for the other ten), which no setting can change.
-
-    >>> protocol_of("generate")
-    'same'
-    >>> protocol_of("loglik-text-mean")
-    'option log-likelihood instead of generation'
-    >>> protocol_of("generate", max_new_tokens=40, stop=["\\n}"])
-    'generation stopped early: at most 40 new tokens, stop at the closing JSON brace (the paper: to the maximum length)'
-    """
-    if not (method == "generate" or method.startswith("loglik")):
-        raise ValueError(f"unknown method {method!r}; use generate or loglik-*")
-    steps = []
-    if method != "generate":
-        steps.append("option log-likelihood instead of generation")
-    elif max_new_tokens < PAPER_MAX_NEW_TOKENS or stop:
-        why = [f"at most {max_new_tokens} new tokens"] + (["stop at the closing JSON brace"] if stop else [])
-        steps.append(f"generation stopped early: {', '.join(why)} (the paper: to the maximum length)")
-    if prompt_version != "v1":
-        steps.append(f"prompt {prompt_version} instead of Figure 9 as printed")
-    if method == "generate" and not answer_in_persian:
-        steps.append("without 'Your answer must be in Persian'")
-    if method == "generate" and invalid_policy != "wrong":
-        steps.append("unparseable answers excluded (the paper counts them wrong)")
-    if split != SPLITS[0]:
-        steps.append("English prompt is ours (the paper's prompt for the translated split is not published)")
-    return "; ".join(steps) or "same"
-
-
-def add_protocol(table: pd.DataFrame, split: str = SPLITS[0], **settings: Any) -> pd.DataFrame:
-    """``table`` (one row per ``method``) with each row's :func:`protocol_of` as ``protocol``.
-
-    >>> add_protocol(pd.DataFrame({"method": ["generate"]}), max_new_tokens=2048)["protocol"].tolist()
-    ['same']
-    """
-    return table.assign(protocol=[protocol_of(m, split, **settings) for m in table["method"]])
 
 
 def run_generation(model: LanguageModel, items: pd.DataFrame, *, max_new_tokens: int = 256,
