@@ -19,6 +19,23 @@ from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
 from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
 
 
+def captioned(fig: plt.Figure, text: str) -> plt.Figure:
+    """``fig`` with ``text`` — what it shows beside the paper, from the one comparison
+    (:meth:`culturelab.protocol.Deviations.caption`) — in small grey type under it, wrapped to the
+    figure's width.
+
+    >>> fig = captioned(plt.figure(figsize=(4, 2)), "data: same · protocol: same")
+    >>> fig.texts[-1].get_text()
+    'data: same · protocol: same'
+    >>> plt.close("all")
+    """
+    import textwrap
+
+    fig.text(0.01, -0.06, textwrap.fill(text, max(40, int(fig.get_figwidth() * 22))), fontsize=6, color="#444444",
+             ha="left", va="top")
+    return fig
+
+
 def category_radar(profile: pd.DataFrame) -> plt.Figure:
     """Radar of :func:`culturelab.turkish_plu.corpus.category_profile` (each feature scaled to its
     maximum over categories; spokes = categories)."""
