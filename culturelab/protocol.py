@@ -388,6 +388,7 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
     sections = [s for key, s in module.PROTOCOL.items() if key == topic or key.startswith(topic + ".")]
     if not sections:
         return None
+    own = module.PROTOCOL.get(topic)  # the notebook's own section: its `beyond` is the notebook's
     sections = [s for s in sections if not s.when or params.get(s.when)]
     models = getattr(module, "MODELS", {})
     # the parameter naming the notebook's model: ``model``, or the paper's MODEL_PARAMS[topic] (e.g. an encoder)
@@ -400,7 +401,7 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
         result = compare(section, params, used, model=spec, paper_models=models)
         for item in result.items:
             merged.setdefault(item.text, item)
-        beyond = beyond or (section.beyond if len(sections) == 1 else "")
+        beyond = beyond or (section.beyond if len(sections) == 1 or section is own else "")
     return Deviations(tuple(merged.values()), used, spec, None if spec is None else paper_model_of(spec, models),
                       beyond)
 

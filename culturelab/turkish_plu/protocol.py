@@ -134,7 +134,7 @@ def _drop_text(v: Any) -> str:
 
 
 _FINETUNE = {
-    "finetune_split": Setting("train", "§4.2, Table 4", accept=lambda v: getattr(v, "split", v) == "train",
+    "finetune_split": Setting("train", "§4.2, Table 4", accept=lambda v: (v.split if isinstance(v, Training) else v) == "train",
                               describe=_split_text),
     "finetune_goal_disjoint": Setting(False, "Table 4", describe=_drop_text,
                                       accept=lambda v: v.dropped == 0 if isinstance(v, Training) else not v),
@@ -178,8 +178,8 @@ def finetune_effective(overlap: pd.DataFrame, split: str, goal_disjoint: bool) -
 
 # ------------------------------------------------------------------ the sections
 _CORPUS_PART = Setting("whole", "Table 3 category rows: all 52K tutorials", kind="data", describe=lambda v: (
-    "the original-Turkish part only (2,009 of ~52K tutorials); the paper's category rows count the whole corpus, "
-    "whose ~50K translated tutorials are not in the release (Table 3)"))
+    f"the original-Turkish part only ({CORPUS.counts['tutorials']:,} of ~52K tutorials); the paper's category rows "
+    "count the whole corpus, whose ~50K translated tutorials are not in the release (Table 3)"))
 _MC_DATA = {"tasks": Setting(list(TASKS), "Table 6: all four tasks", kind="data",
                              accept=lambda v: set(TASKS) <= set(v), describe=_tasks),
             "max_instances": _size("max_instances", "test items per task")}
@@ -432,31 +432,47 @@ def summary_labels(run: Run, scores: pd.DataFrame) -> Callable[[Mapping[str, Any
     return of
 
 
-def figure_caption(labels: Callable[[Mapping[str, Any]], Deviations], table: pd.DataFrame, by: list[str],
+def figure_caption(run: Run, labels: Callable[[Mapping[str, Any]], Deviations], table: pd.DataFrame, by: list[str],
                    name: str = "method") -> str:
-    """One caption for a figure of several methods (or systems): every distinct ``data`` label,
-    each method's ``protocol`` (the methods that follow the paper named together) and every model
-    that is not one of the paper's, from ``labels`` of each distinct ``by`` combination of ``table``.
+    """A short caption for a figure of several methods (or systems): the run's own data and
+    protocol labels (:meth:`~culturelab.protocol.Deviations.caption`), then, per method, whether it follows the
+    paper's protocol, is beyond the paper, or differs — naming the settings in which it differs
+    beyond the run's own — from ``labels`` of each distinct ``by`` combination of ``table``. Each
+    row's full labels are in the results tables.
 
     >>> import pandas as pd
-    >>> s = Section("§4", settings={"method": Setting("generate", "§4", what="method")})
-    >>> t = pd.DataFrame({"method": ["generate", "loglikelihood"]})
-    >>> figure_caption(lambda row: compare(s, row, DataUsed("sample")), t, ["method"])
-    "data: sample data (ours, not the paper's) · protocol same: generate · loglikelihood: method loglikelihood (the paper: generate, §4)"
+    >>> from culturelab.runner import Run
+    >>> run = Run("turkish_plu/02_mc_tasks", {"max_llm_instances": 8}, name="doctest")
+    >>> run.set_data_source("released", dict(TEST_SETS.counts))
+    >>> t = pd.DataFrame({"method": ["random", "majority (val)", "llm (sum)"], "task": "si", "id": 0,
+    ...                   "model": ["baseline", "baseline", "hf:x"]})
+    >>> print(figure_caption(run, mc_labels(run, t), t, ["task", "method", "model"]).replace(" · ", "\\n"))
+    data: same
+    protocol: same
+    random: as the paper
+    majority (val): differs in baseline
+    llm (sum): beyond the paper (max_llm_instances)
+    model hf:x: not one of the paper's (labels of each row: the results tables)
     """
-    rows = table[by].drop_duplicates().to_dict("records")
-    found = [(row, labels(row)) for row in rows]
-    data = "; ".join(dict.fromkeys(d.data for _, d in found))
-    protocols: dict[str, list[str]] = {}
-    for row, d in found:
-        names = protocols.setdefault(d.protocol, [])
-        if str(row[name]) not in names:
-            names.append(str(row[name]))
-    same = protocols.pop("same", [])
-    parts = [f"data: {data}", *([f"protocol same: {', '.join(same)}"] if same else []),
-             *(f"{', '.join(names)}: {text}" for text, names in protocols.items())]
-    parts += list(dict.fromkeys(f"model {d.model}" for _, d in found if d.model != "same"))
-    return " · ".join(parts)
+    base = run.deviations()
+    seen = {d.key for d in base.items}
+    keys: dict[str, dict[str, None]] = {}
+    beyond: set[str] = set()
+    models: dict[str, None] = {}
+    for row in table[by].drop_duplicates().to_dict("records"):
+        d, method = labels(row), str(row[name])
+        keys.setdefault(method, {}).update(dict.fromkeys(x.key for x in d.items if x.key not in seen
+                                                         and not x.key.startswith("count:")))
+        if d.beyond:
+            beyond.add(method)
+        if d.model != "same" and d.model_spec:
+            models[f"model {d.model_spec}: not one of the paper's"] = None
+    parts = [f"data: {base.data}", f"protocol: {base.protocol}"]
+    for method, extra in keys.items():
+        listed = ", ".join(extra)
+        parts.append(f"{method}: " + (f"beyond the paper{f' ({listed})' if listed else ''}" if method in beyond
+                                      else f"differs in {listed}" if listed else "as the paper"))
+    return " · ".join([*parts, *models]) + " (labels of each row: the results tables)"
 
 
 def reported_deviations(part: str) -> Deviations:
