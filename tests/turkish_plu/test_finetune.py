@@ -104,8 +104,10 @@ def test_fine_tuning_is_goal_disjoint_by_default_and_says_so(monkeypatch):
     assert sorted(seen["so"]["goal"]) == ["g1", "g1", "g2", "g3", "g4", "g5"]
 
 
-def test_the_released_validation_split_shares_goals_with_the_test_sets(real_root):
+def test_the_released_validation_split_shares_goals_with_the_test_sets_and_the_labels_say_so(real_root, start):
     from culturelab.turkish_plu import data as tp
+
+    from .test_protocol import finetuned
 
     release = tp.Release(real_root.parent)
     corpus = release.corpus()
@@ -117,3 +119,5 @@ def test_the_released_validation_split_shares_goals_with_the_test_sets(real_root
     disjoint = ft.drop_test_goals(val, test)
     assert len(val) - len(disjoint) == overlap["train_sharing"].sum()
     assert ft.goal_overlap(disjoint, test)["test_sharing"].sum() == 0
+    row = finetuned(start, "val", False, ft.goal_overlap(val, test).query("task == 'so'"))  # the defect
+    assert "325 of the 1,021 Step Ordering test items share their goal with a validation item" in row["protocol"]
