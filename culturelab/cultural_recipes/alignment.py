@@ -149,6 +149,17 @@ def protocol_of(*, n_queries: int, word2vec: dict[str, Any], mode: str = "semi_s
 
 #: what our labels are, beside every number they give (the paper's were the authors' judgement)
 AUTOMATIC_LABELS = "automatic labels (CC-CEDICT glosses + our taxonomy)"
+#: the same for our toy sample, whose labels come from the lexicon it was generated from
+TOY_LABELS = "automatic labels (the toy sample's gold lexicon)"
+
+
+def labels_of(corpora: Corpora) -> str:
+    """What labels a run's neighbours: the corpora's own gold lexicon, else CC-CEDICT and our taxonomy.
+
+    >>> labels_of(corpus_mod.corpora(max_recipes=1)) == TOY_LABELS
+    True
+    """
+    return AUTOMATIC_LABELS if corpora.literal is None else TOY_LABELS
 
 
 def label_counts(view: pd.DataFrame) -> pd.Series:
@@ -161,14 +172,14 @@ def label_counts(view: pd.DataFrame) -> pd.Series:
     return view["label"].value_counts().reindex(list(bli.LABELS), fill_value=0).astype(int)
 
 
-def bli_summary(view: pd.DataFrame, *, k: int = 5, data: str = "not stated", protocol: str = "not stated"
-                ) -> pd.DataFrame:
+def bli_summary(view: pd.DataFrame, *, k: int = 5, data: str = "not stated", protocol: str = "not stated",
+                labels: str = AUTOMATIC_LABELS) -> pd.DataFrame:
     """P@k and the split of the misses by automatic label (:func:`label_counts`), beside the
     paper's hand-judged numbers, with their comparability (:func:`culturelab.reported.compare`:
     ``delta`` only where ``data`` and ``protocol`` are both ``"same"``). P@k counts the queries
     with a literal translation known (``n``); ``unlabelled`` queries (no gloss, or a miss without
     a taxonomy class) are counted apart; the paper has no ``near-literal`` or ``unlabelled``.
-    ``labels`` names ours as automatic.
+    ``labels`` names ours as automatic (:func:`labels_of`).
 
     >>> v = pd.DataFrame({"label": ["literal"] * 3 + ["cultural", "error", "unlabelled"],
     ...                   "label_note": [""] * 5 + ["no literal translation known (no dictionary gloss)"]})
@@ -185,14 +196,15 @@ def bli_summary(view: pd.DataFrame, *, k: int = 5, data: str = "not stated", pro
     judged = n - int(((view["label"] == "unlabelled") & notes.str.contains("gloss")).sum())
     p_name = f"P@{k}"
     quantities = {p_name: (counts["literal"] / judged if judged else np.nan, judged), "queries": (n, n)}
-    quantities |= {f"{label} (of misses)": (counts[label], n) for label in bli.LABELS[1:]}
+    quantities |= {f"{label} (of misses)": (counts[label], n) for label in bli.LABELS[1:-1]}
+    quantities["unlabelled"] = (counts["unlabelled"], n)
     ours = pd.DataFrame({"quantity": list(quantities), "value": [float(v) for v, _ in quantities.values()]})
     rows = [r for r in ("P@5", "queries", "cultural (of misses)", "error (of misses)") if r in quantities]
     paper = pd.DataFrame({"quantity": rows, "value": [float(ref[r]) for r in rows]})
     table = compare_reported(paper, ours, on=["quantity"], data=data, protocol=protocol)
     table = table.set_index("quantity").loc[ours["quantity"]].reset_index()
     table["n"] = [m for _, m in quantities.values()]
-    table["labels"] = AUTOMATIC_LABELS
+    table["labels"] = labels
     return table[["quantity", "ours", "n", "labels", "reported", "delta", "data", "protocol", "comparable"]]
 
 
@@ -236,7 +248,8 @@ def literal_chance(view: pd.DataFrame, target_words: Sequence[str], *, k: int = 
     return bli.chance_precision(sizes, len(vocab), k)
 
 
-def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *, k: int = 5) -> Any:
+def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *, k: int = 5,
+                  labels: str = AUTOMATIC_LABELS) -> Any:
     """Share of queries per label, ours (automatic) beside the paper's (by hand) (:func:`label_shares`: n and 95 %
     intervals), with the P@k of random retrieval (:func:`literal_chance`) as chance."""
     from culturelab.plots import grouped_bars
@@ -245,23 +258,37 @@ def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *,
     fig = grouped_bars(label_shares(view, ours, chance=chance), x="label", y="share", hue="source", err_low="ci_low",
                        err_high="ci_high", n="n", chance=chance, ylabel="share of queries",
                        title=f"Top-{k} neighbours by label (chance of literal: a random top {k})")
-    fig.axes[0].set_xlabel(f"ours: {AUTOMATIC_LABELS}; the paper's: by hand", fontsize=7)
+    fig.axes[0].set_xlabel(f"ours: {labels}; the paper's: by hand", fontsize=7)
     ax = fig.axes[0]
     ax.set_ylim(0, 1.15)
     ax.legend(frameon=False, fontsize=7, ncols=3, loc="upper center")
     return fig
 
 
+def _ended(stop: str, iterations: int) -> str:
+    """A short note of how a fit's self-learning ended (:func:`convergence`).
+
+    >>> _ended("converged", 120), _ended("max_iter", 11), _ended("no self-learning", 0)
+    ('converged, 120 it.', 'capped, 11 it.', 'no self-learning')
+    """
+    return {"converged": f"converged, {iterations} it.", "max_iter": f"capped, {iterations} it."}.get(stop, stop)
+
+
 def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1) -> Any:
     """P@k of the fr → en check per mode and retrieval (:func:`real_vectors_check`), with 95 %
-    intervals, n (test words) and the P@k of random retrieval as chance."""
+    intervals, n (test words) and the P@k of random retrieval as chance; each mode's label says
+    how its self-learning ended (converged or capped, iterations)."""
     from culturelab.plots import grouped_bars
 
     at_k = scores[scores["k"] == k]
     fig = grouped_bars(at_k, x="mode", y="precision", hue="retrieval", err_low="ci_low", err_high="ci_high",
                        n="n_queries", chance=float(at_k["chance"].mean()), ylabel=f"P@{k} (CLDR test pairs)",
                        title="fr (spaCy) → en (GloVe)")
-    fig.axes[0].legend(frameon=False, fontsize=7, ncols=3, loc="upper left")
+    ax = fig.axes[0]
+    ended = at_k.groupby("mode", sort=False).first()
+    ax.set_xticklabels([f"{m}\n({_ended(ended.loc[m, 'stop'], int(ended.loc[m, 'iterations']))})"
+                        for m in ended.index], fontsize=7)
+    ax.legend(frameon=False, fontsize=7, ncols=3, loc="upper left")
     return fig
 
 
@@ -291,7 +318,8 @@ def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int
     vocabularies), seeded and scored with single-word CLDR name pairs split by source word.
 
     Returns P@1/5/10 per mode and retrieval (:func:`culturelab.embeddings.bli.evaluate`, with
-    ``mode``, ``seconds``, ``train_pairs``) and the top-5 English neighbours of up to eight French
+    ``mode``, how its self-learning ended and its time (:func:`convergence`), ``train_pairs``; ``max_iter``
+    0 runs each mode until VecMap's criterion stops it) and the top-5 English neighbours of up to eight French
     food words under ``show_mode`` (else the first mode).
     """
     from culturelab.embeddings import dictionaries, vectors
@@ -364,47 +392,59 @@ def _share(count: int, n: int) -> str:
     return f"{count} of {n}"
 
 
+def label_findings(view: pd.DataFrame, *, title: str = "Our top-5 lists", labels: str = AUTOMATIC_LABELS,
+                   chance: float = float("nan"), k: int = 5) -> str:
+    """The label counts of a Table 2 view as a Markdown sentence (every number from ``view``):
+    queries with their literal translation in the top ``k`` (the paper's rule for *literal*), and
+    how the others are labelled, named as ``labels``.
+
+    >>> v = pd.DataFrame({"label": ["literal", "cultural", "unlabelled"]})
+    >>> print(label_findings(v, chance=0.1))  # doctest: +NORMALIZE_WHITESPACE
+    **Our top-5 lists**, automatic labels (CC-CEDICT glosses + our taxonomy): 1 of 3 queries have their literal
+    translation among their top 5 (a random top 5: 0.10), so by the paper's rule 1 of 3 are *literal*; the
+    others: 1 cultural, 1 unlabelled.
+    """
+    n = len(view)
+    counts = label_counts(view)
+    n_literal = int(counts["literal"])
+    verdict = "every one is" if n_literal == n else f"{_share(n_literal, n)} are"
+    text = (f"**{title}**, {labels}: {_share(n_literal, n)} queries have their literal translation among their top "
+            f"{k} (a random top {k}: {chance:.2f}), so by the paper's rule {verdict} *literal*")
+    others = ", ".join(f"{int(c)} {label}" for label, c in counts.items() if label != "literal" and c)
+    return text + (f"; the others: {others}." if others else ".")
+
+
 def toy_findings(view: pd.DataFrame, planted: Sequence[str], related: dict[str, dict[str, str]], *,
                  chance: float = float("nan"), k: int = 5) -> str:
-    """What the toy run shows, as Markdown written from its Table 2 view: how many queries come
-    out ``literal`` (the paper's rule: a literal translation in the top ``k``), and for the
-    ``planted`` culture-typical words where their planted counterpart (``related``) and their
-    literal translation rank. Every number comes from ``view``.
+    """What the toy run shows, as Markdown written from its Table 2 view: :func:`label_findings`,
+    then for the ``planted`` culture-typical words where their planted counterpart (``related``)
+    and their literal translation rank. Every number comes from ``view``.
 
     >>> v = pd.DataFrame({"query": ["蒸", "盐"], "neighbours": [["bake", "steam"], ["salt"]],
     ...                   "literal_translations": [["steam"], ["salt"]], "label": ["literal", "literal"],
     ...                   "first_literal_rank": [2, 1], "label_at_1": ["cultural", "literal"]})
     >>> print(toy_findings(v, ["蒸"], {"蒸": {"bake": "cultural"}}, chance=0.1))  # doctest: +NORMALIZE_WHITESPACE
-    **Toy sample** (automatic labels from the toy's own gold lexicon): 2 of 2 queries have their literal
+    **Toy sample**, automatic labels (the toy sample's gold lexicon): 2 of 2 queries have their literal
     translation among their top 5 (a random top 5: 0.10), so by the paper's rule every one is *literal*.
     Of the 1 planted culture-typical words in the queries, 1 have their planted counterpart as the first
     neighbour (蒸 → bake) and 1 among the top 5; 1 of them also have their literal translation in the
     top 5, which is what the top-5 label counts: the planted effect shows in the ranking, not in the label.
     """
-    n = len(view)
-    n_literal = int((view["label"] == "literal").sum())
     rows = view.set_index("query")
     words = [w for w in planted if w in rows.index]
     first = [w for w in words if rows.loc[w, "neighbours"][:1] and rows.loc[w, "neighbours"][0] in related.get(w, {})]
     in_top = [w for w in words if set(rows.loc[w, "neighbours"][:k]) & set(related.get(w, {}))]
     lit_too = [w for w in in_top if pd.notna(rows.loc[w, "first_literal_rank"])]
-    all_literal = "every one is" if n_literal == n else f"{_share(n_literal, n)} are"
-    text = (f"**Toy sample** (automatic labels from the toy's own gold lexicon): {_share(n_literal, n)} queries have "
-            f"their literal translation among their top {k} (a random top {k}: {chance:.2f}), so by the paper's rule "
-            f"{all_literal} *literal*. ")
+    text = label_findings(view, title="Toy sample", labels=TOY_LABELS, chance=chance, k=k) + " "
     if not words:
         return text + "None of the planted culture-typical words is among the queries."
     examples = ", ".join(f"{w} → {rows.loc[w, 'neighbours'][0]}" for w in first)
     text += (f"Of the {len(words)} planted culture-typical words in the queries, {len(first)} have their planted "
              f"counterpart as the first neighbour{f' ({examples})' if examples else ''} and {len(in_top)} among the "
-             f"top {k}; ")
+             f"top {k}; {len(lit_too)} of them also have their literal translation in the top {k}")
     if lit_too and len(lit_too) == len(in_top):
-        text += (f"{len(lit_too)} of them also have their literal translation in the top {k}, which "
-                 f"is what the top-{k} label counts: the planted effect shows in the ranking, not in the label.")
-    else:
-        text += (f"{len(lit_too)} of them also have their literal translation in the top {k}; the "
-                 f"others are labelled by their counterpart.")
-    return text
+        return text + f", which is what the top-{k} label counts: the planted effect shows in the ranking, not in the label."
+    return text + "; the others are labelled by their counterpart."
 
 
 def real_vectors_findings(scores: pd.DataFrame, *, k: int = 1, retrieval: str = "csls") -> str:
@@ -437,9 +477,11 @@ def real_vectors_findings(scores: pd.DataFrame, *, k: int = 1, retrieval: str = 
     best = part.iloc[0]
     tied = [r["mode"] for _, r in part.iloc[1:].iterrows() if r["ci_high"] >= best["ci_low"]]
     text = (f"**fr → en, P@{k} with {retrieval} retrieval** over {n} test words (a random guess: "
-            f"{float(part['chance'].iloc[0]):.4f}): {listed}. Best: {best['mode']}; ")
-    text += (f"its interval overlaps {', '.join(tied)}'s, so these are not separated at n = {n}." if tied
-             else f"its interval overlaps no other mode's at n = {n}.")
+            f"{float(part['chance'].iloc[0]):.4f}): {listed}.")
+    if len(part) > 1:
+        text += f" Best: {best['mode']}; " + (
+            f"its interval overlaps {', '.join(tied)}'s, so these are not separated at n = {n}." if tied
+            else f"its interval overlaps no other mode's at n = {n}.")
     capped = part.loc[part["stop"] == "max_iter", "mode"].tolist()
     if capped:
         text += f" Not converged (the numbers of a shorter run, not the method's): {', '.join(capped)}."
