@@ -375,10 +375,6 @@ def identical_pairs(src_words: Sequence[str], trg_words: Sequence[str], *, numer
 
 
 # --------------------------------------------------------------------------- the self-learning loop
-#: why a fit's self-learning stopped: VecMap's criterion, the ``max_iter`` cap, or no self-learning
-STOPS = ("converged", "max_iter", "no self-learning")
-
-
 @dataclass
 class AlignmentResult:
     """Mapped spaces, the final dictionary and the per-iteration history of one fit."""
@@ -394,7 +390,7 @@ class AlignmentResult:
     n_seed_pairs: int = 0
     skipped_seed_pairs: list = field(default_factory=list)
     device: str = "cpu"
-    #: why self-learning stopped: one of :data:`STOPS`
+    #: why self-learning stopped: ``converged`` (VecMap's criterion), ``max_iter`` (our cap) or ``no self-learning``
     stop: str = "no self-learning"
     #: keep_prob of the last dictionary the schedule induced (below 1 when ``max_iter`` cut it short)
     keep_prob_reached: float = 1.0
