@@ -460,7 +460,8 @@ def real_vectors_findings(scores: pd.DataFrame, *, k: int = 1, retrieval: str = 
     >>> print(real_vectors_findings(s))  # doctest: +NORMALIZE_WHITESPACE
     **fr → en, P@1 with csls retrieval** over 63 test words (a random guess: 0.0004): identical 0.60 [0.47, 0.71]
     (converged after 120 iterations, 90 s), unsupervised 0.50 [0.38, 0.62] (stopped by max_iter after 11
-    iterations, 8 s). Best: identical; its interval overlaps unsupervised's, so these are not separated at n = 63.
+    iterations, 8 s). Best: identical; its interval overlaps that of unsupervised, so these are not separated at
+    n = 63.
     Not converged (the numbers of a shorter run, not the method's): unsupervised.
     """
     part = scores[(scores["k"] == k) & (scores["retrieval"] == retrieval)].sort_values("precision", ascending=False)
@@ -480,7 +481,7 @@ def real_vectors_findings(scores: pd.DataFrame, *, k: int = 1, retrieval: str = 
             f"{float(part['chance'].iloc[0]):.4f}): {listed}.")
     if len(part) > 1:
         text += f" Best: {best['mode']}; " + (
-            f"its interval overlaps {', '.join(tied)}'s, so these are not separated at n = {n}." if tied
+            f"its interval overlaps that of {' and '.join(tied)}, so these are not separated at n = {n}." if tied
             else f"its interval overlaps no other mode's at n = {n}.")
     capped = part.loc[part["stop"] == "max_iter", "mode"].tolist()
     if capped:
