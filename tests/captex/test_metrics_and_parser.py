@@ -156,6 +156,7 @@ def test_parse_order_records_issues_and_raw_letters():
 def test_parse_order_matches_written_out_steps():
     steps = ["Boil the rice in salted water", "Wash the rice until clear", "Soak the rice for two hours"]
     text = "1. Wash the rice until the water is clear.\n2. Soak the rice for two hours.\n3. Boil the rice."
-    p = parse_order(text, 3, steps)
-    assert p.method == "step_text" and p.order == [1, 2, 0] and p.valid
-    assert parse_order(text, 3).valid is False  # without the steps nothing can be matched
+    p = parse_order(text, 3, steps, lenient=True)
+    assert p.method == "step_text" and p.order == [1, 2, 0] and p.valid and p.verdict == "lenient"
+    assert parse_order(text, 3, steps).valid is False  # a lenient reading: scored only on request
+    assert parse_order(text, 3, lenient=True).valid is False  # without the steps nothing can be matched

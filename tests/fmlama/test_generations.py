@@ -11,11 +11,11 @@ from culturelab.fmlama.generations import parse_answer, score_answers, score_gen
 
 @pytest.mark.parametrize(("answer", "lang", "expected"), [
     ("The food sukiyaki has the ingredients of thinly sliced beef, tofu and a soy sauce-based sauce.", "en",
-     ["thinly sliced beef", "tofu", "a soy sauce-based sauce"]),
+     ["beef", "tofu", "soy sauce-based sauce"]),
     ("The main ingredient in botamochi is sweet glutinous rice.", "en", ["sweet glutinous rice"]),
     ("rice; beans & pork / lard", "en", ["rice", "beans", "pork", "lard"]),
     ("The food rendang has the ingredients of meat (usually beef), coconut milk.", "en",
-     ["meat (usually beef)", "coconut milk"]),
+     ["meat", "beef", "coconut milk"]),
     ("美食香菇肉馅奶油酥盒是以香菇、肉馅、奶油和酥皮为主要原料制作的。", "zh", ["香菇", "肉馅", "奶油", "酥皮"]),
     ("糯米", "zh", ["糯米"]),
     ("主要原料是面粉以及鸡蛋", "zh", ["面粉", "鸡蛋"]),
@@ -27,16 +27,17 @@ from culturelab.fmlama.generations import parse_answer, score_answers, score_gen
     ("美食提拉米苏是以[]为主要原料制作的。请填充这个句子。", "zh", []),
 ])
 def test_parser(answer, lang, expected):
-    assert parse_answer(answer, lang) == expected
+    assert (parse_answer(answer, lang).value or []) == expected
 
 
-def test_parentheses_option_and_lemmatized_matching():
-    a = "The food rendang has the ingredients of meat (usually beef), coconut milk."
-    assert parse_answer(a, "en", split_parentheses=True) == ["meat", "usually beef", "coconut milk"]
-    scored = score_answers(["... ingredients of potatoes and Onions.", "[c]", "I am not sure."],
-                           [["potato"], ["rice"], ["egg"]], "en")
-    assert scored["correct"].tolist() == [True, False, False]
-    assert scored["valid"].tolist() == [True, True, False]  # "I am not sure." is a refusal
+def test_lenient_option_verdicts_and_lemmatized_matching():
+    scored = score_answers(["... ingredients of potatoes and Onions.", "[c]", "I am not sure.", "Flan is a custard."],
+                           [["potato"], ["rice"], ["egg"], ["custard"]], "en")
+    assert scored["correct"].tolist() == [True, False, False, False]
+    assert scored["valid"].tolist() == [True, True, False, False]  # "I am not sure." is a refusal
+    assert scored["parse_verdict"].tolist() == ["strict", "strict", "refusal", "lenient"]
+    lenient = score_answers(["Flan is a custard."], [["custard"]], "en", lenient=True)
+    assert lenient[["valid", "correct"]].values.tolist() == [[True, True]]
     assert score_answers(["   "], [["egg"]], "zh")["valid"].tolist() == [False]
     with pytest.raises(ValueError, match="parsers exist"):
         parse_answer("x", "fr")
@@ -68,4 +69,4 @@ def test_released_chatgpt_outputs_reproduce_the_paper(release_dir, setting, pape
 def test_reasoning_blocks_are_not_parsed_as_the_answer():
     answer = ("<think>Maybe it has the ingredients of sugar and salt.</think> "
               "The food poutine has the ingredients of french fries, gravy and cheese curds.")
-    assert parse_answer(answer, "en") == ["french fries", "gravy", "cheese curds"]
+    assert parse_answer(answer, "en").answer == ["french fries", "gravy", "cheese curds"]
