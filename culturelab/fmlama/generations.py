@@ -32,6 +32,10 @@ hand-labelled answers (``culturelab/parsing_gold/fmlama.csv``):
 6. **Accuracy** per dish = 1 if any predicted ingredient equals any gold ingredient; an answer with no
    scored ingredient counts as wrong and is reported as ``valid = False`` with its verdict.
 
+On the released gpt-3.5-turbo answers of the variant the paper reports this gives EN_en 51.97 (paper 47.64:
+its parser read fewer of the named ingredients) and ZH_zh 20.47 (paper 20.28); see
+``notebooks/fmlama/04_decoder_llms``.
+
 >>> parse_answer("The food poutine has the ingredients of french fries, gravy and cheese curds.", "en").answer
 ['french fries', 'gravy', 'cheese curds']
 >>> parse_answer("美食麻婆豆腐是以豆腐、牛肉末和辣椒为主要原料制作的。", "zh").answer
@@ -87,7 +91,8 @@ _EN_SPLIT = re.compile(r",|，|;|；|&|/|(?<![\w-])(?:and|or|as\s+well\s+as|alon
                        r"|wrapped\s+in"
                        r"|served\s+(?:with|in|on|over|alongside)|(?:sandwiched\s+)?between|made\s+(?:from|with|of)|with|e\.g\.|i\.e\.)\b",
                        re.I)
-_ZH_SPLIT = re.compile(r"以及|或者|例如|比如|[、，,;；\s和与及或]")
+_ZH_SPLIT = re.compile(r"以及|或者|例如|比如|[、，,;；]")
+_ZH_WORDS = re.compile(r"[\s和与及或]")  # then within a piece that is not a clause
 _PAREN = re.compile(r"\s*[(（]([^()（）]*)[)）]")
 _PREPARATION = re.compile(r"^\s*(?:注|note\b|optional|to taste|for (?:garnish|serving|decoration)|\d|about\b|approx"
                           r"|(?:thinly|finely|roughly|freshly|coarsely)?\s*(?:sliced|chopped|diced|minced|grated|shredded"
@@ -95,19 +100,24 @@ _PREPARATION = re.compile(r"^\s*(?:注|note\b|optional|to taste|for (?:garnish|s
                           r"|可选|适量|少许|切)", re.I)
 _HEDGE = re.compile(r"^(?:(?:but|maybe|perhaps|possibly|probably|also|usually|typically|often|sometimes|mainly"
                     r"|mostly|optionally|generally|commonly|traditionally|then|other|some|various|a|an|the|of|fresh"
+                    r"|includes?|contains?|features?|uses?"
                     r"|(?:thinly|finely|roughly|freshly|coarsely)\s+(?:sliced|chopped|diced|minced|grated|shredded)"
                     r"|(?:a\s+)?(?:variety|mix|mixture|combination|selection|type|kind|bowl|piece|slice)s?\s+of"
                     r"|assorted|two|three|several|many|few)\b\s*)+", re.I)
 _HEDGE_ZH = re.compile(r"^(?:如|例如|比如|通常|一般|主要|可能|也许|还有|以及|及|和|各种|一些|少量|由)+")
 _NOT_ITEM = re.compile(r"^(?:served|which|that|topped|garnished|wrapped|eaten|it|this|they|then|to|for|in\s+a)\b"
                        r"|^(?:其他|其它|另外|额外)", re.I)
+#: an "item" that is a clause, not an ingredient name ("The food is delicious", "鸭血的营养价值很高", garbled text)
+_PROSE = {"en": re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|it's|i|you|we|this|delicious|tasty)\b|\ufffd|^\W*\d*\W*$",
+                           re.I),
+          "zh": re.compile(r"是|很|非常|可以|需要|用来|制作|做法|方法|营养|味道|口感|好吃|美味|\ufffd|^\W*\d*\W*$")}
 _COORDINATED = re.compile(r"\b[a-z]+ed\s+and\s+(?:[a-z]+-)?[a-z]+ed\s+(?=\w)", re.I)  # "breaded and deep-fried" pork
 _GENERIC = {"ingredient", "ingredients", "etc", "others", "more", "and more", "many more", "filling", "fillings",
             "topping", "toppings", "addition", "additions", "optional additions", "garnish", "garnishes", "flavors",
             "flavours",
             "component", "components", "原料", "食材", "材料", "等", "其他", "其他填料", "配料", "馅料"}
 _STRIP = " \t\n.\"'`[]{}:!?…*“”‘’：。！？「」『』【】#_"
-_NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…)?\s*\]|please fill (?:in )?the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
+_NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…|[A-Z])?\s*\]|please fill (?:in )?the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
 _MARKER = re.compile(r"^\s*(?:\d+\s*[.)、．:：]|[（(]\d+[)）]|[-*•·–—+]|[a-z][.)])\s*", re.I)
 _INTRO = re.compile(r"[:：]\s*$")
 _GLOSS = re.compile(r"\s+[-–—]\s+|\s*[:：]\s+|[：:](?=\S)")
@@ -129,7 +139,16 @@ def _clean(item: str, lang: str) -> str:
     if lang == "zh":
         item = _HEDGE_ZH.sub("", re.sub(r"等.*$", "", item)).strip(_STRIP)
     item = _HEDGE.sub("", item).strip(_STRIP)
-    return "" if item.casefold() in _GENERIC or _NOT_ITEM.match(item) else item
+    prose = _PROSE[lang].search(item) or (lang == "zh" and _PROSE["en"].search(item))
+    return "" if item.casefold() in _GENERIC or _NOT_ITEM.match(item) or prose else item
+
+
+def _split(text: str, lang: str) -> list[str]:
+    """``text`` cut into candidate items (Chinese: at punctuation, then at spaces and 和/与/及/或 inside
+    a piece that is not an English clause — "The food is delicious" must not become "food")."""
+    if lang == "en":
+        return _EN_SPLIT.split(text)
+    return [w for p in _ZH_SPLIT.split(text) if not _PROSE["en"].search(p) for w in _ZH_WORDS.split(p)]
 
 
 def _items(text: str, lang: str) -> list[str]:
@@ -141,12 +160,11 @@ def _items(text: str, lang: str) -> list[str]:
         remarks.append(m.group(1))
         return f" \x00{len(remarks) - 1}\x00 "
 
-    split = _EN_SPLIT if lang == "en" else _ZH_SPLIT
     out: list[str] = []
-    for piece in split.split(_PAREN.sub(hold, _COORDINATED.sub("", text) if lang == "en" else text)):
+    for piece in _split(_PAREN.sub(hold, _COORDINATED.sub("", text) if lang == "en" else text), lang):
         held = [remarks[int(k)] for k in re.findall(r"\x00(\d+)\x00", piece)]
         for item in [_clean(re.sub(r"\s*\x00\d+\x00\s*", " ", piece), lang),
-                     *(_clean(x, lang) for r in held if not _PREPARATION.match(r) for x in split.split(r))]:
+                     *(_clean(x, lang) for r in held if not _PREPARATION.match(r) for x in _split(r, lang))]:
             if item and item not in out:
                 out.append(item)
     return out
@@ -185,7 +203,7 @@ def _read(text: str, lang: str) -> tuple[list[str], list[str], bool]:
     k = 0
     while k < len(paragraphs):
         line = paragraphs[k]
-        listed = None
+        listed, cue_seen = None, False
         if _INTRO.search(line.replace("**", "")) and not find_refusal(line):  # "Ingredients:" then a list
             listed, used = _list_items(paragraphs[k + 1:], lang)
             if not listed and k + 1 < len(paragraphs):
@@ -202,7 +220,7 @@ def _read(text: str, lang: str) -> tuple[list[str], list[str], bool]:
                 continue
             cued = _cue_items(sentence, lang)
             if cued is not None:
-                listed = [*(listed or []), *cued]
+                listed, cue_seen = [*(listed or []), *cued], True
             elif k == 0 and not found and not listed and not _VERB[lang].search(sentence):
                 listed = _items(sentence, lang)  # a bare list: "rice, beans", "糯米"
             elif not loose:
@@ -210,7 +228,7 @@ def _read(text: str, lang: str) -> tuple[list[str], list[str], bool]:
                 loose = _items(sentence[copula.end():] if copula and lang == "en" else
                                (copula.group(1) if copula else sentence), lang)
         found += [i for i in listed or [] if i not in found]
-        if k == 0 and listed is not None and not found:
+        if k == 0 and cue_seen and not found:
             break  # an echoed template with an empty slot: what follows is not read
         k += 1
     return found, loose, refused

@@ -34,8 +34,9 @@ def test_lenient_option_verdicts_and_lemmatized_matching():
     scored = score_answers(["... ingredients of potatoes and Onions.", "[c]", "I am not sure.", "Flan is a custard."],
                            [["potato"], ["rice"], ["egg"], ["custard"]], "en")
     assert scored["correct"].tolist() == [True, False, False, False]
-    assert scored["valid"].tolist() == [True, True, False, False]  # "I am not sure." is a refusal
-    assert scored["parse_verdict"].tolist() == ["strict", "strict", "refusal", "lenient"]
+    # "[c]" is a placeholder, not an ingredient; "I am not sure." is a refusal
+    assert scored["valid"].tolist() == [True, False, False, False]
+    assert scored["parse_verdict"].tolist() == ["strict", "invalid", "refusal", "lenient"]
     lenient = score_answers(["Flan is a custard."], [["custard"]], "en", lenient=True)
     assert lenient[["valid", "correct"]].values.tolist() == [[True, True]]
     assert score_answers(["   "], [["egg"]], "zh")["valid"].tolist() == [False]
@@ -54,15 +55,18 @@ def test_sample_generations_per_group():
     assert table.set_index("group").loc["Italy", "accuracy"] == 100.0  # tomatoes → tomato; eggs → egg
 
 
-@pytest.mark.parametrize(("setting", "paper"), [("EN_en", 47.64), ("ZH_zh", 20.28)])
-def test_released_chatgpt_outputs_reproduce_the_paper(release_dir, setting, paper):
+# our parser reads every ingredient an answer names (a human grader's reading, measured on
+# culturelab/parsing_gold); the paper's unreleased one read fewer in English: "such as" lists,
+# parentheses, alternatives and articles (notebooks/fmlama/04_decoder_llms). Chinese: within a point.
+@pytest.mark.parametrize(("setting", "paper", "above"), [("EN_en", 47.64, 5.0), ("ZH_zh", 20.28, 1.0)])
+def test_released_chatgpt_outputs_beside_the_paper(release_dir, setting, paper, above):
     table = reported.load("fmlama", "table13")
     assert table.set_index(["model", "setting", "group"]).loc[("gpt-3.5-turbo", setting, "All"), "value"] == paper
     g = F.load_generations(setting, instruction="full", context=False, data_source="local")
     assert len(g) == F.code_switching_sizes()["ALL"]
     _, acc = score_generations(g, setting, groups=F.CS_GROUPS)
     ours = acc.set_index("group")
-    assert ours.loc["All", "accuracy"] == pytest.approx(paper, abs=1.0)
+    assert paper - 1.0 <= ours.loc["All", "accuracy"] <= paper + above
     assert ours["n"].drop("All").to_dict() == {k: F.code_switching_sizes()[k] for k in F.CS_GROUPS}
 
 
