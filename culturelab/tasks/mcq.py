@@ -110,7 +110,7 @@ def score_generation(model: LanguageModel, frame: pd.DataFrame, *,
     out["valid"] = [p.valid for p in parsed]
     out["parse_method"] = [p.method for p in parsed]
     out["parse_verdict"] = [p.verdict for p in parsed]
-    out["parse_answer"] = [p.answer for p in parsed]
+    out["parse_answer"] = pd.Series([p.answer for p in parsed], index=out.index, dtype=object)
     out["correct"] = out["pred"] == out[answer_col]
     out["method"] = "generate"
     return out

@@ -160,3 +160,21 @@ def test_parse_order_matches_written_out_steps():
     assert p.method == "step_text" and p.order == [1, 2, 0] and p.valid and p.verdict == "lenient"
     assert parse_order(text, 3, steps).valid is False  # a lenient reading: scored only on request
     assert parse_order(text, 3, lenient=True).valid is False  # without the steps nothing can be matched
+
+
+def test_reordering_summary_reports_the_lenient_share():
+    import pandas as pd
+
+    from culturelab.captex.reordering import summarise_reordering
+    from culturelab.tasks.reorder import score_orders
+
+    steps = ["Boil the rice in salted water", "Wash the rice until clear", "Soak the rice for two hours"]
+    frame = pd.DataFrame({"perm": [[0, 1, 2]] * 2, "steps": [steps] * 2, "lang": ["en", "fa"]})
+    texts = ["A, B, C", "1. Boil the rice in salted water.\n2. Wash the rice until clear.\n3. Soak the rice."]
+    strict = score_orders(frame, texts, steps_col="steps")
+    assert strict["parse_verdict"].tolist() == ["strict", "lenient"] and strict["valid"].tolist() == [True, False]
+    assert strict["parse_answer"].tolist() == ["ABC", "ABC"]
+    assert score_orders(frame, texts, steps_col="steps", lenient=True)["valid"].tolist() == [True, True]
+    table = summarise_reordering(strict, ["lang"]).set_index("lang")
+    assert table.loc["en", "lenient_share"] == 0.0 and table.loc["fa", "lenient_share"] == 1.0
+    assert summarise_reordering(strict)["lenient_share"].tolist() == [0.5]

@@ -181,3 +181,19 @@ def test_the_labelled_set_holds_at_least_200_real_answers():
     assert real >= 200
     table = parsing_gold.quality_table()
     assert set(table["mode"]) == {"strict", "lenient"} and len(table) == 2 * len(parsing_gold.PARSERS)
+
+
+def test_generated_mcq_answers_carry_their_verdict_and_the_lenient_option():
+    from culturelab.metrics.choice import accuracy_table
+    from culturelab.tasks.mcq import score_generation
+
+    class Fake:
+        def generate(self, prompts, **kw):
+            return ["B", "I'd say C", "Sorry, I cannot answer."]
+
+    frame = pd.DataFrame({"prompt": ["p"] * 3, "options": [["x", "y", "z"]] * 3, "answer": [1, 2, 0]})
+    strict = score_generation(Fake(), frame)
+    assert strict["parse_verdict"].tolist() == [STRICT, LENIENT, REFUSAL]
+    assert strict["parse_answer"].tolist() == [1, 2, None] and strict["pred"].tolist() == [1, -1, -1]
+    assert score_generation(Fake(), frame, lenient=True)["correct"].tolist() == [True, True, False]
+    assert accuracy_table(strict)["lenient_share"].tolist() == [pytest.approx(1 / 3)]

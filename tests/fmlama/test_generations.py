@@ -6,7 +6,7 @@ import pytest
 
 from culturelab import reported
 from culturelab.fmlama import data as F
-from culturelab.fmlama.generations import parse_answer, score_answers, score_generations
+from culturelab.fmlama.generations import accuracy_by_group, parse_answer, score_answers, score_generations
 
 
 @pytest.mark.parametrize(("answer", "lang", "expected"), [
@@ -39,6 +39,8 @@ def test_lenient_option_verdicts_and_lemmatized_matching():
     assert scored["parse_verdict"].tolist() == ["strict", "invalid", "refusal", "lenient"]
     lenient = score_answers(["Flan is a custard."], [["custard"]], "en", lenient=True)
     assert lenient[["valid", "correct"]].values.tolist() == [[True, True]]
+    table = accuracy_by_group(scored.assign(group=["A", "A", "B", "B"]))
+    assert table["lenient"].tolist() == [0.0, 0.5, 0.25]  # A, B, All
     assert score_answers(["   "], [["egg"]], "zh")["valid"].tolist() == [False]
     with pytest.raises(ValueError, match="parsers exist"):
         parse_answer("x", "fr")

@@ -3,6 +3,7 @@ named and scored only on request, refusals counted, and no bare digit ever taken
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -108,3 +109,21 @@ def test_parse_report_gives_the_share_of_each_parse_method():
     report = parse_report(pd.DataFrame({"model": "m", "parse_method": [p.method for p in parsed]}))
     assert report.loc[0, "refusal"] == pytest.approx(1 / 3) and report.loc[0, "json"] == pytest.approx(1 / 3)
     assert report.loc[0, "n"] == 3
+
+
+def test_summary_reports_the_lenient_share_and_rescoring_reads_lenient_answers():
+    from culturelab.percul.scoring import rescore, summary
+
+    t = pd.DataFrame({"model": "m", "method": "generate", "category": ["Foods", "Foods", "Art"],
+                      "raw_output": ['{"Choice Number": 2}', "۲", "متأسفانه نمی‌توانم"], "options": [OPTIONS] * 3,
+                      "answer": [1, 1, 0]})
+    strict = rescore(t, lenient=False)
+    assert strict["parse_verdict"].tolist() == ["strict", "lenient", "refusal"]
+    assert strict["correct"].tolist() == [True, False, False]
+    s = summary(strict, ["model"], n_bootstrap=0).iloc[0]
+    assert s["lenient_share"] == pytest.approx(1 / 3) and s["micro"] == pytest.approx(1 / 3)
+    lenient = summary(rescore(t), ["model"], n_bootstrap=0).iloc[0]
+    assert lenient["micro"] == pytest.approx(2 / 3) and lenient["lenient_share"] == pytest.approx(1 / 3)
+    loglik = summary(t.assign(method="loglik-text-mean", correct=True, valid=True).drop(columns="raw_output"),
+                     ["model"], n_bootstrap=0).iloc[0]
+    assert np.isnan(loglik["lenient_share"])  # nothing parsed
