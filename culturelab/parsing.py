@@ -186,6 +186,7 @@ _LETTER_CUE = re.compile(_CUE + r"\s*[:：=\-]?\s*[*_\"'(\[]*(?:option\s+|choice
 _LEAD = re.compile(r"^[\s*_#>\"'`(\[]*(?:option\s+|choice\s+)?([A-Za-z])(?![A-Za-z])([^\n]*)", re.I)
 _LABEL_LINE = re.compile(r"^[\s*_>\-•]*\(?([A-J])[).:](?:[ \t]+\S|[ \t]*$)", re.M)
 _ALTERNATIVE = re.compile(r"^[\s*_\"'(\[]*([A-Ja-j])[).]?\s*(?:or|/|,|and|&)\s*\(?([A-Ja-j])(?![A-Za-z])", re.I)
+_LETTER_RUN = re.compile(r"^\W*[A-J](?:[\s.,;:)\-]+[A-J]){2,}\W*$")  # "C. D. D. D.", "A B C D": no answer
 _PERSON = re.compile(r"(?:person|speaker|step|option|choice|plan|vitamin)\s+$", re.I)
 
 
@@ -199,8 +200,8 @@ def _letter_index(letter: str, rest: str, allowed: str) -> int | None:
     stripped = rest.lstrip(" *_\"'`")
     if letter.islower():
         return allowed.index(upper) if (not stripped or stripped[0] in ").:]") else None
-    if letter in "AI" and re.match(r"\s+[a-z]", rest):
-        return None
+    if letter in "AI" and re.match(r"\s+[a-z]", rest) and not re.match(r"\s+(?:is|was|would|should|seems|fits)\b", rest):
+        return None  # "A bowl", "I think" — but "A is correct"
     return allowed.index(upper)
 
 
@@ -237,10 +238,10 @@ def parse_choice(text: str | None, n_options: int = 4, options: Sequence[str] | 
     """A lettered multiple-choice answer (prompts that ask for "only the letter").
 
     Strict: a letter after an answer cue ("Answer: B", "The correct option is (C)") or opening the
-    answer ("B", "(B)", "B. Boil the rice", "**B**"; "A bowl…" is the article). An answer that echoes
-    two or more option lines ("A. …\\nB. …") before any answer cue, or gives alternatives ("B or C"),
-    is invalid. Then a refusal. Lenient: the one option letter
-    standing alone in the text ("I'd go with B here"), or the option whose text the answer is or holds.
+    answer ("B", "(B)", "B. Boil the rice", "**B**", "A is correct"; "A bowl…" is the article). An answer
+    that echoes two or more option lines ("A. …\\nB. …") before any answer cue, or gives alternatives
+    ("B or C") or a run of letters ("C. D. D. D."), is invalid. Then a refusal. Lenient: the one option letter standing alone in the text
+    ("I'd go with B here"), or the option whose text the answer is or holds.
 
     >>> parse_choice("b) because ...", 4).index
     1
@@ -257,7 +258,7 @@ def parse_choice(text: str | None, n_options: int = 4, options: Sequence[str] | 
     cue = _LETTER_CUE.search(text)
     # options echoed (two or more label lines, before any answer cue) or alternatives ("B or C")
     echo = len({m.group(1) for m in _LABEL_LINE.finditer(text[: cue.start() if cue else None])}) >= 2 \
-        or bool(_ALTERNATIVE.match(text))
+        or bool(_ALTERNATIVE.match(text) or _LETTER_RUN.match(text))
     if cue and not echo:
         strict = _letter_index(cue.group(1), text[cue.end():], allowed)
     if strict is None and not echo:

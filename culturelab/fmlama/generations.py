@@ -117,7 +117,7 @@ _GENERIC = {"ingredient", "ingredients", "etc", "others", "more", "and more", "m
             "flavours",
             "component", "components", "原料", "食材", "材料", "等", "其他", "其他填料", "配料", "馅料"}
 _STRIP = " \t\n.\"'`[]{}:!?…*“”‘’：。！？「」『』【】#_"
-_NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…|[A-Z])?\s*\]|please fill (?:in )?the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
+_NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…|[A-Z]|(?:ingredients?|food|item)\s*\d*)?\s*\]|please fill (?:in )?the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
 _MARKER = re.compile(r"^\s*(?:\d+\s*[.)、．:：]|[（(]\d+[)）]|[-*•·–—+]|[a-z][.)])\s*", re.I)
 _INTRO = re.compile(r"[:：]\s*$")
 _GLOSS = re.compile(r"\s+[-–—]\s+|\s*[:：]\s+|[：:](?=\S)")

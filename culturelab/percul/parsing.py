@@ -164,8 +164,9 @@ def _lenient_digit(text: str, n: int, options: Sequence[str] | None) -> int | No
         return cued.pop() - 1
     numbered = _NUMBERED.findall(text)
     if len(numbered) == 1 and 1 <= int(numbered[0][0]) <= n:
-        k = int(numbered[0][0]) - 1
-        if options is None or _match_option(numbered[0][1], options) == k:
+        k, written = int(numbered[0][0]) - 1, _norm(numbered[0][1]).strip(" .")
+        if options is None or _match_option(written, options) == k or (
+                len(written) >= 3 and _norm(options[k]).startswith(written)):  # "1) Brazier" for "Brazier (manqal)"
             return k
     return None
 

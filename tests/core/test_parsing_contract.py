@@ -85,7 +85,7 @@ def test_a_lenient_reading_is_kept_but_scored_only_on_request():
 
 @pytest.mark.parametrize(("text", "answer", "verdict"), [
     ("C", 2, STRICT), ("(b)", 1, STRICT), ("Answer: D", 3, STRICT), ("The correct option is B.", 1, STRICT),
-    ("**C**", 2, STRICT), ("A. Paris", 0, STRICT), ("<think>A?</think>C", 2, STRICT),
+    ("**C**", 2, STRICT), ("A. Paris", 0, STRICT), ("A is the correct answer.", 0, STRICT), ("<think>A?</think>C", 2, STRICT),
     ("Let me see, A or B…</think>\nD", 3, STRICT),
     ("I'd go with C here.", 2, LENIENT),  # a letter inside prose
     ("Person B would say: D", 3, LENIENT),  # "Person B" is a speaker, not the answer
