@@ -178,3 +178,11 @@ def test_reordering_summary_reports_the_lenient_share():
     table = summarise_reordering(strict, ["lang"]).set_index("lang")
     assert table.loc["en", "lenient_share"] == 0.0 and table.loc["fa", "lenient_share"] == 1.0
     assert summarise_reordering(strict)["lenient_share"].tolist() == [0.5]
+
+
+def test_cbqa_replies_drop_reasoning_that_ends_in_a_lone_closing_tag():
+    from culturelab.captex.cbqa import clean_reply, parse_reply
+
+    text = "Okay, the user wants the next step. Maybe fold it.</think>\n\nPerson B: Fold the edges.\nPerson A: Thanks"
+    assert clean_reply(text) == "Fold the edges."
+    assert parse_reply(text).verdict == "strict" and parse_reply("Sorry, I can't help with that.").verdict == "refusal"
