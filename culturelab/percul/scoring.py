@@ -29,6 +29,7 @@ import pandas as pd
 
 from culturelab.metrics.choice import macro_accuracy
 from culturelab.models.base import LanguageModel
+from culturelab.parsing import lenient_share
 from culturelab.percul.data import CATEGORIES, SPLITS
 from culturelab.percul.parsing import parse_answer
 from culturelab.percul.prompts import LATIN_DIGITS, PERSIAN_DIGITS, answer_cue, language_of
@@ -42,8 +43,8 @@ LOGLIK_TARGETS = ("text", "number")
 #: paper let models write to their maximum length (:mod:`culturelab.percul.protocol`) — set ``stop=None`` for that
 JSON_STOP = ("\n}",)
 #: the columns of :func:`summary` (also when there is nothing to summarise)
-SUMMARY_COLUMNS = ["macro", "macro_ci_low", "macro_ci_high", "micro", "invalid_rate", "refusal_rate", "n",
-                   "n_categories"]
+SUMMARY_COLUMNS = ["macro", "macro_ci_low", "macro_ci_high", "micro", "invalid_rate", "refusal_rate",
+                   "lenient_share", "n", "n_categories"]
 
 
 def subset(items: pd.DataFrame, max_instances: int = 0) -> pd.DataFrame:
@@ -64,16 +65,45 @@ def subset(items: pd.DataFrame, max_instances: int = 0) -> pd.DataFrame:
 
 
 def run_generation(model: LanguageModel, items: pd.DataFrame, *, max_new_tokens: int = 256,
-                   stop: Sequence[str] | None = None, use_option_text: bool = True,
+                   stop: Sequence[str] | None = None, lenient: bool = False,
                    **generate_kwargs: Any) -> pd.DataFrame:
     """The paper's protocol: greedy answers to ``items["prompt"]`` (see
-    :func:`culturelab.percul.prompts.add_prompts`), parsed with the fallback chain. Adds
-    ``raw_output``, ``pred`` (−1 when invalid), ``valid``, ``parse_method``, ``correct``, ``method``."""
+    :func:`culturelab.percul.prompts.add_prompts`), parsed by
+    :func:`culturelab.percul.parsing.parse_answer` (strict; ``lenient`` also scores lenient
+    readings). Adds ``raw_output``, ``pred`` (−1 when not scored), ``valid``, ``parse_method``,
+    ``parse_verdict``, ``parse_answer``, ``correct``, ``method``."""
     def parser(text: str, n: int, options: Sequence[str]):
-        return parse_answer(text, options, n_options=n, use_option_text=use_option_text)
+        return parse_answer(text, options, n_options=n, lenient=lenient)
 
     return mcq.score_generation(model, items, parser=parser, max_new_tokens=max_new_tokens, temperature=0.0,
                                 stop=list(stop or []), **generate_kwargs)
+
+
+def rescore(results: pd.DataFrame, *, lenient: bool = True) -> pd.DataFrame:
+    """The generated answers of ``results`` parsed again — scoring lenient readings too (or not) —
+    without any model call: ``pred``, ``valid``, ``correct`` and the ``parse_*`` columns are recomputed
+    for the ``generate`` rows; other rows are unchanged.
+
+    >>> t = pd.DataFrame({"method": ["generate"], "raw_output": ["۲"], "options": [["a", "b", "c", "d"]],
+    ...                   "answer": [1], "pred": [-1], "valid": [False], "correct": [False]})
+    >>> rescore(t)[["pred", "valid", "correct", "parse_verdict"]].values.tolist()
+    [[1, True, True, 'lenient']]
+    """
+    out = results.copy()
+    generated = (out["method"] == "generate").to_numpy() if "method" in out else np.zeros(len(out), bool)
+    if not generated.any():
+        return out
+    parsed = [parse_answer(t, o, n_options=len(o), lenient=lenient)
+              for t, o in zip(out.loc[generated, "raw_output"], out.loc[generated, "options"])]
+    out.loc[generated, "pred"] = [p.index if p.valid else -1 for p in parsed]
+    out.loc[generated, "valid"] = [p.valid for p in parsed]
+    out.loc[generated, "correct"] = out.loc[generated, "pred"] == out.loc[generated, "answer"]
+    for col, values in (("parse_method", [p.method for p in parsed]), ("parse_verdict", [p.verdict for p in parsed]),
+                        ("parse_answer", [p.answer for p in parsed])):
+        if col not in out:
+            out[col] = None
+        out.loc[generated, col] = pd.Series(values, index=out.index[generated], dtype=object)
+    return out
 
 
 def loglik_context(question: str, split: str, version: str = "v1") -> str:
@@ -165,7 +195,8 @@ def stratified_bootstrap_macro(correct: Sequence[float], categories: Sequence[An
 def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_policy: str = "wrong",
             n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
     """One row per group: ``macro`` (paper's metric) with a stratified bootstrap CI, ``micro``,
-    ``invalid_rate``, ``refusal_rate``, ``n`` and ``n_categories``."""
+    ``invalid_rate``, ``refusal_rate``, ``lenient_share`` (answers read only by lenient rules,
+    :mod:`culturelab.parsing`; NaN for log-likelihood scoring), ``n`` and ``n_categories``."""
     by = list(by)
     rows = []
     for key, part in results.groupby(by, observed=True, sort=False):
@@ -178,6 +209,8 @@ def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_po
                      "micro": float(kept["correct"].mean()) if len(kept) else float("nan"),
                      "invalid_rate": float((~part["valid"].astype(bool)).mean()),
                      "refusal_rate": float((methods == "refusal").mean()) if len(methods) else 0.0,
+                     "lenient_share": lenient_share(part["parse_verdict"]) if "parse_verdict" in part
+                     else float("nan"),
                      "n": len(part), "n_categories": int(part["category"].nunique())})
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])
 
@@ -211,7 +244,7 @@ def family_and_size(spec: str, n_params: int | None = None) -> tuple[str, float 
 
 def evaluate(model: LanguageModel, items: pd.DataFrame, methods: Sequence[str] = METHODS, *,
              max_new_tokens: int = 256, stop: Sequence[str] | None = JSON_STOP, loglik_target: str = "text",
-             loglik_normalise: str = "mean", version: str = "v1", use_option_text: bool = True) -> pd.DataFrame:
+             loglik_normalise: str = "mean", version: str = "v1", lenient: bool = False) -> pd.DataFrame:
     """Run the chosen ``methods`` on ``items`` (with ``prompt``/``question`` columns) and stack the
     per-story results, tagged with ``model`` (the spec) and ``method``."""
     unknown = set(methods) - set(METHODS)
@@ -220,7 +253,7 @@ def evaluate(model: LanguageModel, items: pd.DataFrame, methods: Sequence[str] =
     parts = []
     if "generate" in methods:
         parts.append(run_generation(model, items, max_new_tokens=max_new_tokens, stop=stop,
-                                    use_option_text=use_option_text))
+                                    lenient=lenient))
     if "loglikelihood" in methods:
         parts.append(run_loglikelihood(model, items, target=loglik_target, normalise=loglik_normalise,
                                        version=version))

@@ -97,13 +97,13 @@ def render_prompts(instances: pd.DataFrame, version: str = "v1") -> list[str]:
 
 
 def run_reordering(model: LanguageModel, instances: pd.DataFrame, *, version: str = "v1", policy: str = "zero",
-                   max_new_tokens: int = 40) -> pd.DataFrame:
-    """Generate all answers in one batched call, parse and score them (``policy`` for invalid
-    answers as in :mod:`culturelab.tasks.reorder`)."""
+                   max_new_tokens: int = 40, lenient: bool = False) -> pd.DataFrame:
+    """Generate all answers in one batched call, parse (strict unless ``lenient``) and score them
+    (``policy`` for invalid answers as in :mod:`culturelab.tasks.reorder`)."""
     frame = instances.copy()
     frame["prompt"] = render_prompts(frame, version)
     texts = model.generate(list(frame["prompt"]), max_new_tokens=max_new_tokens)
-    scored = add_pair_accuracy(score_orders(frame, texts, policy=policy, steps_col="shown_steps"))
+    scored = add_pair_accuracy(score_orders(frame, texts, policy=policy, steps_col="shown_steps", lenient=lenient))
     return scored.assign(model=model.spec, method="llm", prompt_version=version)
 
 
