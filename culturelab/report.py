@@ -12,7 +12,7 @@ What counts as a result number stated by hand (:func:`typed_numbers`), in a Mark
 outside code spans and outside sentences that cite the paper:
 
 * a decimal (``0.45``, ``.38``, ``±0.1``) or a percentage (``45 %``), except a confidence level
-  (``95 % CI``, ``95 % bootstrap``);
+  (``95 % CI``, ``95 % bootstrap``, ``95 % Wilson intervals``);
 * a count ``n = 35`` / ``n=35``;
 * a count per unit (``35 per language``, ``5 per bar``) and a share (``25 of 28``);
 * in a sentence about a run (it says "run" or "drawn"), a count of what the run scores (``70
@@ -23,7 +23,7 @@ outside code spans and outside sentences that cite the paper:
 Not counted: numbers that cite the paper — within 100 characters after, or 40 before, a mention of
 the paper in the same sentence ("paper", a table, a figure, a footnote, "reported", "published",
 "the authors") —, section/table/figure/notebook numbers, years, model sizes
-(``270M``, ``7B``), numbers inside names (``Qwen2.5``, ``Llama-3.1``) and everything in code spans
+(``270M``, ``7B``), numbers inside names (``Qwen2.5``, ``Llama-3.1``), metric names (``P@1``, ``R@5``) and everything in code spans
 (parameter values: ``max_procedures: 70``) and ``$…$`` math (a formula's weights). Fractions (``1/4``, ``¼``) are not decimals: a chance
 level of four options is written as one.
 
@@ -63,7 +63,8 @@ _EXEMPT = [
     re.compile(r"\b\d+(?:\.\d+)+\s+\d+(?:\.\d+)?\s?[MBK]\b"),               # versions before sizes: Llama 3.1 8B
     re.compile(r"\b\d+(?:\.\d+)?\s?[MBK]\b"),                           # model sizes: 270M, 7B, 1.5B
     re.compile(r"[A-Za-z][\w-]*?\d+(?:\.\d+)+[\w-]*"),                  # names: Qwen2.5, Llama-3.1-8B
-    re.compile(r"\b\d+\s?%\s*(?:CIs?|confidence|bootstrap|intervals?)", re.I),  # a confidence level
+    re.compile(r"\b(?:P|R|Hits|MRR)@\d+"),                               # metric names: P@1, R@5
+    re.compile(r"\b\d+\s?%\s*(?:CIs?|confidence|bootstrap|Wilson|clustered|intervals?)", re.I),  # a confidence level
 ]
 _PATTERNS = [
     re.compile(r"[±≈]?\s?(?<![\w.])\d*\.\d+(?:\s?[–-]\s?\d*\.\d+)?"),  # decimals (and ranges of them)
@@ -88,7 +89,9 @@ def typed_numbers(markdown: str) -> list[str]:
 
     >>> typed_numbers("Echo scores ≈ 0.45 on both (n = 35); the model 38 % of the time.")
     ['≈ 0.45', 'n = 35', '38 %']
-    >>> typed_numbers("Table 5 holds 7 models; our 95 % CI uses 2,000 resamples of Qwen2.5 in 2024.")
+    >>> typed_numbers("Table 5 holds 7 models; our 95 % CI uses 2,000 resamples of Qwen2.5 in 2024, 95 % Wilson elsewhere.")
+    []
+    >>> typed_numbers("P@1 per mode with 95 % intervals.")
     []
     >>> typed_numbers("Our model scores 0.31 on the sample stories, far below what the paper reports for GPT-4o, 0.63.")
     ['0.31']

@@ -25,8 +25,7 @@ SMOKE = config.project_root() / "papermill_params" / "smoke.yaml"
 def smoke_run(request) -> tuple[str, pd.DataFrame]:
     """Run the notebooks this session selected (``-k`` picks some), in one batch."""
     selected = {item.callspec.params["notebook"] for item in request.session.items
-                if getattr(item, "originalname", "") in {"test_notebook_runs_under_smoke_params",
-                                                         "test_every_figure_passes_the_audit"}}
+                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")}
     run_plan = plan(SMOKE, [name for name in all_notebooks() if name in selected])
     return run_plan.run_name, execute(run_plan, jobs=available_cores()).set_index("notebook")
 
@@ -58,3 +57,79 @@ def test_every_figure_passes_the_audit(notebook, smoke_run):
         record = json.loads((folder / "figures" / f"{name}.json").read_text())
         found[name] = audit.problems(record["facts"], record["claims"])
     assert names and not any(found.values()), {name: p for name, p in found.items() if p}
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("notebook", [n for n in all_notebooks() if n.startswith("fmlama/")])
+def test_fmlama_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run):
+    """Every FMLAMA results table is labelled by the one comparison (``culturelab/fmlama/protocol.py``),
+    row by row: the smoke run's reduced pools, its samples and its causal model are named, the
+    frequency baseline and the chance line are analyses beyond the paper, the released tables are the paper's."""
+    from culturelab.fmlama.probing import BASELINE, RANDOM
+    from culturelab.protocol import LABEL_COLUMNS
+
+    run_name, _ = smoke_run
+    for path in sorted((config.runs_dir() / run_name / notebook).glob("*.csv")):
+        table = pd.read_csv(path)
+        assert set(LABEL_COLUMNS) <= set(table.columns), path.name
+        if "model" not in table or path.name.startswith(("tables11_12", "chatgpt")):
+            continue
+        rankers = table["model"].isin([BASELINE, RANDOM])
+        assert table.loc[rankers, "protocol"].str.startswith("beyond the paper").all(), path.name
+        mine = table[table["model"] == "bundled:gemma3-270m"]
+        assert mine["data"].str.contains(r"\d of [\d,]+ [\w-]+ dishes|^sample data").all(), path.name
+        assert not mine["comparable"].any(), path.name
+        assert mine["model_status"].str.contains("not one of the paper's|beside the paper's").all(), path.name
+        if notebook != "fmlama/04_decoder_llms":
+            assert mine["protocol"].str.contains("candidates: the probed dishes' gold").all(), path.name
+            assert mine["protocol"].str.contains("ranked as a causal LM").all(), path.name
+    if notebook == "fmlama/03_code_switching":
+        released = pd.read_csv(config.runs_dir() / run_name / notebook / "tables11_12_released_vs_paper.csv")
+        assert released.empty or (released["comparable"].all() and released["delta"].abs().max() < 0.01)
+    if notebook == "fmlama/04_decoder_llms":
+        chatgpt = pd.read_csv(config.runs_dir() / run_name / notebook / "table13_vs_paper.csv")
+        assert chatgpt["protocol"].str.contains("the authors' parser and lemmatizer, not released").all()
+        assert chatgpt["delta"].isna().all()
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("notebook", [n for n in all_notebooks() if n.startswith("percul/")])
+def test_percul_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run):
+    """Every PERCUL results table is labelled by the one comparison (``culturelab/percul/protocol.py``),
+    row by row: our sample and the stories it used, the smoke run's token budget and our
+    log-likelihood scoring, the English prompt's answer line, our rule labels; the paper's own numbers are the paper's."""
+    from culturelab.protocol import LABEL_COLUMNS
+
+    run_name, _ = smoke_run
+    for path in sorted((config.runs_dir() / run_name / notebook).glob("*.csv")):
+        table = pd.read_csv(path)
+        assert set(LABEL_COLUMNS) <= set(table.columns) and table[["data", "protocol"]].notna().all().all(), path.name
+        if path.name.startswith(("paper_", "finetune_gap")):
+            assert (table[["data", "protocol", "model_status"]] == "same").all().all(), path.name
+            continue
+        papers = (table.get("model", pd.Series("", index=table.index)).astype(str).str.endswith("(paper)")
+                  | table.get("source", pd.Series("", index=table.index)).astype(str).str.startswith("paper"))
+        assert (table.loc[papers, ["data", "protocol", "model_status"]] == "same").all().all(), path.name
+        ours = table[~papers]
+        assert ours["data"].str.match(r"(sample data \(ours, not the paper's\)( — .*)?|\d+ of 592 stories); "
+                                      r"max_instances \d").all(), path.name
+        assert not ours["comparable"].any() and ours["model_status"].str.contains("not one of the paper's").all()
+        if notebook == "percul/05_robustness":
+            assert ours["protocol"].str.startswith("beyond the paper").all(), path.name
+        elif "method" in ours:
+            generated = ours["method"] == "generate"
+            assert ours.loc[generated, "protocol"].str.contains("24 new tokens").all(), path.name
+            assert ours.loc[~generated, "protocol"].str.contains("option log-likelihood").all(), path.name
+        if "split" in ours:
+            english = ours["split"] == "gpt_english_translation"
+            assert ours.loc[english, "protocol"].str.contains("our English prompt").all(), path.name
+            assert not ours.loc[~english, "protocol"].str.contains("English").any(), path.name
+            if "method" in ours:  # the answer-language line is part of the generation prompt only
+                keeps = ours["protocol"].str.contains("keeps Figure 9's 'Your answer must be in Persian'")
+                assert keeps.equals(english & (ours["method"] == "generate")), path.name
+    if notebook == "percul/03_translation":
+        gap = pd.read_csv(config.runs_dir() / run_name / notebook / "translation_gap.csv")
+        assert gap["protocol"].str.contains("our English prompt").sum() == (~gap["model"].str.endswith("(paper)")).sum()
+    if notebook == "percul/04_distractors":
+        lure = pd.read_csv(config.runs_dir() / run_name / notebook / "lure_rates.csv")
+        assert lure["protocol"].str.contains("distractor rules from distractor_rules.csv, not the paper's").all()

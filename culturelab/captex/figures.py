@@ -92,16 +92,17 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     return fig
 
 
-def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None, chance: float | None = None,
-                         method: str = "generate") -> plt.Figure:
+def fig3_language_impact(cells: pd.DataFrame, *, lmax_mode: str, title: str | None = None,
+                         chance: float | None = None, method: str = "generate") -> plt.Figure:
     """Fig. 3/6: footnote-4 score per country, English vs native, with CI whiskers and n (procedures)
     per bar (``cells``: ``country``, ``lang_group``, ``score``, optional ``ci_low``/``ci_high``/``n``),
-    and the footnote-4 score of random answers (``chance``: :func:`aggregate.fig3_chance`) dotted.
+    and the footnote-4 score of random answers (``chance``: :func:`aggregate.fig3_chance`) dotted;
+    the y axis names how LD entered the score (``lmax_mode``, :func:`score_label`).
     ``method``: the MCQ scoring in the aggregate, named in the title.
 
     >>> cells = pd.DataFrame({"country": ["Iran", "Iran"], "lang_group": ["English", "native"],
     ...                       "score": [0.1, 0.12], "n": [10, 10]})
-    >>> ax = fig3_language_impact(cells, chance=0.151).axes[0]
+    >>> ax = fig3_language_impact(cells, lmax_mode="per_instance", chance=0.151).axes[0]
     >>> [t.get_text() for t in ax.texts], ax.get_title()
     (['n=10', 'n=10'], 'Fig. 3 (MCQs by generate)')
     >>> plt.close("all")
@@ -112,7 +113,7 @@ def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None, chanc
     has_ci = {"ci_low", "ci_high"} <= set(cells.columns)
     fig = grouped_bars(cells.assign(country=cells["country"].astype(str)), "country", "score", "lang_group",
                        err_low="ci_low" if has_ci else None, err_high="ci_high" if has_ci else None,
-                       n="n" if "n" in cells else None, chance=chance, ylabel="aggregate score (footnote 4)",
+                       n="n" if "n" in cells else None, chance=chance, ylabel=score_label("footnote-4", lmax_mode),
                        title=f"{title or 'Fig. 3'} (MCQs by {method})")
     claim(fig, kind="score", chance=chance, method=method,
           no_chance=None if chance is not None else "L_max from the model's own cells (lmax_mode=max_cells)")
@@ -120,23 +121,34 @@ def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None, chanc
 
 
 def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float = 1.05, ax: plt.Axes | None = None,
-                  **bars: Any) -> plt.Figure:
+                  elimination: float | None = None, **bars: Any) -> plt.Figure:
     """MCQ accuracy as grouped bars (:func:`culturelab.plots.grouped_bars`, ``bars`` passed on; n per
     bar when ``table`` has an ``n`` column) with the four-option chance level (0.25) dotted and the
     y axis from 0 to ``top``; the ``hue`` levels (e.g. the scoring methods) are in the legend.
+    ``elimination`` adds the CB-MCQ elimination chance as a dashed line
+    (:func:`culturelab.captex.construction.elimination_chance`: ruling out the options the
+    conversation already narrates, guessing among the rest), claimed as a second chance level.
 
     >>> t = pd.DataFrame({"qtype": ["SA", "SN"], "method": ["generate"] * 2, "accuracy": [0.3, 0.2]})
     >>> ax = accuracy_bars(t, "qtype", "accuracy", "method").axes[0]
     >>> [float(y) for y in ax.get_ylim()], list(ax.lines[-1].get_ydata())
     ([0.0, 1.05], [0.25, 0.25])
+    >>> ax = accuracy_bars(t, "qtype", "accuracy", "method", elimination=0.34).axes[0]
+    >>> [line.get_ydata()[0] for line in ax.lines], sorted(t.get_text() for t in ax.get_legend().get_texts())
+    ([0.25, 0.34], ['chance (0.25)', 'elimination chance (0.340)', 'generate'])
     >>> plt.close("all")
     """
     bars.setdefault("n", "n" if "n" in table else None)
     fig = grouped_bars(table, x, y, hue, ax=ax, chance=CHANCE, legend=False, **bars)
     axes = ax or fig.axes[0]
+    levels = [CHANCE]
+    if elimination is not None and np.isfinite(elimination):
+        axes.axhline(elimination, color="#777777", linestyle="--", linewidth=1,
+                     label=f"elimination chance ({elimination:.3f})")
+        levels.append(float(elimination))
     axes.set_ylim(0, top)
     place_legend(axes, ncols=3)
-    claim(fig, chance=CHANCE)
+    claim(fig, chance=levels)
     return fig
 
 
@@ -202,20 +214,23 @@ def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str
     return fig
 
 
-def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | None = None,
+def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, label: str | None = None,
               n: str | None = None) -> plt.Figure:
     """Fig. 8: aggregate score vs parameters (log scale), one colour and marker per family
-    (rows without a size, e.g. GPT-4o, are left out). With a ``variant`` column, base
-    checkpoints get their own dashed line with hollow markers, so a family's line never
-    zigzags between base and instruction-tuned models of the same size. ``label`` and ``n``
-    name columns written beside each point (the model; the procedures its score rests on).
+    (rows without a size, e.g. GPT-4o, are left out); the y axis names how LD entered the score
+    (``lmax_mode``, :func:`score_label`: the paper's points redrawn from Table 4 are ``table4``).
+    With a ``variant`` column, base checkpoints get their own dashed line with hollow markers, so
+    a family's line never zigzags between base and instruction-tuned models of the same size.
+    ``label`` and ``n`` name columns written beside each point (the model; the procedures its
+    score rests on).
 
     >>> t = pd.DataFrame({"family": ["F"] * 3, "variant": ["base", "instruct", "instruct"],
     ...                   "params_b": [1.0, 1.0, 7.0], "score": [0.2, 0.3, 0.5]})
-    >>> sorted(line.get_label() for line in fig8_size(t).axes[0].lines)
-    ['F', 'F (base)']
+    >>> ax = fig8_size(t, lmax_mode="table4").axes[0]
+    >>> sorted(line.get_label() for line in ax.lines), ax.get_ylabel()
+    (['F', 'F (base)'], 'footnote-6 score\\n(LD as 1 − LD/5.59 (5.59 = largest LD of Table 4))')
     >>> t = pd.DataFrame({"family": ["Gemma"], "params_b": [0.27], "score": [0.2], "model": ["gemma3-270m"], "n": [70]})
-    >>> [a.get_text() for a in fig8_size(t, label="model", n="n").axes[0].texts]
+    >>> [a.get_text() for a in fig8_size(t, lmax_mode="per_instance", label="model", n="n").axes[0].texts]
     ['gemma3-270m (n=70)']
     >>> plt.close("all")
     """
@@ -224,10 +239,10 @@ def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | Non
         text = [" ".join(p for p in (str(row[label]) if label else "", f"(n={int(row[n])})" if n else "") if p)
                 for _, row in sized.iterrows()]
         sized = sized.assign(_label=text)
-    caption = "_label" if label or n else None
+    point_label = "_label" if label or n else None
     if "variant" not in sized:
-        return size_vs_score(sized, "params_b", "score", "family", label=caption, title=title,
-                             ylabel="aggregate score (footnote 6)")
+        return size_vs_score(sized, "params_b", "score", "family", label=point_label, title=title,
+                             ylabel=score_label("footnote-6", lmax_mode))
     from culturelab.plots.style import MARKERS
 
     apply_style()
@@ -240,15 +255,29 @@ def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | Non
             ax.plot(group["params_b"], group["score"], color=colour, marker=MARKERS[i % len(MARKERS)],
                     markersize=4.5, linewidth=1.2, linestyle="--" if is_base else "-",
                     markerfacecolor="white" if is_base else colour, label=f"{fam} (base)" if is_base else fam)
-            if caption:
+            if point_label:
                 for _, row in group.iterrows():
-                    ax.annotate(row[caption], (row["params_b"], row["score"]), fontsize=6, xytext=(3, 3),
+                    ax.annotate(row[point_label], (row["params_b"], row["score"]), fontsize=6, xytext=(3, 3),
                                 textcoords="offset points")
     ax.set_xscale("log")
     ax.set_xlabel("parameters (billions, log scale)")
-    ax.set_ylabel("aggregate score (footnote 6)")
+    ax.set_ylabel(score_label("footnote-6", lmax_mode))
     ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               title="dashed, hollow: base", title_fontsize=7)
     if title:
         ax.set_title(title)
     return fig
+
+
+def score_label(footnote: str, lmax_mode: str) -> str:
+    """The axis label of an aggregate score: the footnote and how LD entered it
+    (:data:`culturelab.captex.protocol.LD_TERMS`) — scores under different ``lmax_mode`` are
+    different quantities.
+
+    >>> score_label("footnote-4", "per_instance")
+    'footnote-4 score\\n(LD as 1 − mean(LD/n))'
+    """
+    from culturelab.captex.protocol import LD_TERMS
+
+    return f"{footnote} score\n(LD as {LD_TERMS[lmax_mode]})"
+

@@ -11,7 +11,7 @@ per-group lines (Figure 10), and bars with bootstrap intervals per group.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -78,8 +78,9 @@ def range_histogram(counts: pd.Series, edges: Sequence[int], *, title: str = "",
 def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"), *, group: str = "ALL",
                  title: str = "", chance: float | None = None, method: str = "") -> plt.Figure:
     """Figure 2: the ALL-row score of each model without and with the "In [C], …" context, n
-    (``n_dishes``) per bar; ``chance`` (mAP of random rankings, :func:`metrics.chance_map`) dotted
-    on the mAP panel; ``method`` (how candidates were ranked) in the title.
+    (``n_dishes``) per bar; ``chance`` (the random-ranking mAP of the pool,
+    :func:`metrics.random_ranking_ap`) dotted on the mAP panel; ``method`` (how candidates were
+    ranked) in the title.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": ["m", "m"], "context": [False, True],
     ...                   "mean": [5.0, 6.0]})
@@ -108,11 +109,11 @@ def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"),
 
 def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "EN_zh", "ZH_zh", "ZH_en"),
                  group: str = "ALL", metric: str = "mAP", title: str = "",
-                 chance: dict[str, float] | None = None) -> plt.Figure:
+                 chance: Mapping[str, float] | None = None) -> plt.Figure:
     """Figure 3: per model, the score in each setting; circles without context, squares with, n
-    (``n_dishes``, when given) beside each dot; ``chance`` (per setting: mAP of random rankings)
-    as a short dotted tick at each setting.
-    ``scores`` has ``model, setting, context, group, metric, mean``.
+    (``n_dishes``, when given) beside each dot. ``scores`` has ``model, setting, context, group,
+    metric, mean``; ``chance`` (setting → the random-ranking score of its pool) is a dotted dash at
+    each setting.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": "m", "setting": ["EN_en", "EN_zh"],
     ...                   "context": False, "mean": [10.0, 6.0]})
@@ -135,7 +136,7 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
                     if "n_dishes" in cell:
                         ax.annotate(f"n={int(cell['n_dishes'].iloc[0])}", (i, y), xytext=(5, -2 if ctx else 4),
                                     textcoords="offset points", fontsize=5.5, color="#555555")
-            if chance and setting in chance:
+            if chance is not None and setting in chance:
                 ax.hlines(chance[setting], i - 0.3, i + 0.3, colors="#555555", linestyles=":", linewidth=1.1)
         ax.set_xticks(range(len(settings)))
         ax.set_xticklabels(settings, rotation=30)
@@ -144,7 +145,7 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
     handles = [plt.Line2D([], [], marker="o", linestyle="", color="#444444", label="without context"),
                plt.Line2D([], [], marker="s", linestyle="", markerfacecolor="none", color="#444444",
                           label="with context")]
-    if chance:
+    if chance is not None:
         handles.append(plt.Line2D([], [], linestyle=":", color="#555555", label="chance (random ranking)"))
     fig.legend(handles=handles, frameon=False, loc="upper center", ncols=len(handles), bbox_to_anchor=(0.5, 1.06))
     if title:
@@ -156,14 +157,15 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
 
 
 def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequence[str] = ("EN_en", "EN_zh",
-                "ZH_zh", "ZH_en"), model: str = "Avg", metric: str = "mAP", title: str = "") -> plt.Figure:
+                "ZH_zh", "ZH_en"), model: str = "Avg", metric: str = "mAP", title: str = "",
+                chance: Mapping[str, float] | None = None) -> plt.Figure:
     """Figure 10: score per cultural group, one line per setting; solid without context,
-    dashed with.
+    dashed with; ``chance`` (group → random-ranking score) a dotted grey line.
 
     >>> s = pd.DataFrame({"model": "Avg", "metric": "mAP", "setting": "EN_en", "context": False,
     ...                   "group": ["Italy", "Japan"], "mean": [10.0, 8.0]})
-    >>> len(group_lines(s, ["Italy", "Japan"]).axes[0].lines)
-    8
+    >>> len(group_lines(s, ["Italy", "Japan"]).axes[0].lines), len(group_lines(s, ["Italy"], chance={"Italy": 1.0}).axes[0].lines)
+    (8, 9)
     """
     apply_style()
     part = scores[(scores["model"] == model) & (scores["metric"] == metric)]
@@ -174,6 +176,9 @@ def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequen
             values = [float(rows["mean"].get(g, np.nan)) for g in groups]
             ax.plot(range(len(groups)), values, color=colour, linestyle=style, marker=MARKERS[i % len(MARKERS)],
                     markersize=3.5, linewidth=1.1, label=f"{setting}{' + context' if ctx else ''}")
+    if chance is not None:
+        ax.plot(range(len(groups)), [float(chance.get(g, np.nan)) for g in groups], color="#555555", linestyle=":",
+                linewidth=1.1, label="random ranking")
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=30)
     ax.set_ylabel(f"{metric} ({model})")
@@ -196,4 +201,3 @@ def ci_bars(cis: pd.DataFrame, *, x: str = "group", hue: str = "model", y: str =
     """
     return grouped_bars(cis, x=x, y=y, hue=hue, err_low="ci_low", err_high="ci_high", ylabel=ylabel or y,
                         title=title or None, rotate=30, n=n, chance=chance, reported=reported)
-

@@ -95,8 +95,9 @@ def claim(fig: plt.Figure, *, kind: str | None = None, model: str | Iterable[str
     level) and by ``Run.savefig`` (which knows the model and the data), each adding what it knows.
     ``model``/``method``: the model spec(s) and scoring method(s) the figure must name in a title or
     legend (``model=[]``: the figure shows baselines only); ``chance``: the level(s) it must draw (a mapping: one per series; a string: the label of
-    a line drawn as the chance reference where it is not constant, e.g. the random-order expectation
-    per step count); ``no_chance``: why a score figure has no chance level.
+    a line, a legend entry or a text that shows the chance reference where it is not constant, e.g.
+    the random-order expectation per step count, bars of a random ranking per group, a chance per
+    heatmap row); ``no_chance``: why a score figure has no chance level.
 
     >>> fig = plt.figure()
     >>> _ = claim(fig, kind="score", chance={"ρ": 0.0, "MCQ": 0.25})
@@ -618,8 +619,9 @@ def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> li
         out.append("declares neither a chance level nor why it has none (claim chance=... or no_chance=...)")
     for level in c.chance:
         if isinstance(level, str):
-            if level not in facts["line_labels"] and not any(level in t for t in facts["texts"]):
-                out.append(f"chance reference {level!r} is declared but no line label or text shows it")
+            if level not in facts["line_labels"] and not any(level in t for t in [*facts["texts"],
+                                                                            *facts["legend_texts"]]):
+                out.append(f"chance reference {level!r} is declared but no line label, legend entry or text shows it")
         elif not any(abs(level - v) <= 1e-6 * max(1.0, abs(level)) for v in facts["reference_values"]):
             out.append(f"chance {level:.3g} is declared but no line, ring or colour-bar mark is drawn at it")
     for p in facts["panels"]:

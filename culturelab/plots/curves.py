@@ -23,7 +23,8 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
                  title: str | None = None, ylabel: str | None = None, seed: int = 0,
                  baseline: pd.DataFrame | None = None, chance: float | None = None, min_n: int = MIN_N,
                  show_n: bool = True) -> plt.Figure:
-    """Mean of ``y`` per ``x`` (and ``hue``) with 95 % bootstrap bands.
+    """Mean of ``y`` per ``x`` (and ``hue``) with 95 % bands (:func:`culturelab.stats.summarise`:
+    Wilson for 0/1 values, else bootstrap).
 
     ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
     random-permutation expectation at each step count; ``chance`` a constant one. Each point

@@ -4,8 +4,10 @@ their own colour, so that a panel of small groups still tells its series apart).
 
 The plot functions of :mod:`culturelab.plots` take these as arguments (``n``/``counts``,
 ``ci_low``/``ci_high``, ``chance``, ``min_n``); paper figures built by hand use the helpers here.
-Captions under a figure go through :func:`footnote`: :func:`culturelab.plots.save` stacks them
-below everything else drawn, so two captions never overlap each other or the axis labels.
+Captions under a figure go through :func:`footnote` (one line) or :func:`caption` (a paragraph, e.g.
+what the figure shows beside the paper, wrapped to the figure's width): :func:`culturelab.plots.save`
+stacks them below everything else drawn, legends below the axes included, so two captions never
+overlap each other, the axis labels or a legend.
 
 >>> import matplotlib.pyplot as plt
 >>> fig, ax = plt.subplots()
@@ -16,6 +18,7 @@ below everything else drawn, so two captions never overlap each other or the axi
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,6 +86,21 @@ def footnote(fig: plt.Figure, text: str) -> Text:
             return old
     below = sum(t.get_gid() == FOOTNOTE for t in fig.texts)
     return fig.text(0.01, -0.01 - 0.04 * below, text, fontsize=6, color="#555555", ha="left", va="top", gid=FOOTNOTE)
+
+
+def caption(fig: plt.Figure, text: str) -> plt.Figure:
+    """``fig`` with ``text`` — what it shows beside the paper: data, protocol and model
+    (:meth:`culturelab.protocol.Deviations.caption`) — as a caption (:func:`footnote`) wrapped to
+    the figure's width; returns ``fig``, so a call can wrap the figure's constructor.
+
+    >>> fig = caption(plt.figure(figsize=(2, 2)), "data: sample data (ours) · protocol: same · model: not the paper's")
+    >>> fig.texts[-1].get_text().splitlines()
+    ['data: sample data (ours) · protocol: same ·', "model: not the paper's"]
+    >>> plt.close(fig)
+    """
+    width = max(44, int(fig.get_figwidth() * 22))
+    footnote(fig, textwrap.fill(text, width, break_on_hyphens=False))
+    return fig
 
 
 def note_small_n(fig: plt.Figure, min_n: int = MIN_N, *, what: str = "faded bars") -> Text:

@@ -61,17 +61,25 @@ def test_reported_tables_are_complete():
     assert set(load_reported("captex", "table6")["category"]) == set(cx.CATEGORIES)
 
 
-def test_compare_and_paper_row_lookup():
-    assert aggregate.paper_row_for("hf:mistralai/Mistral-Nemo-Instruct-2407") == "Mistral-Nemo-Instruct-2407"
-    assert aggregate.paper_row_for("openai-compatible:http://x/v1#Qwen/Qwen2.5-14B") == "Qwen2.5-14B"
-    table = aggregate.compare_with_table4({"ld": 5.5, "rho": 0.1}, "Random", ["rho", "ld"], data="same",
-                                          protocol="same").set_index("metric")
+def test_compare_and_paper_model_lookup():
+    from culturelab.captex.protocol import MODELS, PROTOCOL
+    from culturelab.protocol import DataUsed, compare, paper_model_of
+
+    assert paper_model_of("hf:mistralai/Mistral-Nemo-Instruct-2407", MODELS) == "Mistral-Nemo-Instruct-2407"
+    assert paper_model_of("openai-compatible:http://x/v1#Qwen/Qwen2.5-14B", MODELS) == "Qwen2.5-14B"
+    assert paper_model_of("openai:gpt-4o", MODELS) == "GPT-4o" and paper_model_of("bundled:gemma3-270m", MODELS) == ""
+    release = DataUsed("released", {"procedures": 700, "mcqs": 5600, "conversations": 700})
+    model_free = compare(PROTOCOL["02_reordering.random"], {}, release)
+    table = aggregate.compare_with_table4({"ld": 5.5, "rho": 0.1}, "Random", ["rho", "ld"],
+                                          deviations=model_free).set_index("metric")
     assert table.loc["ld", "delta"] == pytest.approx(-0.06) and table.loc["rho", "reported"] == 0.0
-    data, protocol = aggregate.comparability("sample", "bundled:gemma3-270m", "Random")
-    assert data.startswith("sample") and "Random" in protocol
-    apart = aggregate.compare_with_table4({"ld": 5.5}, "Random", ["ld"], data=data, protocol=protocol)
+    bundled = compare(PROTOCOL["02_reordering"], {}, release, model="bundled:gemma3-270m", paper_models=MODELS)
+    apart = aggregate.compare_with_table4({"ld": 5.5}, "Random", ["ld"], deviations=bundled)
     assert apart["ours"].item() == 5.5 and np.isnan(apart["delta"].item()) and not apart["comparable"].item()
-    assert aggregate.comparability("released", None, "Random") == ("same", "same")
+    assert apart["model_status"].item() == "bundled:gemma3-270m beside the paper's Random"
+    qwen = compare(PROTOCOL["02_reordering"], {}, release, model="hf:Qwen/Qwen2.5-7B-Instruct", paper_models=MODELS)
+    own = aggregate.compare_with_table4({"ld": 4.0}, "Qwen2.5-7B-Instruct", ["ld"], deviations=qwen)
+    assert own["delta"].item() == pytest.approx(4.0 - 3.65) and own["comparable"].item()
 
 
 def test_fig_cells_and_components():
@@ -171,7 +179,7 @@ def test_figures_draw_from_tidy_tables():
     assert len(fig5.axes) == 3 and all(len(ax.lines) == 3 for ax in fig5.axes)
     cells = pd.DataFrame({"country": ["Iran", "Iran", "Japan"], "lang_group": ["English", "native", "English"],
                           "score": [0.5, 0.4, 0.6], "ci_low": [0.4, 0.3, 0.5], "ci_high": [0.6, 0.5, 0.7]})
-    assert len(figures.fig3_language_impact(cells).axes[0].patches) >= 3
+    assert len(figures.fig3_language_impact(cells, lmax_mode="per_instance").axes[0].patches) >= 3
     radar_cells = pd.DataFrame({"country": ["Iran", "Iran", "Japan"],
                                 "category": ["Food and Cuisine", "Celebrations and Festivals", "Food and Cuisine"],
                                 "score": [0.5, 0.4, 0.6]})
@@ -183,7 +191,7 @@ def test_figures_draw_from_tidy_tables():
     ax = figures.fig4_radar(honest, rlabel="score").axes[0]
     assert sorted(t.get_text().split("\n")[1] for t in ax.get_xticklabels()) == ["n=12", "n=3"]  # smallest n per spoke
     assert ax.get_legend().get_title().get_text() == "radius: score" and ax.collections  # CI bands drawn
-    fig8 = figures.fig8_size(aggregate.reported_fig8())
+    fig8 = figures.fig8_size(aggregate.reported_fig8(), lmax_mode="table4")
     sized = aggregate.reported_fig8().dropna(subset=["params_b"])
     labels = {line.get_label() for line in fig8.axes[0].lines}
     expected = {f + (" (base)" if v == "base" else "") for f, v in zip(sized["family"], sized["variant"])}

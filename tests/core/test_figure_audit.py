@@ -145,6 +145,43 @@ def test_two_footers_over_each_other_fail_and_footnotes_are_stacked(tmp_path):
     assert not has(found(fixed, kind="data"), "overlapping")
 
 
+def test_a_caption_under_a_figure_legend_at_the_lower_edge_is_stacked_below_it(tmp_path):
+    """Turkish PLU's panels put one legend under the axes; a caption at a fixed place under the figure
+    lands on it (the per-paper caption helpers wrote one there), plots.caption goes below it."""
+    def panels() -> plt.Figure:
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.bar(["gi", "si"], [30, 40], label="llm (mean)")
+        ax.axhline(25, linestyle=":", label="chance (25)")
+        fig.legend(loc="lower center", ncols=2, frameon=False)
+        fig.tight_layout(rect=(0, 0.12, 1, 1))
+        return fig
+
+    text = "data: sample data (ours) · protocol: option log-likelihood instead of fine-tuning · model: not the paper's"
+    naive = panels()
+    naive.text(0.01, 0.02, text, fontsize=6, ha="left", va="bottom")
+    assert has(found(naive, kind="data"), "overlapping text")
+    fig = plots.caption(panels(), text)
+    plots.save(fig, tmp_path / "table6")
+    assert not has(found(fig, kind="data"), "overlapping")
+    renderer = audit.renderer_of(fig)
+    below = fig.texts[-1].get_window_extent(renderer).y1
+    assert below < fig.legends[0].get_window_extent(renderer).y0 and "\n" in fig.texts[-1].get_text()
+
+
+def test_a_chance_per_row_must_be_shown_and_the_heatmap_writes_it_under_each_row():
+    """FMLAMA Fig. 4: each prompt language ranks its own candidate pool, so its random-ranking mAP
+    differs by row; one mark on the colour bar would be wrong for every row but one."""
+    from culturelab.plots.heatmap import CHANCE_PER_ROW
+
+    m = pd.DataFrame([[3.0, 4.0], [5.0, 6.0]], index=["en", "zh"], columns=["Asia", "ALL"])
+    title = f"Figure 4 ({MODEL}, generate)"
+    bare = plots.heatmap(m, counts=m * 0 + 12, fmt=".1f", title=title)
+    assert has(found(bare, chance=CHANCE_PER_ROW), f"chance reference '{CHANCE_PER_ROW}' is declared but")
+    fig = plots.heatmap(m, counts=m * 0 + 12, fmt=".1f", title=title, chance=pd.Series({"zh": 1.8, "en": 2.1}))
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["en\n(chance 2.1)", "zh\n(chance 1.8)"]
+    assert found(fig) == []
+
+
 def test_radar_with_seven_bands_and_every_point_greyed_fails_and_the_radar_keeps_colours():
     """CAPTEx's country radar: 7 overlapping 95 % bands, every point on 2 procedures greyed."""
     cats = ["Food", "Celebrations", "Etiquette", "Crafts", "Agriculture"]
