@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from culturelab import reported
-from culturelab.cultural_recipes import alignment, evaluation, human_eval
+from culturelab.cultural_recipes import alignment, human_eval
 from culturelab.cultural_recipes import data as cr
+from culturelab.cultural_recipes import protocol as cr_protocol
 from culturelab.runner import all_notebooks
 
 VIEW = pd.DataFrame({"query": ["蒸", "豆腐", "水", "盐"], "neighbours": [["bake", "350"], ["ham"], ["water"], ["sugar"]],
@@ -55,15 +56,6 @@ def test_table2_label_shares_and_chance():
     assert alignment.literal_chance(VIEW, ["water", "salt", "bake", "ham"], k=1) == pytest.approx((0.25 + 0.25) / 4)
 
 
-def test_metric_protocols_follow_what_the_paper_states():
-    assert evaluation.protocol_of("BLEU", "zh") == evaluation.protocol_of("R-L", "en") == "same"
-    assert evaluation.protocol_of("R-L", "zh", zh_tokenizer="jieba") == "same"
-    assert "characters" in evaluation.protocol_of("R-L", "zh")
-    assert "bert-base-uncased" in evaluation.protocol_of("B-Sc", "en", bertscore_model="bundled:minilm")
-    assert "released script" in evaluation.protocol_of("BLEU", "en", compat="coastalcph-2023")
-    assert evaluation.protocol_of("#Tok", "zh", compat="coastalcph-2023") == "same"
-
-
 def _released_gold(root) -> None:
     recipe = {"id": "r1", "title": "红豆汤", "ingredients": ["红豆"], "steps": ["煮。"]}
     folder = root / "cultural_recipes" / "recipe_match_cn2en"
@@ -74,24 +66,28 @@ def _released_gold(root) -> None:
 
 def test_table1_beside_the_paper_has_a_delta_on_released_splits_only(tmp_path):
     _released_gold(tmp_path)
-    released = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold"], data_dir=tmp_path))
-    row = released.set_index("quantity").loc["n_source"]
-    assert row["data"] == "same" and row["ours"] == 1 and row["delta"] == 1 - 25
-    sample = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold", "train", "valid"], data_source="sample"))
+    released = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold"], data_dir=tmp_path), cr_protocol.table1)
+    row = released.set_index("quantity").loc["n_source"]  # a copy with 1 of Table 1's 25 gold recipes is a subset
+    assert row["data"] == "1 of 25 gold zh→en recipes" and row["ours"] == 1 and np.isnan(row["delta"])
+    sample = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold", "train", "valid"], data_source="sample"),
+                                    cr_protocol.table1)
     assert sample["delta"].isna().all() and "train+valid" in set(sample["split"])
     assert sample.set_index(["split", "quantity"]).loc[("train+valid", "n_source"), "reported"].item() == 44500
+    whole = cr_protocol.table1("released", {"gold zh→en recipes": 25})
+    assert whole.comparable  # the whole release: the Δ of every Table 1 cell is printed
 
 
 def test_human_tables_beside_the_paper():
     ratings = cr.load_ratings()
-    t5 = human_eval.table5_beside_paper(human_eval.table5(ratings), data="same")
-    assert set(t5["method"]) == {"Human", "Retrieval"} and t5["comparable"].all()
-    assert (t5["delta"] == t5["ours"] - t5["reported"]).all()
+    t5 = human_eval.table5_beside_paper(human_eval.table5(ratings), cr_protocol.table5({"ratings_file": ""}))
+    assert set(t5["method"]) == {"Human", "Retrieval"} and t5["delta"].isna().all()
+    assert t5["data"].eq("our made-up sample ratings (the paper's crowd ratings are not released, §5.3)").all()
+    given = cr_protocol.table5({"ratings_file": "ratings.csv"})
+    assert given.data.startswith("ratings from ratings.csv") and not given.comparable  # never the paper's
     tau = pd.DataFrame({"direction": ["zh2en"], "criterion": ["GRA"], "metric": ["ChrF"], "tau": [0.3]})
-    t6 = human_eval.table6_beside_paper(tau, data="same")
-    assert t6["reported"].tolist() == [0.25] and t6["delta"].isna().all() and t6["protocol"].iloc[0] == \
-        human_eval.TAU_PROTOCOL
-    assert human_eval.table6_beside_paper(pd.DataFrame(), data="same").empty
+    t6 = human_eval.table6_beside_paper(tau, lambda d, m: given)
+    assert t6["reported"].tolist() == [0.25] and t6["delta"].isna().all()
+    assert human_eval.table6_beside_paper(pd.DataFrame(), lambda d, m: given).empty
 
 
 def test_coverage_names_every_table_and_figure_with_a_status_and_a_reason():
