@@ -79,7 +79,7 @@ _BLI = {
     "max_iter": Setting(0, "§4.1 (our reading: self-learning to convergence)",
                         describe=lambda v: f"self-learning capped at {v} iterations (our reading of the paper: to "
                                            "convergence, §4.1)"),
-    "stochastic_interval": Setting(50, "VecMap's default (§4.1)", what="stochastic interval {}"),
+    "stochastic_interval": Setting(50, "§4.1: VecMap's default", what="stochastic interval {}"),
     # the effective setting of every P@5 and label count: the paper judged the top-5 lists by hand
     "labels": Setting("by hand", "§4.2", accept=lambda v: v == "by hand",
                       describe=lambda v: f"{v} literal/cultural labels (the paper: judged by hand, §4.2)"),
@@ -178,6 +178,24 @@ PROTOCOL: dict[str, Section] = {
     "02_adaptation.table6": Section("§6.2, Table 6 (τ level not stated; our reading: segment-level τ-b)", RELEASE,
                                     {**_RECIPES, **_DECODING, **_METRICS, **_KENDALL}),
 }
+
+#: the data of notebook 01's check of the mapping on real vectors: other data, not the paper's
+REAL_VECTORS = DataUsed("other", note="French spaCy fr_core_news_md vectors onto English GloVe 6B-50d, scored with "
+                                      "CLDR word pairs")
+
+
+def real_vectors() -> Deviations:
+    """The labels of notebook 01's fr → en check (table, figure caption, the figure's data stamp):
+    other data than the paper's, an analysis beyond it.
+
+    >>> d = real_vectors()
+    >>> d.data
+    "other data (not the paper's) — French spaCy fr_core_news_md vectors onto English GloVe 6B-50d, scored with CLDR word pairs"
+    >>> d.protocol[:40], d.comparable
+    ('beyond the paper: the mapping checked on', False)
+    """
+    return compare(PROTOCOL["01_bli_alignment.real_vectors"], {}, REAL_VECTORS)
+
 
 #: the paper's prompted models (§6.1), hub ids. The MT and finetuned systems are not here: our
 #: pipeline prompts every model, which the paper's MT-zs / MT-ft / mT5 / mBART50 are not
