@@ -19,6 +19,26 @@ from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
 from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
 
 
+def captioned(fig: plt.Figure, text: str) -> plt.Figure:
+    """``fig`` with ``text`` — what it shows beside the paper, from the one comparison
+    (:meth:`culturelab.protocol.Deviations.caption`) — in small grey type above everything it
+    draws, wrapped to the figure's width. Above, not below: a figure legend anchored to the
+    figure's lower edge follows that edge when the figure is saved with a tight bounding box, so
+    text below the figure would end up under the legend.
+
+    >>> fig = captioned(plt.figure(figsize=(4, 2)), "data: same · protocol: same")
+    >>> fig.texts[-1].get_text()
+    'data: same · protocol: same'
+    >>> plt.close("all")
+    """
+    import textwrap
+
+    top = fig.get_tightbbox(fig.canvas.get_renderer()).y1 / fig.get_figheight()  # highest point drawn
+    fig.text(0.01, max(top, 1.0) + 0.02, textwrap.fill(text, max(40, int(fig.get_figwidth() * 22))), fontsize=6,
+             color="#444444", ha="left", va="bottom")
+    return fig
+
+
 def category_radar(profile: pd.DataFrame) -> plt.Figure:
     """Radar of :func:`culturelab.turkish_plu.corpus.category_profile` (each feature scaled to its
     maximum over categories; spokes = categories)."""

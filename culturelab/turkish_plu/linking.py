@@ -25,13 +25,14 @@ time (:func:`rank_gold`): memory does not grow with queries × pool.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from culturelab.metrics.generation import UnicodeTokenizer
+from culturelab.protocol import Deviations
 from culturelab.reported import compare, load
 from culturelab.turkish_plu.data import normalise_title
 
@@ -198,43 +199,24 @@ def _recall_over_all_queries(recall: pd.DataFrame) -> pd.DataFrame:
     return recall[(recall["group"] == "all") & (recall["metric"] != "MRR")]
 
 
-def pool_data(pool_size: int, n_added: int) -> str:
-    """The ``data`` comparability of a full-pool run: the test steps are the paper's, the pool is
-    rebuilt from the release (the paper's merged pool is not released).
-
-    >>> pool_data(51571, 1)
-    "test steps same; pool rebuilt from the release (51,571 titles, 1 test gold added), not the paper's merged pool"
-    """
-    return (f"test steps same; pool rebuilt from the release ({pool_size:,} titles, {n_added} test gold"
-            f"{'s' if n_added != 1 else ''} added), not the paper's merged pool")
-
-
-def bm25_protocol(system: str) -> str:
-    """The ``protocol`` comparability of one of our BM25+ runs with the paper's BM25 row.
-
-    >>> bm25_protocol("BM25+ whitespace")
-    "BM25+ with rank_bm25's defaults as the paper; split(' ') tokens assumed (the paper does not say); ties at their expected rank"
-    """
-    tokens = ("split(' ') tokens assumed (the paper does not say)" if "whitespace" in system
-              else f"tokens differ ({system.removeprefix('BM25+ ')})")
-    return f"BM25+ with rank_bm25's defaults as the paper; {tokens}; ties at their expected rank"
-
-
-def table5_beside(recall: pd.DataFrame, data: str) -> pd.DataFrame:
-    """Each full-pool run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
+def table5_beside(recall: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
+    """Each full-pool BM25 run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
     beside the paper's BM25 row of Table 5: ``metric, reported, ours, delta, data, protocol,
-    comparable, system, paper_model`` (``data``: :func:`pool_data`; protocol: :func:`bm25_protocol`;
-    Δ only where both are the paper's).
+    model_status, comparable, system, paper_model``, labelled by ``labels`` of the run's
+    ``system`` and ``pool`` (:func:`culturelab.turkish_plu.protocol.linking_labels`); Δ only where
+    data and protocol are the paper's.
 
+    >>> from culturelab.protocol import DataUsed, Deviations
     >>> r = pd.DataFrame({"pool": "full", "group": "all", "system": "BM25+ whitespace", "metric": ["R@1", "MRR"],
     ...                   "value": [5.0, 0.1]})
-    >>> table5_beside(r, "same").query("metric == 'R@1'")[["reported", "ours", "comparable"]].values.tolist()
-    [[4.5, 5.0, False]]
+    >>> t = table5_beside(r, lambda row: Deviations((), DataUsed("released")))
+    >>> t.query("metric == 'R@1'")[["reported", "ours", "delta", "comparable"]].values.tolist()
+    [[4.5, 5.0, 0.5, True]]
     """
     reported = load("turkish_plu", "table5")
-    full = _recall_over_all_queries(recall[recall["pool"] == "full"])
-    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"], data=data,
-                              protocol=bm25_protocol(name)).assign(system=name)
+    full = _recall_over_all_queries(recall[(recall["pool"] == "full") & recall["system"].str.startswith("BM25")])
+    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"],
+                              deviations=labels({"system": name, "pool": "full"})).assign(system=name)
                       for name, part in full.groupby("system", sort=False)], ignore_index=True
                      ).assign(paper_model=BM25_ROW)
 

@@ -27,7 +27,7 @@ def test_bli_summary_gives_a_delta_only_on_the_papers_data_and_protocol():
     assert same.loc["P@5", "delta"] == pytest.approx(0.25 - 0.68) and same["comparable"].all()
     for data, protocol in (("sample data", "same"), ("same", "automatic labels")):
         t = alignment.bli_summary(VIEW, data=data, protocol=protocol)
-        assert t["delta"].isna().all() and t["reported"].notna().all() and not t["comparable"].any()
+        assert t["delta"].isna().all() and t["reported"].notna().sum() == 4 and not t["comparable"].any()
     other_k = alignment.bli_summary(VIEW, k=1, data="same", protocol="same").set_index("quantity")
     assert np.isnan(other_k.loc["P@1", "reported"])  # the paper reports P@5 only
 

@@ -39,7 +39,7 @@ def _toy_run(seed: int):
     gold = corpus.toy_gold()
     res, _table, view = alignment.align_and_translate(zh, en, alignment.select_queries(zh_counts, n=30),
                                                       progress=False, literal=gold["literal"],
-                                                      cultural=gold["cultural"], max_iter=40, stochastic_interval=8)
+                                                      related=gold["related"], max_iter=40, stochastic_interval=8)
     return zh, zh_counts, res, view, gold
 
 
@@ -58,9 +58,9 @@ def test_toy_corpus_pipeline_aligns_neutral_words_and_finds_planted_equivalents(
         summary = alignment.bli_summary(view).set_index("quantity")
         assert summary.loc["P@5", "ours"] >= 0.6  # comparable corpora from one concept process align
         top5 = view.set_index("query")["neighbours"]
-        planted = [w for w in gold["cultural"] if w in top5.index]
+        planted = [w for w in corpus.PLANTED if w in top5.index]
         assert len(planted) == 8  # 蒸 → bake, 豆腐 → ham, 淀粉 → flour, 筷子 → fork, …
-        found += sum(bool(gold["cultural"][w] & set(top5[w])) for w in planted)
+        found += sum(bool(set(gold["related"][w]) & set(top5[w])) for w in planted)
         planted_total += len(planted)
         assert isinstance(view, pd.DataFrame) and (view["manual_label"] == "").all()
     assert found >= 0.5 * planted_total, (found, planted_total)

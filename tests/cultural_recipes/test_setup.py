@@ -69,11 +69,11 @@ def test_open_gives_notebook_01_the_toy_sample_or_the_corpus_files():
     run = FakeRun("01_bli_alignment", max_recipes=4)
     toy = setup.open(run)
     assert run.stamp == "sample" and toy.name == "toy" and toy.max_recipes is None
-    assert toy.zh() == corpus.toy_corpus("zh", 4, seed=0) and toy.cultural["豆腐"] == {"ham"}
+    assert toy.zh() == corpus.toy_corpus("zh", 4, seed=0) and toy.related["豆腐"] == {"ham": "cultural"}
     run = FakeRun("01_bli_alignment", zh_corpus="zh.jsonl", en_corpus="en.csv", max_recipes=0)
     files = setup.open(run)
     assert run.stamp == "released" and files.zh == Path("zh.jsonl") and files.max_recipes is None
-    assert files.literal is None and files.cultural is None  # CC-CEDICT and our taxonomy label them
+    assert files.literal is None and files.related is None  # CC-CEDICT and our taxonomy label them
 
 
 def test_open_gives_notebook_02_each_data_source(tmp_path):
@@ -95,8 +95,9 @@ def test_open_gives_notebook_02_each_data_source(tmp_path):
 def test_paper_numbers_come_from_reported():
     reported = load_reported("cultural_recipes", "bli").set_index("quantity")["value"]
     view = pd.DataFrame({"label": ["literal", "error"]})
-    summary = alignment.bli_summary(view).set_index("quantity")["reported"]
-    assert summary.to_dict() == {q: float(reported[q]) for q in summary.index}
+    summary = alignment.bli_summary(view).set_index("quantity")["reported"].dropna()
+    assert summary.to_dict() == {q: float(reported[q]) for q in ("P@5", "queries", "cultural (of misses)",
+                                                                  "error (of misses)")}
     shares = alignment.label_shares(view, "ours")
     paper = shares[shares["source"].str.startswith("paper")].set_index("label")["share"]
     assert paper["literal"] == reported["P@5"]
