@@ -115,16 +115,28 @@ def test_percul_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run
 
 
 @pytest.mark.notebooks
-@pytest.mark.parametrize("notebook", ["cultural_recipes/02_adaptation"])
+@pytest.mark.parametrize("notebook", [n for n in all_notebooks() if n.startswith("cultural_recipes/")])
 def test_cultural_recipes_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run):
-    """Every CulturalRecipes results table of notebook 02 is labelled by the one comparison
-    (``culturelab/cultural_recipes/protocol.py``), row by row: our sample and its size knob, the
-    smoke run's decoding on the model's rows only, each metric's own settings, our made-up
-    ratings, Figure 4 on the silver split where Ref is the retrieved recipe."""
+    """Every CulturalRecipes results table is labelled by the one comparison
+    (``culturelab/cultural_recipes/protocol.py``), row by row. Notebook 01: our toy corpus, the
+    smoke run's word2vec and our automatic labels; the fr → en check is other data, beyond the
+    paper. Notebook 02: our sample and its size knob, the smoke run's decoding on the model's rows
+    only, each metric's own settings, our made-up ratings, Figure 4 on the silver split where Ref
+    is the retrieved recipe."""
     from culturelab.protocol import LABEL_COLUMNS
 
     run_name, _ = smoke_run
     folder = config.runs_dir() / run_name / notebook
+    if notebook == "cultural_recipes/01_bli_alignment":
+        for name in ("table2_view.csv", "bli_summary.csv"):
+            table = pd.read_csv(folder / name)
+            assert table["data"].str.startswith("sample data (ours, not the paper's) — our toy corpus").all(), name
+            assert table["protocol"].str.contains("of the top-5 lists \\(the paper: judged by hand").all(), name
+            assert table["protocol"].str.contains("word2vec vector_size 24").all() and not table["comparable"].any(), name
+        real = pd.read_csv(folder / "real_vectors_bli.csv")
+        assert real["data"].str.startswith("other data (not the paper's)").all()
+        assert real["protocol"].str.startswith("beyond the paper").all()
+        return
     for path in sorted(folder.glob("*.csv")):
         table = pd.read_csv(path)
         assert set(LABEL_COLUMNS) <= set(table.columns) and table[["data", "protocol"]].notna().all().all(), path.name

@@ -82,7 +82,7 @@ _BLI = {
     "stochastic_interval": Setting(50, "§4.1: VecMap's default", what="stochastic interval {}"),
     # the effective setting of every P@5 and label count: the paper judged the top-5 lists by hand
     "labels": Setting("by hand", "§4.2", accept=lambda v: v == "by hand",
-                      describe=lambda v: f"top-5 lists labelled by {v} (the paper: judged by hand, §4.2)"),
+                      describe=lambda v: f"{v} of the top-5 lists (the paper: judged by hand, §4.2)"),
 }
 
 # ------------------------------------------------------------------------- §5–7 (notebook 02)

@@ -15,6 +15,7 @@ from culturelab import reported
 from culturelab.cultural_recipes import alignment, human_eval
 from culturelab.cultural_recipes import data as cr
 from culturelab.cultural_recipes import protocol as cr_protocol
+from culturelab.protocol import DataUsed, compare
 from culturelab.runner import all_notebooks
 
 VIEW = pd.DataFrame({"query": ["蒸", "豆腐", "水", "盐"], "neighbours": [["bake", "350"], ["ham"], ["water"], ["sugar"]],
@@ -23,24 +24,37 @@ VIEW = pd.DataFrame({"query": ["蒸", "豆腐", "水", "盐"], "neighbours": [["
 
 
 def test_bli_summary_gives_a_delta_only_on_the_papers_data_and_protocol():
-    same = alignment.bli_summary(VIEW, data="same", protocol="same").set_index("quantity")
+    section = cr_protocol.PROTOCOL["01_bli_alignment"]
+    paper = {"max_recipes": 0, "vector_size": 300, "epochs": 5, "min_count": 10, "n_queries": 100,
+             "mode": "semi_supervised", "seed_variant": "paper", "max_iter": 0, "stochastic_interval": 50}
+    same = alignment.bli_summary(VIEW, compare(section, {**paper, "labels": "by hand"}, DataUsed("released")))
+    same = same.set_index("quantity")
     assert same.loc["P@5", "delta"] == pytest.approx(0.25 - 0.68) and same["comparable"].all()
-    for data, protocol in (("sample data", "same"), ("same", "automatic labels")):
-        t = alignment.bli_summary(VIEW, data=data, protocol=protocol)
+    for deviations in (compare(section, {**paper, "labels": "by hand"}, DataUsed("sample")),
+                       compare(section, {**paper, "labels": alignment.AUTOMATIC_LABELS}, DataUsed("released"))):
+        t = alignment.bli_summary(VIEW, deviations)
         assert t["delta"].isna().all() and t["reported"].notna().sum() == 4 and not t["comparable"].any()
-    other_k = alignment.bli_summary(VIEW, k=1, data="same", protocol="same").set_index("quantity")
+    other_k = alignment.bli_summary(VIEW, compare(None, {}), k=1).set_index("quantity")
     assert np.isnan(other_k.loc["P@1", "reported"])  # the paper reports P@5 only
 
 
 def test_the_bli_protocol_names_every_step_that_differs():
-    paper = {"vector_size": 300, "epochs": 5, "min_count": 10}
-    assert alignment.protocol_of(n_queries=100, word2vec=paper) == \
-        "automatic literal/cultural labels (the paper: by hand)"  # our labels are never the authors'
-    steps = alignment.protocol_of(n_queries=0, word2vec={**paper, "epochs": 10}, mode="identical",
-                                  seed_variant="cut", stochastic_interval=8).split("; ")
-    assert steps[1:] == ["all queries (the paper: 100)", "word2vec epochs 10 (the paper: 5)",
-                         "mapping mode identical (our reading of the paper: semi_supervised)",
-                         "seed dictionary variant 'cut'", "stochastic interval 8 (VecMap: 50)"]
+    section = cr_protocol.PROTOCOL["01_bli_alignment"]
+    automatic = compare(section, {"labels": alignment.AUTOMATIC_LABELS})  # our labels are never the authors'
+    assert automatic.protocol == ("automatic labels (CC-CEDICT glosses + our taxonomy) of the top-5 lists (the "
+                                  "paper: judged by hand, §4.2)")
+    steps = compare(section, {"n_queries": 0, "epochs": 10, "mode": "identical", "seed_variant": "cut",
+                              "stochastic_interval": 8, "max_iter": 40, "max_recipes": 1500}).lines()
+    assert steps == [
+        "data: max_recipes 1500 (the paper: all, §4.1: the entire corpora)",
+        "protocol: word2vec epochs 10 (the paper: 5, fn. 10)",
+        "protocol: every content word as queries (the paper: the 100 most frequent Chinese content words, §4.2)",
+        "protocol: mapping mode identical (our reading of the paper: semi_supervised, §4.1)",
+        "protocol: seed dictionary variant 'cut' (the paper: fn. 11's 15 pairs, 镯 read as 倒)",
+        "protocol: self-learning capped at 40 iterations (our reading of the paper: to convergence, §4.1)",
+        "protocol: stochastic interval 8 (the paper: 50, §4.1: VecMap's default)"]
+    assert {k: section.settings[k].paper for k in ("vector_size", "epochs", "min_count")} == {
+        k: alignment.WORD2VEC[k] for k in ("vector_size", "epochs", "min_count")}
 
 
 def test_table2_label_shares_and_chance():

@@ -16,6 +16,7 @@ import pytest
 import culturelab
 from culturelab.cultural_recipes import alignment, corpus, setup
 from culturelab.params import notebook_choice_problems
+from culturelab.protocol import compare
 from culturelab.reported import load as load_reported
 from culturelab.runner import notebook_defaults, notebook_file
 
@@ -95,7 +96,7 @@ def test_open_gives_notebook_02_each_data_source(tmp_path):
 def test_paper_numbers_come_from_reported():
     reported = load_reported("cultural_recipes", "bli").set_index("quantity")["value"]
     view = pd.DataFrame({"label": ["literal", "error"]})
-    summary = alignment.bli_summary(view).set_index("quantity")["reported"].dropna()
+    summary = alignment.bli_summary(view, compare(None, {})).set_index("quantity")["reported"].dropna()
     assert summary.to_dict() == {q: float(reported[q]) for q in ("P@5", "queries", "cultural (of misses)",
                                                                   "error (of misses)")}
     shares = alignment.label_shares(view, "ours")
