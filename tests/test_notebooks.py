@@ -133,3 +133,57 @@ def test_percul_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run
     if notebook == "percul/04_distractors":
         lure = pd.read_csv(config.runs_dir() / run_name / notebook / "lure_rates.csv")
         assert lure["protocol"].str.contains("distractor rules from distractor_rules.csv, not the paper's").all()
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("notebook", [n for n in all_notebooks() if n.startswith("cultural_recipes/")])
+def test_cultural_recipes_smoke_results_carry_the_labels_of_their_rows(notebook, smoke_run):
+    """Every CulturalRecipes results table is labelled by the one comparison
+    (``culturelab/cultural_recipes/protocol.py``), row by row. Notebook 01: our toy corpus, the
+    smoke run's word2vec and our automatic labels; the fr → en check is other data, beyond the
+    paper. Notebook 02: our sample and its size knob, the smoke run's decoding on the model's rows
+    only, each metric's own settings, our made-up ratings, Figure 4 on the silver split where Ref
+    is the retrieved recipe."""
+    from culturelab.protocol import LABEL_COLUMNS
+
+    run_name, _ = smoke_run
+    folder = config.runs_dir() / run_name / notebook
+    if notebook == "cultural_recipes/01_bli_alignment":
+        for name in ("table2_view.csv", "bli_summary.csv"):
+            table = pd.read_csv(folder / name)
+            assert table["data"].str.startswith("sample data (ours, not the paper's) — our toy corpus").all(), name
+            assert table["protocol"].str.contains("of the top-5 lists \\(the paper: judged by hand").all(), name
+            assert table["protocol"].str.contains("word2vec vector_size 24").all() and not table["comparable"].any(), name
+        real = pd.read_csv(folder / "real_vectors_bli.csv")
+        assert real["data"].str.startswith("other data (not the paper's)").all()
+        assert real["protocol"].str.startswith("beyond the paper").all()
+        return
+    for path in sorted(folder.glob("*.csv")):
+        table = pd.read_csv(path)
+        assert set(LABEL_COLUMNS) <= set(table.columns) and table[["data", "protocol"]].notna().all().all(), path.name
+        assert not table["comparable"].any(), path.name
+        ratings = "our made-up sample ratings (the paper's crowd ratings are not released, §5.3)"
+        if path.name == "table5_vs_paper.csv":
+            assert (table["data"] == ratings).all()
+            continue
+        assert table["data"].str.startswith("sample data (ours, not the paper's)").all(), path.name
+        if "system" in table:
+            model = table["system"].str.endswith("(llm prompt)")
+            assert table.loc[model, "protocol"].str.contains("16 new tokens").all(), path.name
+            assert not table.loc[~model, "protocol"].str.contains("new tokens").any(), path.name
+            assert table.loc[model, "model_status"].str.contains("not one of the paper's").all(), path.name
+    metrics = pd.read_csv(folder / "automatic_metrics.csv")
+    assert metrics["data"].str.contains("max_recipes 2").all()
+    zh, floor = metrics["direction"] == "en2zh", metrics["system"] == "Source copy"
+    assert metrics.loc[floor, "protocol"].str.startswith("beyond the paper").all()
+    assert metrics.loc[zh & ~floor, "protocol"].str.contains("Chinese ROUGE-L").all()
+    assert metrics.loc[~zh & ~floor, "protocol"].str.contains("BERTScore \\(en\\) not computed").all()
+    side = pd.read_csv(folder / "metrics_vs_paper.csv")
+    release = side["compat"] != "corrected"
+    assert side.loc[release & side["metric"].isin(["BLEU", "ChrF"]), "protocol"].str.contains("released script").all()
+    assert (side.loc[~release & side["metric"].isin(["BLEU", "ChrF", "#Tok"]), "protocol"] == "same").all()
+    rates = pd.read_csv(folder / "literal_rates.csv")
+    assert set(rates["system"]) == {"bundled:gemma3-270m (llm prompt)", "Ref = retrieved recipe"}
+    assert rates.loc[rates["concept"].isin(["tofu", "starch"]), "protocol"].str.contains("chosen by us").all()
+    for name in ("kendall.csv", "table6_vs_paper.csv"):
+        assert pd.read_csv(folder / name)["data"].str.endswith(ratings).all(), name

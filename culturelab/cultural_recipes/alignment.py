@@ -33,6 +33,7 @@ from culturelab.embeddings import bli
 from culturelab.embeddings.align import AlignmentResult, VecMap
 from culturelab.embeddings.vectors import Embeddings
 from culturelab.embeddings.word2vec import train_word2vec, write_tokenized
+from culturelab.protocol import Deviations
 from culturelab.reported import compare as compare_reported
 from culturelab.reported import load as load_reported
 from culturelab.stats import proportion_ci
@@ -120,33 +121,6 @@ def align_and_translate(zh: Embeddings, en: Embeddings, queries: list[str], *, m
     return result, table, view
 
 
-def protocol_of(*, n_queries: int, word2vec: dict[str, Any], mode: str = "semi_supervised",
-                seed_variant: str = "paper", max_iter: int = 0, stochastic_interval: int = 50) -> str:
-    """How our §4 run differs from the paper's: always in the labels (ours are automatic:
-    CC-CEDICT glosses and our taxonomy; the authors judged the lists by hand), and in every
-    setting that is not the paper's (100 queries, :data:`WORD2VEC`, the printed seed pairs; the
-    VecMap flags are not published — ``semi_supervised`` run to convergence is our reading).
-
-    >>> protocol_of(n_queries=100, word2vec=WORD2VEC)
-    'automatic literal/cultural labels (the paper: by hand)'
-    >>> protocol_of(n_queries=30, word2vec={**WORD2VEC, "vector_size": 24}, max_iter=40).split("; ")[1:]
-    ['30 queries (the paper: 100)', 'word2vec vector_size 24 (the paper: 300)', 'self-learning capped at 40 iterations']
-    """
-    steps = ["automatic literal/cultural labels (the paper: by hand)"]
-    if n_queries != 100:
-        steps.append(f"{n_queries or 'all'} queries (the paper: 100)")
-    steps += [f"word2vec {key} {word2vec[key]} (the paper: {value})" for key, value in WORD2VEC.items()
-              if key in word2vec and word2vec[key] != value]
-    if mode != "semi_supervised":
-        steps.append(f"mapping mode {mode} (our reading of the paper: semi_supervised)")
-    if seed_variant != "paper":
-        steps.append(f"seed dictionary variant {seed_variant!r}")
-    if max_iter or stochastic_interval != 50:
-        steps.append(f"self-learning capped at {max_iter} iterations" if max_iter
-                     else f"stochastic interval {stochastic_interval} (VecMap: 50)")
-    return "; ".join(steps)
-
-
 #: what our labels are, beside every number they give (the paper's were the authors' judgement)
 AUTOMATIC_LABELS = "automatic labels (CC-CEDICT glosses + our taxonomy)"
 #: the same for our toy sample, whose labels come from the lexicon it was generated from
@@ -172,18 +146,20 @@ def label_counts(view: pd.DataFrame) -> pd.Series:
     return view["label"].value_counts().reindex(list(bli.LABELS), fill_value=0).astype(int)
 
 
-def bli_summary(view: pd.DataFrame, *, k: int = 5, data: str = "not stated", protocol: str = "not stated",
-                labels: str = AUTOMATIC_LABELS) -> pd.DataFrame:
+def bli_summary(view: pd.DataFrame, deviations: Deviations, *, k: int = 5, labels: str = AUTOMATIC_LABELS
+                ) -> pd.DataFrame:
     """P@k and the split of the misses by automatic label (:func:`label_counts`), beside the
-    paper's hand-judged numbers, with their comparability (:func:`culturelab.reported.compare`:
-    ``delta`` only where ``data`` and ``protocol`` are both ``"same"``). P@k counts the queries
-    with a literal translation known (``n``); ``unlabelled`` queries (no gloss, or a miss without
-    a taxonomy class) are counted apart; the paper has no ``near-literal`` or ``unlabelled``.
-    ``labels`` names ours as automatic (:func:`labels_of`).
+    paper's hand-judged numbers, labelled by ``deviations`` (the run's comparison with the paper,
+    ``run.deviations(labels=labels)``; :func:`culturelab.reported.compare`: ``delta``
+    only where data and protocol are the paper's). P@k counts the queries with a literal
+    translation known (``n``); ``unlabelled`` queries (no gloss, or a miss without a taxonomy
+    class) are counted apart; the paper has no ``near-literal`` or ``unlabelled``. ``labels``
+    names ours as automatic (:func:`labels_of`).
 
+    >>> from culturelab.protocol import DataUsed, compare
     >>> v = pd.DataFrame({"label": ["literal"] * 3 + ["cultural", "error", "unlabelled"],
     ...                   "label_note": [""] * 5 + ["no literal translation known (no dictionary gloss)"]})
-    >>> t = bli_summary(v, data="sample data").set_index("quantity")
+    >>> t = bli_summary(v, compare(None, {}, DataUsed("sample"))).set_index("quantity")
     >>> t["ours"].to_dict()["P@5"], t["n"].to_dict()["P@5"], bool(t["delta"].isna().all())
     (0.6, 5, True)
     >>> t.loc[["cultural (of misses)", "near-literal (of misses)"], ["ours", "reported"]].values.tolist()
@@ -201,11 +177,12 @@ def bli_summary(view: pd.DataFrame, *, k: int = 5, data: str = "not stated", pro
     ours = pd.DataFrame({"quantity": list(quantities), "value": [float(v) for v, _ in quantities.values()]})
     rows = [r for r in ("P@5", "queries", "cultural (of misses)", "error (of misses)") if r in quantities]
     paper = pd.DataFrame({"quantity": rows, "value": [float(ref[r]) for r in rows]})
-    table = compare_reported(paper, ours, on=["quantity"], data=data, protocol=protocol)
+    table = compare_reported(paper, ours, on=["quantity"], deviations=deviations)
     table = table.set_index("quantity").loc[ours["quantity"]].reset_index()
     table["n"] = [m for _, m in quantities.values()]
     table["labels"] = labels
-    return table[["quantity", "ours", "n", "labels", "reported", "delta", "data", "protocol", "comparable"]]
+    return table[["quantity", "ours", "n", "labels", "reported", "delta", "data", "protocol", "model_status",
+                  "comparable"]]
 
 
 def label_shares(view: pd.DataFrame, ours: str, *, chance: float = float("nan")) -> pd.DataFrame:
@@ -249,10 +226,12 @@ def literal_chance(view: pd.DataFrame, target_words: Sequence[str], *, k: int = 
 
 
 def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *, k: int = 5,
-                  labels: str = AUTOMATIC_LABELS, method: str = "word2vec + VecMap") -> Any:
+                  labels: str = AUTOMATIC_LABELS, method: str = "word2vec + VecMap", caption: str = "") -> Any:
     """Share of queries per label, ours (automatic: ``labels``) beside the paper's (by hand)
     (:func:`label_shares`: n and 95 % intervals), with the P@k of random retrieval
-    (:func:`literal_chance`) as chance; ``method`` (how the neighbours were found) in the title."""
+    (:func:`literal_chance`) as chance; ``method`` (how the neighbours were found) in the title;
+    ``caption`` (the run's comparison with the paper, :meth:`culturelab.protocol.Deviations.caption`) under it."""
+    from culturelab.plots import caption as add_caption
     from culturelab.plots import claim, grouped_bars
 
     chance = literal_chance(view, target_words, k=k)
@@ -263,7 +242,7 @@ def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *,
                        title=f"Top-{k} neighbours ({method}) by label\n(chance of literal: a random top {k})")
     fig.axes[0].set_xlabel(f"ours: {labels}; the paper's: by hand", fontsize=7)
     claim(fig, kind="score", model=[], method=method, chance=chance)
-    return fig
+    return add_caption(fig, caption) if caption else fig
 
 
 def _ended(stop: str, iterations: int) -> str:
@@ -275,10 +254,13 @@ def _ended(stop: str, iterations: int) -> str:
     return {"converged": f"converged, {iterations} it.", "max_iter": f"capped, {iterations} it."}.get(stop, stop)
 
 
-def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1) -> Any:
+def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1, caption: str = "") -> Any:
     """P@k of the fr → en check per mode and retrieval (:func:`real_vectors_check`), with 95 %
     intervals, n (test words) and the P@k of random retrieval as chance; each mode's label says
-    how its self-learning ended (converged or capped, iterations)."""
+    how its self-learning ended (converged or capped, iterations). The title says it is a check on
+    other data than the paper's; ``caption`` (:func:`culturelab.cultural_recipes.protocol.real_vectors`)
+    goes under it."""
+    from culturelab.plots import caption as add_caption
     from culturelab.plots import claim, grouped_bars, place_legend
     from culturelab.plots.bars import fit_ticklabels
 
@@ -286,7 +268,7 @@ def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1) -> Any:
     chance = float(at_k["chance"].mean())
     fig = grouped_bars(at_k, x="mode", y="precision", hue="retrieval", err_low="ci_low", err_high="ci_high",
                        n="n_queries", chance=chance, ylabel=f"P@{k} (CLDR test pairs)",
-                       title="fr (spaCy) → en (GloVe), VecMap modes; retrieval:")
+                       title="Our mapping on other data (not the paper's): fr (spaCy) → en (GloVe)")
     ax = fig.axes[0]
     ended = at_k.groupby("mode", sort=False).first()
     ax.set_xticklabels([f"{m}\n({_ended(ended.loc[m, 'stop'], int(ended.loc[m, 'iterations']))})"
@@ -294,7 +276,7 @@ def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1) -> Any:
     fit_ticklabels(ax)
     place_legend(ax, ncols=3)
     claim(fig, kind="score", model=[], method=["VecMap"], chance=chance)
-    return fig
+    return add_caption(fig, caption) if caption else fig
 
 
 def convergence(fit: AlignmentResult) -> dict[str, Any]:

@@ -15,9 +15,7 @@ a model spec we run to its Table 5 row (:func:`paper_name`), so our numbers sit 
 
 from __future__ import annotations
 
-import functools
 import itertools
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -26,6 +24,7 @@ import pandas as pd
 
 from culturelab import reported
 from culturelab.percul.data import CATEGORIES, RULES, SPLITS, released_counts
+from culturelab.percul.protocol import paper_name, paper_numbers
 from culturelab.protocol import LABEL_COLUMNS, Deviations, label_rows
 
 PAPER = "percul"
@@ -68,26 +67,6 @@ def finetune_pairs() -> dict[str, str]:
     """
     t = _figure_models("fig6")
     return dict(zip(t["model"], t["paired_with"]))
-
-
-@functools.cache
-def _model_ids() -> dict[str, str]:
-    """Hub/API id (lower case, organisation and date suffix removed) → Table 5 name."""
-    t = reported.load(PAPER, "model_ids")
-    return dict(zip(t["id"], t["model"]))
-
-
-def paper_name(spec: str) -> str | None:
-    """The Table 5 row of a model spec we ran, if the paper evaluated that model.
-
-    >>> paper_name("hf:meta-llama/Llama-3.1-8B-Instruct"), paper_name("openai:gpt-4o-2024-08-06")
-    ('Llama 3.1 8B', 'GPT 4o')
-    >>> paper_name("bundled:gemma3-270m") is None
-    True
-    """
-    name = str(spec).split("#")[-1].split(":", 1)[-1].rstrip("/").split("/")[-1].lower()
-    name = re.sub(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest|\d{3})$", "", name)
-    return _model_ids().get(name)
 
 
 def table5_long() -> pd.DataFrame:
@@ -341,8 +320,6 @@ def leaderboard(ours: pd.DataFrame, deviations_of: Callable[[Mapping[str, Any]],
     side, the labels saying why). The paper's rows carry the labels of its published numbers
     (:func:`culturelab.percul.protocol.paper_numbers`); ``gap_to_human`` = macro − 0.930.
     """
-    from culturelab.percul.protocol import paper_numbers
-
     t3 = table3().rename(columns={"value": "macro"})
     paper_rows = t3[["model", "type", "macro"]].assign(source="paper (Table 3)", **paper_numbers().columns())
     o = ours.assign(paper_model=ours["model"].map(paper_name))

@@ -23,9 +23,12 @@ answer must be in Persian" (:func:`split_settings`).
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from culturelab import reported
 from culturelab.percul.data import CATEGORIES, REPO_ID, SPLITS, find_split_file
 from culturelab.protocol import SAME, DataUsed, Deviations, Release, Section, Setting, compare, label_rows
 
@@ -103,14 +106,28 @@ PROTOCOL: dict[str, Section] = {
 }
 
 
-def _models(spec: str) -> str | None:
-    from culturelab.percul.paper import paper_name
+@functools.cache
+def _model_ids() -> dict[str, str]:
+    """Hub/API id (lower case, organisation and date suffix removed) → Table 5 name."""
+    t = reported.load("percul", "model_ids")
+    return dict(zip(t["id"], t["model"]))
 
-    return paper_name(spec)
+
+def paper_name(spec: str) -> str | None:
+    """The Table 5 row of a model spec we ran, if the paper evaluated that model.
+
+    >>> paper_name("hf:meta-llama/Llama-3.1-8B-Instruct"), paper_name("openai:gpt-4o-2024-08-06")
+    ('Llama 3.1 8B', 'GPT 4o')
+    >>> paper_name("bundled:gemma3-270m") is None
+    True
+    """
+    name = str(spec).split("#")[-1].split(":", 1)[-1].rstrip("/").split("/")[-1].lower()
+    name = re.sub(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest|\d{3})$", "", name)
+    return _model_ids().get(name)
 
 
 #: the paper's models: a spec → its Table 5 row (``reported/percul/model_ids.csv``)
-MODELS = _models
+MODELS = paper_name
 
 
 def split_settings(split: str, answer_in_persian: bool) -> dict[str, Any]:

@@ -119,10 +119,12 @@ def test_word_count_tables_compare_with_the_paper():
     expected = np.mean([sum(len(s.split()) for s in st) for st in steps])
     got = table.query("measure == 'procedure' and lang_group == 'English'")["value"].item()
     assert got == pytest.approx(expected, abs=0.05)
+    from culturelab.protocol import DataUsed
+    from culturelab.protocol import compare as against_paper
     from culturelab.reported import compare
 
-    cmp = compare(load_reported("captex", "table3"), table, on=["country", "measure", "lang_group"],
-                  data="sample data", protocol="same")
+    sample = against_paper(None, {}, DataUsed("sample"))
+    cmp = compare(load_reported("captex", "table3"), table, on=["country", "measure", "lang_group"], deviations=sample)
     both = cmp.dropna(subset=["reported", "ours"])
     assert both["country"].unique().tolist() == ["Iran"] and len(both) == 12 and cmp["delta"].isna().all()
     wide = wordcount.wide(table, "country")

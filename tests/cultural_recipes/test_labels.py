@@ -11,6 +11,7 @@ import pytest
 
 from culturelab.cultural_recipes import alignment, corpus, lexicon
 from culturelab.embeddings import bli, dictionaries
+from culturelab.protocol import DataUsed, compare
 from culturelab.reported import load as load_reported
 
 
@@ -71,7 +72,7 @@ def test_a_query_no_label_can_judge_is_unlabelled_not_an_error():
         "unlabelled", "no literal translation known (no dictionary gloss)"]
     assert view.loc["适量", ["label", "label_note"]].tolist() == ["unlabelled", "no taxonomy class"]
     assert view.loc["沙拉", "label"] == "error"  # a dish whose neighbours are no dish
-    summary = alignment.bli_summary(view.reset_index()).set_index("quantity")
+    summary = alignment.bli_summary(view.reset_index(), compare(None, {})).set_index("quantity")
     assert summary.loc["P@5", "n"] == 2 and summary.loc["P@5", "ours"] == 0  # P@5 over the glossed queries
     assert summary.loc["unlabelled", "ours"] == 2 and summary.loc["error (of misses)", "ours"] == 1
 
@@ -81,7 +82,7 @@ def test_the_labels_are_named_automatic_beside_every_number_and_in_the_figure():
 
     view = pd.DataFrame({"query": ["蒸", "盐"], "neighbours": [["bake"], ["salt"]], "literal_translations": [
         ["steam"], ["salt"]], "label": ["cultural", "literal"]})
-    summary = alignment.bli_summary(view, data="sample data")
+    summary = alignment.bli_summary(view, compare(None, {}, DataUsed("sample")))
     assert summary["labels"].eq(alignment.AUTOMATIC_LABELS).all() and "automatic" in alignment.AUTOMATIC_LABELS
     shares = alignment.label_shares(view, "ours (automatic labels)")
     assert set(shares["label"]) == set(bli.LABELS) and shares["source"].str.contains("by hand").any()

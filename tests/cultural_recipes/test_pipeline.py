@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from culturelab.cultural_recipes import alignment, corpus, lexicon
+from culturelab.protocol import compare
 
 
 def test_toy_corpus_is_deterministic_and_plants_cultural_words():
@@ -55,7 +56,7 @@ def test_toy_corpus_pipeline_aligns_neutral_words_and_finds_planted_equivalents(
         zh, zh_counts, res, view, gold = _toy_run(seed)
         assert zh.words[0] == max(zh_counts, key=zh_counts.get)  # frequency order kept
         assert res.n_seed_pairs == 14 and res.skipped_seed_pairs == [("劈", "chop")]  # 劈 is not in the toy corpus
-        summary = alignment.bli_summary(view).set_index("quantity")
+        summary = alignment.bli_summary(view, compare(None, {})).set_index("quantity")
         assert summary.loc["P@5", "ours"] >= 0.6  # comparable corpora from one concept process align
         top5 = view.set_index("query")["neighbours"]
         planted = [w for w in corpus.PLANTED if w in top5.index]
