@@ -268,7 +268,7 @@ def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1, caption: str = "") 
     chance = float(at_k["chance"].mean())
     fig = grouped_bars(at_k, x="mode", y="precision", hue="retrieval", err_low="ci_low", err_high="ci_high",
                        n="n_queries", chance=chance, ylabel=f"P@{k} (CLDR test pairs)",
-                       title="Our mapping on other data (not the paper's): fr (spaCy) → en (GloVe)")
+                       title="Our VecMap mapping on other data (not the paper's): fr (spaCy) → en (GloVe)")
     ax = fig.axes[0]
     ended = at_k.groupby("mode", sort=False).first()
     ax.set_xticklabels([f"{m}\n({_ended(ended.loc[m, 'stop'], int(ended.loc[m, 'iterations']))})"
