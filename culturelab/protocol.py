@@ -148,7 +148,8 @@ class Section:
     the :class:`Release` it reads (``None`` when it reads none, e.g. figures redrawn from the
     paper's tables), and its :class:`Setting`\\ s keyed by the notebook parameter (or effective
     setting) they govern. ``beyond`` names an analysis the paper does not have (nothing of it can
-    be compared with a paper number).
+    be compared with a paper number). ``when`` names the boolean parameter that switches the
+    section on (``""``: always on); :func:`check_notebook` leaves a switched-off section out.
 
     >>> Section("§5", settings={"split": Setting("silver", "§5")}).settings["split"].paper
     'silver'
@@ -158,6 +159,7 @@ class Section:
     release: Release | None = None
     settings: Mapping[str, Setting] = field(default_factory=dict)
     beyond: str = ""
+    when: str = ""
 
 
 @dataclass(frozen=True)
@@ -386,8 +388,12 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
     sections = [s for key, s in module.PROTOCOL.items() if key == topic or key.startswith(topic + ".")]
     if not sections:
         return None
+    own = module.PROTOCOL.get(topic)  # the notebook's own section: its `beyond` is the notebook's
+    sections = [s for s in sections if not s.when or params.get(s.when)]
     models = getattr(module, "MODELS", {})
-    spec = params.get("model") if isinstance(params.get("model"), str) and params.get("model") else None
+    # the parameter naming the notebook's model: ``model``, or the paper's MODEL_PARAMS[topic] (e.g. an encoder)
+    value = params.get(getattr(module, "MODEL_PARAMS", {}).get(topic, "model"))
+    spec = value if isinstance(value, str) and value else None
     used = data_before_run(notebook, params)
     merged: dict[str, Deviation] = {}
     beyond = ""
@@ -395,7 +401,7 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
         result = compare(section, params, used, model=spec, paper_models=models)
         for item in result.items:
             merged.setdefault(item.text, item)
-        beyond = beyond or (section.beyond if len(sections) == 1 else "")
+        beyond = beyond or (section.beyond if len(sections) == 1 or section is own else "")
     return Deviations(tuple(merged.values()), used, spec, None if spec is None else paper_model_of(spec, models),
                       beyond)
 
@@ -432,5 +438,5 @@ def label_rows(table: Any, deviations_of: Callable[[Mapping[str, Any]], Deviatio
     labels = [{**dict(zip(keys, combo)), **deviations_of(dict(zip(keys, combo))).columns()}
               for combo in combos.itertuples(index=False, name=None)]
     out = table.drop(columns=[c for c in LABEL_COLUMNS if c in table])
-    return out.merge(pd.DataFrame(labels), on=keys, how="left")
+    return out.merge(pd.DataFrame(labels, columns=[*keys, *LABEL_COLUMNS]), on=keys, how="left")
 

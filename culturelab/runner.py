@@ -311,18 +311,27 @@ class Run:
         self._write_info()
         return path
 
-    def savefig(self, fig: Any, name: str, *, data_source: str | None = None) -> list[Path]:
-        """Save a figure under ``figures/<paper>/<name>`` (PDF + PNG, or HTML for plotly).
-        Figures made from sample data say so just below their lower-left corner. ``data_source``
-        overrides the run's source for this figure (e.g. ``"reported"`` for a figure drawn
-        from the paper's published numbers alone, which gets no sample stamp)."""
-        from culturelab.plots import save
+    def savefig(self, fig: Any, name: str, *, data_source: str | None = None, **claims: Any) -> list[Path]:
+        """Save a figure under ``figures/<paper>/<name>`` (PDF + PNG, or HTML for plotly), and its
+        audit record under ``runs/<run>/<notebook>/figures/<name>.json`` (:mod:`culturelab.plots.audit`).
+        Figures made from sample data say so in their title. ``data_source`` overrides the run's
+        source for this figure (e.g. ``"reported"`` for a figure drawn from the paper's published
+        numbers alone: no sample stamp, and ``kind="reported"`` unless claimed otherwise).
+        ``claims`` are passed to :func:`culturelab.plots.audit.claim` (``kind``, ``model``,
+        ``method``, ``chance``, ``no_chance``); a score figure names the run's model unless it
+        claims its models itself (``model=[]``: baselines only)."""
+        from culturelab.plots import audit, save, stamp_title
 
-        if (data_source or self.data_source) == "sample" and hasattr(fig, "text"):
-            # below the axes' labels (the tight bounding box grows to include it), never over them
-            fig.text(0.01, -0.01, "sample data (not the paper's data)", fontsize=6, color="#666666",
-                     ha="left", va="top")
-        paths = save(fig, self.figures_dir / name)
+        source = data_source or self.data_source
+        if hasattr(fig, "savefig"):
+            stated = audit.claim(fig, data_source=source, **claims)
+            if stated.kind is None and data_source == "reported":
+                audit.claim(fig, kind="reported")
+            if stated.kind == "score" and stated.models is None and self.params.get("model"):
+                audit.claim(fig, model=self.params["model"])
+            if source == "sample":
+                stamp_title(fig, "sample data (not the paper's data)")
+        paths = save(fig, self.figures_dir / name, audit_to=self.out_dir / "figures" / f"{name}.json")
         for p in paths:
             rel = str(p)
             if rel not in self.info["figures"]:

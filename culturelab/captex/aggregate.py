@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -167,6 +168,36 @@ def task_rank_correlations(table: pd.DataFrame | None = None) -> pd.DataFrame:
 _FAMILIES = [("qwen", "Qwen"), ("llama", "Llama"), ("gemma", "Gemma"), ("mistral", "Mistral"), ("smollm", "SmolLM"),
              ("bloom", "BLOOM"), ("mt0", "mT0"), ("aya", "Aya"), ("mamba", "Mamba"), ("deepseek", "DeepSeek"),
              ("phi", "Phi"), ("gpt", "OpenAI"), ("o3", "OpenAI")]
+
+
+def params_b(model: Any) -> float:
+    """A model's size in billions of parameters, for Fig. 8, without loading its weights: its
+    description's count once loaded, else the shapes in its local weight files' headers (a bundled
+    model's converted folder, an ``hf:`` folder), else its config or id
+    (:func:`culturelab.planning.parameter_count`); NaN when none says. A lazily loaded model on a
+    warm cache is never loaded, so its description alone has no count.
+
+    >>> class Lazy:
+    ...     spec = "bundled:gemma3-270m"
+    ...     def describe(self): return {"loaded": False}
+    >>> round(params_b(Lazy()), 3)
+    0.268
+    """
+    from pathlib import Path
+
+    from culturelab.models.bundled import bundled_model_dir
+    from culturelab.models.identity import weights_parameter_count
+    from culturelab.planning import parameter_count
+
+    n = model.describe().get("n_params")
+    backend, _, arg = model.spec.partition(":")
+    if not n and backend in {"bundled", "hf"}:
+        folder = bundled_model_dir(arg) if backend == "bundled" else Path(arg)
+        n = weights_parameter_count(folder)
+    if not n:
+        found = parameter_count(model.spec)
+        n = found[0] if found else None
+    return float(n) / 1e9 if n else float("nan")
 
 
 def family_of(spec: str) -> str:
@@ -326,15 +357,18 @@ def category_components(proc_scores: pd.DataFrame, *, norm_scheme: str = "raw",
                         lmax_mode: str = "per_instance") -> pd.DataFrame:
     """Per category: the four task scores (reordering = mean of ρ, τ, 1 − LD/L_max; CB-QA = mean
     of R-L, BS, SS) and the footnote-6 aggregate, in long form (``category``, ``component``,
-    ``score``) — a radar that stays readable when country × category cells are sparse.
+    ``score``, ``n``: the procedures of the category) — a radar that stays readable when country ×
+    category cells are sparse.
 
     >>> p = pd.DataFrame({"category": ["Food and Cuisine"], "rho": [1.0], "tau": [1.0], "ld_norm": [0.0],
     ...                   "pb_mcq": [0.5], "cb_mcq": [1.0], "rouge_l": [0.0], "bertscore": [0.0], "ss": [0.0]})
-    >>> category_components(p).set_index("component")["score"].round(2).to_dict()["reordering"]
-    1.0
+    >>> category_components(p).set_index("component").loc["reordering"].to_dict()
+    {'category': 'Food and Cuisine', 'score': 1.0, 'n': 1}
     """
     parts = task_components(proc_scores, norm_scheme=norm_scheme, lmax_mode=lmax_mode).assign(
         category=proc_scores["category"],
         aggregate=aggregate(proc_scores, "fig8", norm_scheme=norm_scheme, lmax_mode=lmax_mode))
-    means = parts.groupby("category", observed=True)[[*COMPONENTS, "aggregate"]].mean().reset_index()
-    return means.melt(id_vars="category", var_name="component", value_name="score")
+    grouped = parts.groupby("category", observed=True)
+    means = grouped[[*COMPONENTS, "aggregate"]].mean().reset_index()
+    long = means.melt(id_vars="category", var_name="component", value_name="score")
+    return long.assign(n=long["category"].map(grouped.size()).astype(int))

@@ -24,6 +24,7 @@ import pandas as pd
 
 from culturelab.metrics.ranking import kendall_distance, random_baseline
 from culturelab.models.base import LanguageModel
+from culturelab.parsing import lenient_share
 from culturelab.stats import summarise
 from culturelab.tasks.reorder import gold_answer, render_shuffled, score_orders, shuffle_permutation
 
@@ -54,12 +55,13 @@ def render_prompts(instances: pd.DataFrame, template: str) -> list[str]:
 
 
 def run_reordering(model: LanguageModel, instances: pd.DataFrame, template: str, *, policy: str = "zero",
-                   max_new_tokens: int = 32, chat: bool = True) -> pd.DataFrame:
-    """Generate every answer in one batched call, parse and score; adds ``prompt``,
-    ``raw_output``, metrics, ``ld_norm`` (LD/n), ``kendall_dist`` and ``one_swap``."""
+                   max_new_tokens: int = 32, chat: bool = True, lenient: bool = False) -> pd.DataFrame:
+    """Generate every answer in one batched call, parse (strict unless ``lenient``) and score; adds
+    ``prompt``, ``raw_output``, metrics, ``ld_norm`` (LD/n), ``kendall_dist`` and ``one_swap``."""
     prompts = render_prompts(instances, template)
     texts = model.generate(prompts, max_new_tokens=max_new_tokens, chat=chat)
-    scored = score_orders(instances.assign(prompt=prompts), texts, policy=policy, steps_col="shown_steps")
+    scored = score_orders(instances.assign(prompt=prompts), texts, policy=policy, steps_col="shown_steps",
+                          lenient=lenient)
     scored["ld_norm"] = scored["ld"] / scored["n_steps"]
     scored["kendall_dist"] = [kendall_distance(o) if v else np.nan
                               for o, v in zip(scored["pred_order"], scored["valid"])]
@@ -70,7 +72,7 @@ def run_reordering(model: LanguageModel, instances: pd.DataFrame, template: str,
 
 def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
     """Mean ρ, τ, LD (with 95 % bootstrap CIs; NaN rows — the ``drop`` policy — left out),
-    validity and exact-match rates per group.
+    validity and exact-match rates and the lenient share (with a ``parse_verdict`` column) per group.
 
     >>> t = pd.DataFrame({"rho": [1.0, 0.0], "tau": [1.0, 0.0], "ld": [0, 4], "valid": [True, False],
     ...                   "exact": [True, False]})
@@ -91,8 +93,12 @@ def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: 
     exact = (grouped["exact"].mean().to_numpy() if by else [float(pd.to_numeric(scored["exact"]).mean())])
     table["valid_rate"] = np.asarray(valid, dtype=float)
     table["exact_rate"] = np.asarray(exact, dtype=float)
+    verdicts = scored["parse_verdict"] if "parse_verdict" in scored else pd.Series(np.nan, index=scored.index)
+    share = verdicts.groupby([scored[b] for b in by], sort=True, observed=True).apply(lenient_share) if by \
+        else [lenient_share(verdicts)]
+    table["lenient_share"] = np.asarray(share, dtype=float)
     cols = [*by, "rho", "rho_ci_low", "rho_ci_high", "tau", "tau_ci_low", "tau_ci_high", "ld", "ld_ci_low",
-            "ld_ci_high", "valid_rate", "exact_rate", "n"]
+            "ld_ci_high", "valid_rate", "exact_rate", "lenient_share", "n"]
     return table[cols]
 
 

@@ -38,7 +38,8 @@ TABLE_OF = {"en": "2", "ar": "6", "he": "7", "ru": "8", "ko": "9", "zh": "10"}
 
 def summarise_probing(per_dish: pd.DataFrame, *, by: Sequence[str] = ("model", "context")) -> pd.DataFrame:
     """Per (model, context, group): mean ± std over templates of each metric, in the paper's
-    units; long form ``model, context, group, metric, mean, std, n_templates``.
+    units; long form ``model, context, group, metric, mean, std, n_templates`` and, when
+    ``per_dish`` names its dishes (``url``), ``n_dishes`` (the cell's n on a figure).
 
     >>> t = pd.DataFrame({"model": "m", "context": False, "template": [1, 2], "group": "A", "ap": [0.1, 0.3]})
     >>> summarise_probing(t).round(2)[["group", "metric", "mean"]].to_dict("records")
@@ -51,7 +52,11 @@ def summarise_probing(per_dish: pd.DataFrame, *, by: Sequence[str] = ("model", "
     long["mean"] *= factor
     long["std"] *= factor
     long["metric"] = long["metric"].map(lambda m: METRICS[m][0])
-    return long
+    if "url" not in per_dish:
+        return long
+    pooled = pd.concat([per_dish, per_dish.assign(group="ALL")], ignore_index=True)
+    counts = pooled.groupby([*by, "group"], sort=False, observed=True)["url"].nunique().rename("n_dishes")
+    return long.merge(counts.reset_index(), on=[*by, "group"], how="left")
 
 
 def order_groups(frame: pd.DataFrame, column: str = "group", order: Sequence[str] = ROW_ORDER) -> pd.DataFrame:

@@ -6,8 +6,8 @@ a ``README.md`` saying where each number comes from.
 
 Every comparison carries the labels of :func:`culturelab.protocol.compare` — the run set beside
 its paper's protocol as declared in ``culturelab/<paper>/protocol.py``: whether our number was
-computed on the paper's data (``data="same"``, or what differs, e.g. ``"sample data"``), with the
-paper's protocol (``protocol="same"``, or every setting that differs) and by one of the paper's
+computed on the paper's data (a ``data`` column: ``same``, or what differs, e.g. ``sample data``), with
+the paper's protocol (``protocol``: ``same``, or every setting that differs) and by one of the paper's
 models. A Δ is printed only where all match; otherwise the table shows both numbers and why.
 """
 
@@ -46,8 +46,7 @@ def load(paper: str, table: str) -> pd.DataFrame:
 
 
 def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value: str = "value",
-            ours_value: str | None = None, *, deviations: Deviations | None = None, model_row: str | None = None,
-            data: str | None = None, protocol: str | None = None) -> pd.DataFrame:
+            ours_value: str | None = None, *, deviations: Deviations, model_row: str | None = None) -> pd.DataFrame:
     """Reported, ours and Δ = ours − reported, one row per reported cell (outer join on ``on``),
     with the labels of the one comparison of the run with the paper's protocol
     (:func:`culturelab.protocol.compare`): ``data``, ``protocol``, ``model_status``, ``comparable``.
@@ -70,10 +69,6 @@ def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value
     >>> compare(rep, ours, on=["metric"], deviations=d, model_row="GPT-4")["model_status"].item()
     "bundled:gemma3-270m beside the paper's GPT-4"
     """
-    if deviations is None:  # transitional: hand-written labels, until every paper declares its protocol
-        if data is None or protocol is None:
-            raise TypeError("compare needs deviations= (culturelab.protocol.compare)")
-        deviations = _Labels(data, protocol)
     left = reported[[*on, value]].rename(columns={value: "reported"})
     right = ours[[*on, ours_value or value]].rename(columns={ours_value or value: "ours"})
     table = left.merge(right, on=list(on), how="outer", sort=False)
@@ -87,26 +82,6 @@ def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value
     table["model_status"] = model_status
     table["comparable"] = comparable
     return table
-
-
-class _Labels(Deviations):
-    """Hand-written labels in the shape of :class:`Deviations` (transitional)."""
-
-    def __init__(self, data: str, protocol: str):
-        object.__setattr__(self, "_labels", (data, protocol))
-        super().__init__()
-
-    data = property(lambda self: self._labels[0])  # type: ignore[assignment]
-    protocol = property(lambda self: self._labels[1])  # type: ignore[assignment]
-
-
-def data_of(data_source: str | None) -> str:
-    """The ``data`` label of a run from its data source (transitional).
-
-    >>> data_of("released"), data_of("sample")
-    ('same', "sample data (ours, not the paper's)")
-    """
-    return SAME if data_source == "released" else f"{data_source} data (ours, not the paper's)"
 
 
 #: the statuses of a paper's coverage table (:func:`coverage`)
@@ -132,8 +107,9 @@ def coverage(paper: str, data_used: DataUsed | None = None) -> pd.DataFrame:
     >>> c = coverage("percul")
     >>> set(c["status"]) <= set(COVERAGE_STATUSES), c.loc[c["item"] == "Figure 16", "notebook"].item()
     (True, 'percul/04_distractors')
-    >>> set(coverage("percul", DataUsed("sample"))["status"]) - {"redrawn", "missing"}
-    {'code only (needs: the release)'}
+    >>> statuses = set(coverage("percul", DataUsed("sample"))["status"])
+    >>> "code only (needs: the release)" in statuses, "recomputed" in statuses
+    (True, False)
     """
     table = load(paper, "coverage").fillna({"notebook": "", "note": ""})
     if "needs" not in table:

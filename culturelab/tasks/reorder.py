@@ -75,11 +75,13 @@ def gold_answer(perm: Sequence[int]) -> str:
     return ", ".join(LETTERS[list(perm).index(g)] for g in range(len(perm)))
 
 
-def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Sequence[str] | None = None) -> dict:
-    """Parse one answer and score it against the gold order.
+def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Sequence[str] | None = None, *,
+                lenient: bool = False) -> dict:
+    """Parse one answer (:func:`~culturelab.parsing.parse_order`) and score it against the gold order.
 
     ``steps`` are the step texts as shown (in letter order); when given, an answer that writes
-    the steps out instead of their letters is matched back to the letters.
+    the steps out instead of their letters is matched back to the letters — a lenient reading,
+    scored only with ``lenient=True`` (else the answer is invalid and scored by the ``policy``).
 
     >>> score_order("B, A, C", [1, 0, 2])["rho"]
     1.0
@@ -91,10 +93,11 @@ def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Seq
     if policy not in POLICIES:
         raise ValueError(f"invalid-answer policy must be one of {POLICIES}, not {policy!r}")
     n = len(perm)
-    parsed = parse_order(text, n, steps)
+    parsed = parse_order(text, n, steps, lenient=lenient)
     gold_order = [perm[j] for j in parsed.order]  # predicted sequence of gold step indices
     row = {"valid": parsed.valid, "issues": ",".join(parsed.issues), "n_parsed": len(parsed.order),
-           "parse_method": parsed.method, "pred_order": gold_order}
+           "parse_method": parsed.method, "parse_verdict": parsed.verdict,
+           "parse_answer": "".join(LETTERS[j] for j in parsed.answer or []), "pred_order": gold_order}
     if parsed.valid or policy == "repair":
         full = gold_order + [perm[j] for j in range(n) if j not in parsed.order]
         row.update(rho=spearman_rho(full), tau=kendall_tau(full), ld=levenshtein(full, n),
@@ -110,17 +113,19 @@ def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Seq
 
 
 def score_orders(frame: pd.DataFrame, texts: Sequence[str], policy: str = "zero", perm_col: str = "perm",
-                 steps_col: str | None = None) -> pd.DataFrame:
+                 steps_col: str | None = None, *, lenient: bool = False) -> pd.DataFrame:
     """Score a column of answers; adds ``raw_output``, ``valid``, ``issues``, ``rho``, ``tau``, ``ld``,
-    ``exact``, ``pred_order`` and ``parse_method``. ``steps_col`` names a column with the shown
-    step texts (letter order) for matching answers that write the steps out.
+    ``exact``, ``pred_order``, ``parse_method``, ``parse_verdict`` and ``parse_answer`` (the letters
+    read). ``steps_col`` names a column with the shown step texts (letter order) for matching answers
+    that write the steps out (a lenient reading, scored with ``lenient=True``).
 
     >>> f = pd.DataFrame({"perm": [[1, 0, 2], [0, 1]]})
     >>> score_orders(f, ["B, A, C", "A"])[["valid", "rho", "ld"]].to_dict("records")
     [{'valid': True, 'rho': 1.0, 'ld': 0}, {'valid': False, 'rho': 0.0, 'ld': 1}]
     """
     shown = frame[steps_col] if steps_col else [None] * len(frame)
-    scored = pd.DataFrame([score_order(t, p, policy, st) for t, p, st in zip(texts, frame[perm_col], shown)],
+    scored = pd.DataFrame([score_order(t, p, policy, st, lenient=lenient)
+                           for t, p, st in zip(texts, frame[perm_col], shown)],
                           index=frame.index)
     out = frame.copy()
     out["raw_output"] = list(texts)

@@ -19,7 +19,8 @@ answers parsed by :func:`culturelab.parsing.parse_order`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from culturelab import prompts
 from culturelab.metrics.ranking import random_baseline
 from culturelab.models.base import LanguageModel
 from culturelab.parsing import LETTERS
+from culturelab.protocol import Deviations
 from culturelab.reported import compare, load
 from culturelab.stats import summarise
 from culturelab.tasks.reorder import gold_answer, render_shuffled, score_orders, shuffle_permutation
@@ -36,9 +38,6 @@ MIN_STEPS, MAX_STEPS = 5, 10
 METRICS = ("rho", "tau", "ld", "pair_acc")
 #: the paper's step-ordering rows (Table 6) that adjacent-pair accuracy is put beside
 SO_PAPER_ROWS = ("Random", "BERTurk ZS", "BERTurk FT")
-#: why adjacent-pair accuracy of full answers is context for Table 6's SO column, not a reproduction
-SO_DATA = "original-Turkish ordered methods (all consecutive pairs), not the SO test set"
-SO_PROTOCOL = "a full order asked and its consecutive pairs scored, not a two-way choice"
 
 
 def instance_id(tutorial: str, method: str, steps: Sequence[str]) -> str:
@@ -98,13 +97,13 @@ def render_prompts(instances: pd.DataFrame, version: str = "v1") -> list[str]:
 
 
 def run_reordering(model: LanguageModel, instances: pd.DataFrame, *, version: str = "v1", policy: str = "zero",
-                   max_new_tokens: int = 40) -> pd.DataFrame:
-    """Generate all answers in one batched call, parse and score them (``policy`` for invalid
-    answers as in :mod:`culturelab.tasks.reorder`)."""
+                   max_new_tokens: int = 40, lenient: bool = False) -> pd.DataFrame:
+    """Generate all answers in one batched call, parse (strict unless ``lenient``) and score them
+    (``policy`` for invalid answers as in :mod:`culturelab.tasks.reorder`)."""
     frame = instances.copy()
     frame["prompt"] = render_prompts(frame, version)
     texts = model.generate(list(frame["prompt"]), max_new_tokens=max_new_tokens)
-    scored = add_pair_accuracy(score_orders(frame, texts, policy=policy, steps_col="shown_steps"))
+    scored = add_pair_accuracy(score_orders(frame, texts, policy=policy, steps_col="shown_steps", lenient=lenient))
     return scored.assign(model=model.spec, method="llm", prompt_version=version)
 
 
@@ -168,18 +167,28 @@ def by_length(scored: pd.DataFrame, by: Sequence[str] = ("method",), *, seed: in
     return out.merge(valid, on=[*by, "n_steps"], how="left")
 
 
-def table6_so_beside(scored: pd.DataFrame) -> pd.DataFrame:
-    """Mean adjacent-pair accuracy (%) of each ``method`` beside each of the paper's step-ordering
-    accuracies (Table 6, rows :data:`SO_PAPER_ROWS`): ``task, reported, ours, delta, data, protocol,
-    comparable, paper_model, method``, one row per (method, paper row); different items and a
-    different question (:data:`SO_DATA`, :data:`SO_PROTOCOL`), so no Δ.
+def table6_so_beside(scored: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
+    """Mean adjacent-pair accuracy (%) of each ``method`` (and ``model``) beside each of the paper's
+    step-ordering accuracies (Table 6, rows :data:`SO_PAPER_ROWS`): ``task, reported, ours, delta,
+    data, protocol, model_status, comparable, paper_model, method, model``, one row per (method,
+    paper row), labelled by ``labels`` of the method and model
+    (:func:`culturelab.turkish_plu.protocol.method_labels`: a full order of other items is
+    beyond the paper's two-way choice, so no Δ).
 
-    >>> t = table6_so_beside(pd.DataFrame({"method": ["as shown"] * 2, "pair_acc": [0.5, 0.7]}))
-    >>> t[["paper_model", "ours"]].values.tolist()[0]
-    ['Random', 60.0]
+    >>> from culturelab.turkish_plu.protocol import PROTOCOL
+    >>> from culturelab.protocol import compare
+    >>> beyond = lambda row: compare(PROTOCOL["03_step_ordering"], {})
+    >>> t = table6_so_beside(pd.DataFrame({"method": ["as shown"] * 2, "model": "baseline", "pair_acc": [0.5, 0.7]}),
+    ...                      beyond)
+    >>> t[["paper_model", "ours", "comparable"]].values.tolist()[0]
+    ['Random', 60.0, False]
     """
-    pairs = scored.groupby("method")["pair_acc"].mean().mul(100).rename("value").reset_index().assign(task="so")
+    from culturelab.turkish_plu.protocol import paper_model
+
+    pairs = (scored.groupby(["method", "model"], sort=False)["pair_acc"].mean().mul(100).rename("value")
+             .reset_index().assign(task="so"))
     reported = load("turkish_plu", "table6").query("task == 'so'")
-    return pd.concat([compare(reported[reported["model"] == row], pairs[pairs["method"] == method], on=["task"],
-                              data=SO_DATA, protocol=SO_PROTOCOL).assign(paper_model=row, method=method)
-                      for method in pairs["method"] for row in SO_PAPER_ROWS], ignore_index=True)
+    return pd.concat([compare(reported[reported["model"] == row], pd.DataFrame([ours]), on=["task"],
+                              deviations=labels(ours), model_row=paper_model(row))
+                      .assign(paper_model=row, method=ours["method"], model=ours["model"])
+                      for ours in pairs.to_dict("records") for row in SO_PAPER_ROWS], ignore_index=True)

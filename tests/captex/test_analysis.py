@@ -119,10 +119,12 @@ def test_word_count_tables_compare_with_the_paper():
     expected = np.mean([sum(len(s.split()) for s in st) for st in steps])
     got = table.query("measure == 'procedure' and lang_group == 'English'")["value"].item()
     assert got == pytest.approx(expected, abs=0.05)
+    from culturelab.protocol import DataUsed
+    from culturelab.protocol import compare as against_paper
     from culturelab.reported import compare
 
-    cmp = compare(load_reported("captex", "table3"), table, on=["country", "measure", "lang_group"],
-                  data="sample data", protocol="same")
+    sample = against_paper(None, {}, DataUsed("sample"))
+    cmp = compare(load_reported("captex", "table3"), table, on=["country", "measure", "lang_group"], deviations=sample)
     both = cmp.dropna(subset=["reported", "ours"])
     assert both["country"].unique().tolist() == ["Iran"] and len(both) == 12 and cmp["delta"].isna().all()
     wide = wordcount.wide(table, "country")
@@ -209,8 +211,8 @@ def test_reported_figures_are_not_stamped_as_sample(tmp_path, monkeypatch):
     stamped, reported = plt.figure(), plt.figure()
     run.savefig(stamped, "a")
     run.savefig(reported, "b", data_source="reported")
-    assert [t.get_text() for t in stamped.texts] == ["sample data (not the paper's data)"]
-    assert reported.texts == []
+    assert stamped.get_suptitle() == "sample data (not the paper's data)"  # in the title, not a footer
+    assert reported.get_suptitle() == "" and reported.texts == []
 
 
 def test_ld_term_is_clipped_when_answers_have_extra_letters():
@@ -247,9 +249,7 @@ def test_footnote4_chance_matches_random_answers():
 
 
 def test_the_whole_sample_gives_every_pb_mcq_radar_cell_24_questions():
-    from matplotlib.colors import to_hex
-
-    from culturelab.plots.honest import SMALL_N_COLOUR
+    from culturelab.plots.honest import SMALL_N
 
     sample = cx.load(data_source="sample")
     cells = sample.procedures.drop_duplicates("procedure_id").groupby(["country", "category"]).size()
@@ -257,6 +257,6 @@ def test_the_whole_sample_gives_every_pb_mcq_radar_cell_24_questions():
     pb = sample.mcqs.assign(method="generate", correct=np.arange(len(sample.mcqs)) % 3 == 0, valid=True)
     ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
     assert {t.get_text().split("\n")[1] for t in ax.get_xticklabels()} == {"n=24"}
-    greyed = [c for c in ax.collections if len(c.get_offsets()) and to_hex(c.get_edgecolor()[0]) == SMALL_N_COLOUR]
-    assert not greyed  # no cell under 10 questions
+    hollow = [c for c in ax.collections if len(c.get_offsets()) and c.get_gid() == SMALL_N]
+    assert not hollow  # no cell under 10 questions
     plt.close("all")

@@ -55,7 +55,7 @@ def test_large_calls_are_counted_exactly_and_tokenized_on_a_sample():
 def test_encoders_bertscore_and_finetuning_count_instead_of_computing(tmp_path, monkeypatch):
     from culturelab.metrics.generation import bertscore
     from culturelab.models.encoders import load_encoder
-    from culturelab.turkish_plu.finetune import option_texts, train_and_score
+    from culturelab.turkish_plu.finetune import option_inputs, train_and_score
 
     monkeypatch.setenv(ENV, str(tmp_path))
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
@@ -71,7 +71,7 @@ def test_encoders_bertscore_and_finetuning_count_instead_of_computing(tmp_path, 
     assert [(r["kind"], r["model"], r["requests"]) for r in rows] == [
         ("embed", "st:/no/such/encoder", 3), ("embed", "/no/such/backbone", 2),
         ("finetune", "hf:/no/such/model", 3 * 2 + 1)]
-    item_tokens = count_tokens(option_texts(items.iloc[:1])[0])  # chars/4 of "<prompt> <option>"
+    item_tokens = count_tokens(["".join(o) for o in option_inputs(items.iloc[:1])[0]])  # chars/4 of the SWAG pair
     assert rows[2]["prompt_tokens"] == 3 * 3 * (2 * item_tokens) + item_tokens  # 3 epochs x 3 passes + test
 
 

@@ -1,5 +1,6 @@
 """Fine-tuned baselines: a tiny random model learns a planted rule from the training items and
-beats chance on held-out items; the protocol is stated; bad inputs fail clearly."""
+beats chance on held-out items, reading the paper's SWAG pairs or our prompts; bad inputs fail
+clearly (what the rows trained on is their label: test_protocol.py)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,19 @@ def test_a_fine_tuned_tiny_model_learns_the_planted_rule(tiny_causal_dir):
     assert (untrained.argmax(1) == test["label"].to_numpy()).mean() < 0.6  # the rule is learnt, not given
 
 
+def test_the_paper_input_is_the_swag_pair_of_the_released_files(tiny_causal_dir):
+    items = pd.DataFrame({"task": ["nep", "gi"], "goal": ["Kek Pişirmek", "Kek Pişirmek"],
+                          "context": ["Unu ele.", "Keki fırına koy."], "options": [["Yumurta kır."], ["Kek Pişirmek"]]})
+    assert ft.option_inputs(items) == [[("Kek Pişirmek", " Unu ele. Yumurta kır.")],  # NEP: sent1 = the goal
+                                       [("xxx", " Keki fırına koy. Kek Pişirmek")]]  # the files' placeholder
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_causal_dir))
+    tokenizer.pad_token = tokenizer.eos_token
+    (_, n, ids, _), = ft._batches(ft.option_inputs(items), tokenizer, 8, 64, "cpu")
+    assert n == 2 and tokenizer.decode(ids[1]).startswith("xxx Keki")  # one sequence of the pair, two segments
+
+
 def test_training_only_the_top_layers_freezes_the_rest(tiny_causal_dir):
     scorer = ft.OptionScorer(str(tiny_causal_dir), layers=1)
     blocks = ft.find_layers(scorer.backbone)
@@ -55,8 +69,8 @@ def test_bad_inputs_fail_clearly(tiny_causal_dir):
         ft.finetune_predictions(planted(2, 0), planted(2, 1), split="dev")
     with pytest.raises(ValueError, match="'nep': 0 training and 2 test items"):
         ft.finetune_predictions(planted(2, 0), planted(2, 1, "nep"), model=f"hf:{tiny_causal_dir}")
-    assert "instead of train" in ft.protocol("val", "m", 10, 1, 0)
-    assert "instead of train" not in ft.protocol("train", "m", 0, 1, 0)
+    with pytest.raises(ValueError, match="input_format must be one of"):
+        ft.option_inputs(planted(2, 0), "text")
 
 
 def goal_items(task: str, goals: list[str], prefix: str) -> pd.DataFrame:
@@ -88,12 +102,12 @@ def test_fine_tuning_is_goal_disjoint_by_default_and_says_so(monkeypatch):
 
     ft.finetune_predictions(train, test, model="hf:x", goal_disjoint=False, split="train")
     assert sorted(seen["so"]["goal"]) == ["g1", "g1", "g2", "g3", "g4", "g5"]
-    assert "without the items that share a goal with a test item" in ft.protocol("val", "m", 200, 1, 2)
-    assert "test goals included" in ft.protocol("train", "m", 0, 3, 0, goal_disjoint=False)
 
 
-def test_the_released_validation_split_shares_goals_with_the_test_sets(real_root):
+def test_the_released_validation_split_shares_goals_with_the_test_sets_and_the_labels_say_so(real_root, start):
     from culturelab.turkish_plu import data as tp
+
+    from .test_protocol import finetuned
 
     release = tp.Release(real_root.parent)
     corpus = release.corpus()
@@ -105,3 +119,5 @@ def test_the_released_validation_split_shares_goals_with_the_test_sets(real_root
     disjoint = ft.drop_test_goals(val, test)
     assert len(val) - len(disjoint) == overlap["train_sharing"].sum()
     assert ft.goal_overlap(disjoint, test)["test_sharing"].sum() == 0
+    row = finetuned(start, "val", False, ft.goal_overlap(val, test).query("task == 'so'"))  # the issue's defect
+    assert "325 of the 1,021 Step Ordering test items share their goal with a validation item" in row["protocol"]

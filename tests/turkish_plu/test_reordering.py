@@ -67,9 +67,19 @@ def test_random_expectation_per_length():
     assert t[(5, "pair_acc")] == 0.5 and abs(t[(10, "rho")]) < 0.05 and t[(10, "ld")] > t[(5, "ld")]
 
 
-def test_table6_so_beside_puts_each_method_beside_each_paper_row():
-    scored = pd.DataFrame({"method": ["as shown", "as shown", "llm"], "pair_acc": [0.5, 0.6, 1.0]})
-    table = ro.table6_so_beside(scored)
+def test_table6_so_beside_puts_each_method_beside_each_paper_row_beyond_the_paper(start):
+    from culturelab.turkish_plu import protocol
+
+    scored = pd.DataFrame({"method": ["as shown", "as shown", "llm"], "model": ["baseline", "baseline", "hf:x"],
+                           "id": ["a", "b", "a"], "pair_acc": [0.5, 0.6, 1.0]})
+    run = start("03_step_ordering")
+    run.set_data_source("released", {"methods": 2})
+    methods = scored.groupby("method")["id"].nunique()
+    table = ro.table6_so_beside(scored, protocol.method_labels(run, lambda row: {"methods": int(methods[row["method"]])}))
     assert len(table) == 2 * len(ro.SO_PAPER_ROWS) and set(table["paper_model"]) == set(ro.SO_PAPER_ROWS)
     row = table[(table["method"] == "as shown") & (table["paper_model"] == "Random")].iloc[0]
     assert row["ours"] == pytest.approx(55.0) and row["reported"] == 50.0 and np.isnan(row["delta"]) and not row["comparable"]
+    assert table["protocol"].str.startswith("beyond the paper: full reordering").all()
+    llm = table[table["method"] == "llm"].set_index("paper_model")
+    assert llm.loc["BERTurk FT", "model_status"] == "hf:x beside the paper's BERTurk"
+    assert llm.loc["BERTurk FT", "data"].startswith("1 of 6,720 methods; n_per_length 1") and row["data"] == "2 of 6,720 methods"
