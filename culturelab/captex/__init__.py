@@ -1,8 +1,12 @@
 """Everything of CAPTEx (Yari & Koto, ACL 2025), one small module per job.
 
+* ``protocol`` — the paper's protocol as data (``PROTOCOL`` per notebook, ``MODELS``, ``locate``):
+  the one comparison every CAPTEx label comes from;
 * ``setup`` — the notebooks' allowed parameter values (``CHOICES``) and their entry point
-  ``open(run)``: resolve ``data_source``, load and restrict the data, stamp it on the run;
-* ``data`` — the loader: the three released CSVs (or our sample), validated and tidy;
+  ``open(run)``: resolve ``data_source``, load and restrict the data, stamp it (and the counts
+  used) on the run;
+* ``data`` — the loader: the three released CSVs (a local copy, else the hub release, downloaded
+  once and cached; or our sample, saying why), validated and tidy;
 * ``construction`` — the paper's MCQ rules: build PB-MCQs, check released MCQs against them,
   CB-MCQ options for conversations;
 * ``wordcount`` — word counts per language (jieba for Chinese, fugashi + UniDic-lite for

@@ -5,8 +5,11 @@
   0.3 CB-QA (0.1 per metric, our reading by symmetry).
 
 Unspecified in the paper, parameters here: ``norm_scheme`` (``raw`` ρ and τ, or ``shift``
-to (x+1)/2) and ``lmax_mode`` (``per_instance``: LD/n averaged over instances — needs
-``ld_norm``; ``max_cells``: divide by the largest mean LD among the compared cells).
+to (x+1)/2) and ``lmax_mode`` (``table4``: L_max = 5.59, the largest LD of Table 4 — the scale
+of the Fig. 8 points redrawn from the paper's numbers; ``per_instance``: LD/n averaged over
+instances — needs ``ld_norm``; ``max_cells``: divide by the largest mean LD among the compared
+cells). Each mode is a different quantity (:data:`culturelab.captex.protocol.LD_TERMS` names it
+on every axis); our points and the paper's are the same quantity only under ``table4``.
 1 − LD/L_max is clipped to [0, 1]: an answer with extra or repeated letters can have LD > n.
 
 >>> cells = pd.DataFrame({"rho": [0.81], "tau": [0.75], "ld": [2.38], "pb_mcq": [0.58], "cb_mcq": [0.74],
@@ -18,12 +21,14 @@ to (x+1)/2) and ``lmax_mode`` (``per_instance``: LD/n averaged over instances �
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from culturelab.captex import cbqa
+from culturelab.protocol import Deviations
 
 WEIGHTS = {
     "fig3": {"rho": 0.2, "tau": 0.2, "ld": 0.2, "pb_mcq": 0.4},
@@ -31,15 +36,29 @@ WEIGHTS = {
              "ss": 0.1},
 }
 NORM_SCHEMES = ("raw", "shift")
-LMAX_MODES = ("per_instance", "max_cells")
+LMAX_MODES = ("per_instance", "max_cells", "table4")
 #: the task scores that the aggregates combine (reordering and CB-QA average their metrics)
 COMPONENTS = ("reordering", "pb_mcq", "cb_mcq", "cb_qa")
+
+
+def table4_lmax() -> float:
+    """L_max of ``lmax_mode="table4"``: the largest LD of Table 4 (Mamba-1.4b-hf).
+
+    >>> table4_lmax()
+    5.59
+    """
+    from culturelab.reported import load
+
+    t4 = load("captex", "table4")
+    return float(t4.loc[t4["metric"] == "ld", "value"].max())
 
 
 def _terms(cells: pd.DataFrame, keys: Sequence[str], *, norm_scheme: str, lmax_mode: str,
            lmax: float | None = None) -> dict[str, np.ndarray]:
     """Each metric of ``keys`` as it enters a score: ρ and τ raw or shifted to (x+1)/2, LD as
     1 − LD/L_max clipped to [0, 1] (LD counts extra letters too, so it can exceed L_max)."""
+    if lmax is None and lmax_mode == "table4":
+        lmax = table4_lmax()
     terms = {}
     for key in keys:
         if key == "ld":
@@ -114,15 +133,15 @@ def table4_wide(models: Sequence[str] | None = None, include_random: bool = Fals
 
 
 def reported_fig8(norm_scheme: str = "raw") -> pd.DataFrame:
-    """Footnote-6 aggregate per model from Table 4 alone (L_max = the largest LD in the
-    table, 5.59), with family and size: what Fig. 8 can be redrawn from.
+    """Footnote-6 aggregate per model from Table 4 alone (``lmax_mode="table4"``: L_max = the
+    largest LD in the table, 5.59), with family and size: what Fig. 8 can be redrawn from.
 
     >>> t = reported_fig8()
     >>> t.sort_values("score", ascending=False)["model"].head(3).tolist()
     ['GPT-4o', 'O3-mini', 'Qwen2.5-14B-Instruct']
     """
     t4 = table4_wide()
-    t4["score"] = aggregate(t4, "fig8", norm_scheme=norm_scheme, lmax_mode="max_cells")
+    t4["score"] = aggregate(t4, "fig8", norm_scheme=norm_scheme, lmax_mode="table4")
     return t4
 
 
@@ -151,6 +170,36 @@ _FAMILIES = [("qwen", "Qwen"), ("llama", "Llama"), ("gemma", "Gemma"), ("mistral
              ("phi", "Phi"), ("gpt", "OpenAI"), ("o3", "OpenAI")]
 
 
+def params_b(model: Any) -> float:
+    """A model's size in billions of parameters, for Fig. 8, without loading its weights: its
+    description's count once loaded, else the shapes in its local weight files' headers (a bundled
+    model's converted folder, an ``hf:`` folder), else its config or id
+    (:func:`culturelab.planning.parameter_count`); NaN when none says. A lazily loaded model on a
+    warm cache is never loaded, so its description alone has no count.
+
+    >>> class Lazy:
+    ...     spec = "bundled:gemma3-270m"
+    ...     def describe(self): return {"loaded": False}
+    >>> round(params_b(Lazy()), 3)
+    0.268
+    """
+    from pathlib import Path
+
+    from culturelab.models.bundled import bundled_model_dir
+    from culturelab.models.identity import weights_parameter_count
+    from culturelab.planning import parameter_count
+
+    n = model.describe().get("n_params")
+    backend, _, arg = model.spec.partition(":")
+    if not n and backend in {"bundled", "hf"}:
+        folder = bundled_model_dir(arg) if backend == "bundled" else Path(arg)
+        n = weights_parameter_count(folder)
+    if not n:
+        found = parameter_count(model.spec)
+        n = found[0] if found else None
+    return float(n) / 1e9 if n else float("nan")
+
+
 def family_of(spec: str) -> str:
     """A model family from a spec or name (for grouping lines in Fig. 8).
 
@@ -164,76 +213,49 @@ def family_of(spec: str) -> str:
     return "other"
 
 
-def paper_row_for(spec: str) -> str:
-    """The Table 4 row of a model spec, matched on the Hub id of ``models.csv`` ("" if none).
-
-    >>> paper_row_for("hf:Qwen/Qwen2.5-7B-Instruct"), paper_row_for("bundled:gemma3-270m")
-    ('Qwen2.5-7B-Instruct', '')
-    """
-    from culturelab.reported import load
-
-    meta = load("captex", "models").dropna(subset=["hf_id"])
-    name = spec.split(":", 1)[-1].rstrip("/").lower()
-    for model, hf_id in zip(meta["model"], meta["hf_id"]):
-        if name == hf_id.lower() or name.endswith("/" + hf_id.split("/")[-1].lower()):
-            return str(model)
-    return ""
-
-
-def comparability(data_source: str | None, spec: str | None, paper_row: str) -> tuple[str, str]:
-    """``(data, protocol)`` of our numbers beside a Table 4 row (:func:`culturelab.reported.compare`):
-    data is "same" only on the released CAPTEx; the protocol only when the row is this model's own
-    (``spec=None``: a model-free baseline such as the simulated random orders).
-
-    >>> comparability("sample", "bundled:gemma3-270m", "Random")
-    ("sample data (ours, not the paper's)", "bundled:gemma3-270m beside the paper's Random row")
-    >>> comparability("released", "hf:Qwen/Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct")
-    ('same', 'same')
-    """
-    from culturelab.reported import SAME, data_of
-
-    same_model = spec is None or paper_row_for(spec) == paper_row
-    return data_of(data_source), SAME if same_model else f"{spec} beside the paper's {paper_row} row"
-
-
-def beside_fig8(ours: pd.DataFrame, data_source: str | None, *, norm_scheme: str = "raw",
-                lmax_mode: str = "per_instance") -> pd.DataFrame:
+def beside_fig8(ours: pd.DataFrame, deviations_of: Callable[[str], Deviations], *,
+                norm_scheme: str = "raw") -> pd.DataFrame:
     """Our models' footnote-6 ``score`` (one row per ``model`` spec) beside the paper's Fig. 8
-    point of the same Table 4 row (:func:`reported_fig8`), with the comparability of each pair
-    (:func:`comparability`; the paper's L_max comes from Table 4's cells, so any other
-    ``lmax_mode`` is a differing protocol). Δ only where data and protocol match; a model without
-    a paper row gets an empty ``paper_row`` and no reported number.
+    point of the same Table 4 row (:func:`reported_fig8`, ``lmax_mode="table4"``).
+    ``deviations_of(spec)`` is the run's comparison for that model's score
+    (:meth:`culturelab.runner.Run.deviations`): Δ only where data, protocol (``lmax_mode``
+    included: only ``table4`` is the points' quantity) and model are the paper's; a model the
+    paper did not evaluate gets an empty ``paper_row`` and no reported number.
 
-    >>> t = beside_fig8(pd.DataFrame({"model": ["hf:Qwen/Qwen2.5-7B-Instruct"], "score": [0.4]}), "sample")
+    >>> from culturelab.captex.protocol import MODELS, PROTOCOL
+    >>> from culturelab.protocol import DataUsed, compare
+    >>> of = lambda spec: compare(PROTOCOL["05_aggregate"], {"lmax_mode": "table4"}, DataUsed("sample"),
+    ...                           model=spec, paper_models=MODELS)
+    >>> t = beside_fig8(pd.DataFrame({"model": ["hf:Qwen/Qwen2.5-7B-Instruct"], "score": [0.4]}), of)
     >>> t[["paper_row", "comparable"]].to_dict("records"), bool(t["reported"].notna().all())
     ([{'paper_row': 'Qwen2.5-7B-Instruct', 'comparable': False}], True)
     """
-    from culturelab.reported import SAME, compare
+    from culturelab.reported import compare
 
     paper = reported_fig8(norm_scheme).rename(columns={"model": "paper_row"})[["paper_row", "score"]]
     rows = []
     for _, row in ours.iterrows():
-        paper_row = paper_row_for(str(row["model"]))
-        data, protocol = comparability(data_source, str(row["model"]), paper_row)
-        if not paper_row:
-            protocol = f"{row['model']} has no Table 4 row"
-        elif lmax_mode != "max_cells":
-            reason = f"L_max {lmax_mode} (the paper's points: from Table 4's cells)"
-            protocol = reason if protocol == SAME else f"{protocol}; {reason}"
+        deviations = deviations_of(str(row["model"]))
+        paper_row = deviations.paper_model or ""
         mine = pd.DataFrame({"paper_row": [paper_row], "score": [row.get("score", np.nan)]})
         table = compare(paper[paper["paper_row"] == paper_row], mine, on=["paper_row"], value="score",
-                        data=data, protocol=protocol)
+                        deviations=deviations, model_row=paper_row or None)
         rows.append(table.assign(model=row["model"]))
-    cols = ["model", "paper_row", "reported", "ours", "delta", "data", "protocol", "comparable"]
+    cols = ["model", "paper_row", "reported", "ours", "delta", "data", "protocol", "model_status", "comparable"]
     return pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
 
 
-def compare_with_table4(ours: dict[str, float], paper_row: str, metrics: Sequence[str], *, data: str,
-                        protocol: str) -> pd.DataFrame:
-    """``metric | paper_row | reported | ours | delta`` (+ comparability, see :func:`comparability`)
-    for the chosen Table 4 metrics; Δ only where data and protocol are the paper's.
+def compare_with_table4(ours: dict[str, float], paper_row: str, metrics: Sequence[str], *,
+                        deviations: Deviations) -> pd.DataFrame:
+    """``metric | paper_row | reported | ours | delta`` and the labels of ``deviations`` (the
+    run's comparison for these numbers, :meth:`culturelab.runner.Run.deviations`) for the chosen
+    Table 4 metrics; Δ only where data and protocol are the paper's and the model is the
+    ``paper_row``'s own (or the numbers are model-free, as a random baseline beside ``Random``).
 
-    >>> t = compare_with_table4({"rho": 0.1}, "Random", ["rho"], data="same", protocol="same")
+    >>> from culturelab.captex.protocol import PROTOCOL
+    >>> from culturelab.protocol import DataUsed, compare
+    >>> same = compare(PROTOCOL["02_reordering.random"], {}, DataUsed("released", {"procedures": 700}))
+    >>> t = compare_with_table4({"rho": 0.1}, "Random", ["rho"], deviations=same)
     >>> t.round(2)[["metric", "paper_row", "reported", "ours", "delta"]].to_dict("records")
     [{'metric': 'rho', 'paper_row': 'Random', 'reported': 0.0, 'ours': 0.1, 'delta': 0.1}]
     """
@@ -242,9 +264,30 @@ def compare_with_table4(ours: dict[str, float], paper_row: str, metrics: Sequenc
     rep = load("captex", "table4")
     rep = rep[(rep["model"] == paper_row) & rep["metric"].isin(list(metrics))]
     mine = pd.DataFrame({"metric": list(metrics), "value": [ours.get(m, np.nan) for m in metrics]})
-    table = compare(rep.drop(columns="model"), mine, on=["metric"], data=data, protocol=protocol)
+    table = compare(rep.drop(columns="model"), mine, on=["metric"], deviations=deviations, model_row=paper_row)
     table.insert(1, "paper_row", paper_row)
     return table
+
+
+def table4_by_decoding(scored: pd.DataFrame, paper_row: str, deviations_of: Callable[[str], Deviations]) -> pd.DataFrame:
+    """Our mean ρ, LD and τ (invalid answers as scored by the policy) beside a Table 4 row, one
+    block per ``decoding``, each labelled by ``deviations_of(decoding)`` (the run's comparison:
+    ``lambda d: run.deviations(decoding=d)``); constrained decoding is a protocol deviation
+    (:func:`culturelab.tasks.reorder.decoding_setting`), so it never gets a Δ.
+
+    >>> from culturelab.captex.protocol import PROTOCOL
+    >>> from culturelab.protocol import DataUsed, compare
+    >>> of = lambda d: compare(PROTOCOL["02_reordering"], {"decoding": d}, DataUsed("released", {"procedures": 700}))
+    >>> t = pd.DataFrame({"decoding": ["free", "constrained"], "rho": [0.0, 0.5], "ld": [5, 3], "tau": [0.0, 0.4]})
+    >>> table4_by_decoding(t, "Random", of).query("metric == 'rho'")[["decoding", "delta"]].values.tolist()
+    [['free', 0.0], ['constrained', nan]]
+    """
+    parts = []
+    for decoding, part in scored.groupby("decoding", sort=False):
+        ours = {m: float(part[m].mean()) for m in ("rho", "ld", "tau")}
+        parts.append(compare_with_table4(ours, paper_row, ["rho", "ld", "tau"], deviations=deviations_of(str(decoding)))
+                     .assign(decoding=decoding))
+    return pd.concat(parts, ignore_index=True)
 
 
 def fig3_cells(proc_lang_scores: pd.DataFrame, *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
@@ -276,6 +319,7 @@ def _random_answers(step_counts: Sequence[int], seed: int) -> pd.DataFrame:
     table = reordering.random_baseline_table(sorted(set(step_counts)), seed=seed).set_index("n_steps")
     counts = pd.Series(list(step_counts))
     return pd.DataFrame({"rho": [table.loc[counts, "rho"].mean()], "tau": [table.loc[counts, "tau"].mean()],
+                         "ld": [table.loc[counts, "ld"].mean()],
                          "ld_norm": [(table.loc[counts, "ld"].to_numpy() / counts.to_numpy()).mean()],
                          "pb_mcq": [0.25], "cb_mcq": [0.25], **{m: [np.nan] for m in cbqa.METRICS}})
 
@@ -283,16 +327,16 @@ def _random_answers(step_counts: Sequence[int], seed: int) -> pd.DataFrame:
 def fig3_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
                 seed: int = 0) -> float | None:
     """The footnote-4 score of random answers on procedures with these step counts: ρ, τ and
-    LD/n of a uniformly random order (:func:`culturelab.metrics.ranking.random_baseline`,
+    LD (or LD/n) of a uniformly random order (:func:`culturelab.metrics.ranking.random_baseline`,
     averaged over the procedures) and PB-MCQ at 1/4 — the chance ring of a footnote-4 radar.
     ``None`` for ``lmax_mode="max_cells"``, where L_max depends on the model's own cells.
 
-    >>> round(fig3_chance([5, 10]), 2)
-    0.15
+    >>> round(fig3_chance([5, 10]), 2), round(fig3_chance([5, 10], lmax_mode="table4"), 2)
+    (0.15, 0.1)
     >>> fig3_chance([5], lmax_mode="max_cells") is None
     True
     """
-    if lmax_mode != "per_instance":
+    if lmax_mode == "max_cells":
         return None
     cells = _random_answers(step_counts, seed)
     return float(aggregate(cells, "fig3", norm_scheme=norm_scheme, lmax_mode=lmax_mode)[0])
@@ -308,8 +352,8 @@ def component_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lm
     {'reordering': 0.08, 'pb_mcq': 0.25, 'cb_mcq': 0.25}
     """
     scores = task_components(_random_answers(step_counts, seed), norm_scheme=norm_scheme,
-                             lmax_mode="per_instance").iloc[0]
-    drop = {"cb_qa"} | ({"reordering"} if lmax_mode != "per_instance" else set())
+                             lmax_mode="per_instance" if lmax_mode == "max_cells" else lmax_mode).iloc[0]
+    drop = {"cb_qa"} | ({"reordering"} if lmax_mode == "max_cells" else set())
     return {k: float(v) for k, v in scores.items() if k not in drop}
 
 
@@ -334,15 +378,18 @@ def category_components(proc_scores: pd.DataFrame, *, norm_scheme: str = "raw",
                         lmax_mode: str = "per_instance") -> pd.DataFrame:
     """Per category: the four task scores (reordering = mean of ρ, τ, 1 − LD/L_max; CB-QA = mean
     of R-L, BS, SS) and the footnote-6 aggregate, in long form (``category``, ``component``,
-    ``score``) — a radar that stays readable when country × category cells are sparse.
+    ``score``, ``n``: the procedures of the category) — a radar that stays readable when country ×
+    category cells are sparse.
 
     >>> p = pd.DataFrame({"category": ["Food and Cuisine"], "rho": [1.0], "tau": [1.0], "ld_norm": [0.0],
     ...                   "pb_mcq": [0.5], "cb_mcq": [1.0], "rouge_l": [0.0], "bertscore": [0.0], "ss": [0.0]})
-    >>> category_components(p).set_index("component")["score"].round(2).to_dict()["reordering"]
-    1.0
+    >>> category_components(p).set_index("component").loc["reordering"].to_dict()
+    {'category': 'Food and Cuisine', 'score': 1.0, 'n': 1}
     """
     parts = task_components(proc_scores, norm_scheme=norm_scheme, lmax_mode=lmax_mode).assign(
         category=proc_scores["category"],
         aggregate=aggregate(proc_scores, "fig8", norm_scheme=norm_scheme, lmax_mode=lmax_mode))
-    means = parts.groupby("category", observed=True)[[*COMPONENTS, "aggregate"]].mean().reset_index()
-    return means.melt(id_vars="category", var_name="component", value_name="score")
+    grouped = parts.groupby("category", observed=True)
+    means = grouped[[*COMPONENTS, "aggregate"]].mean().reset_index()
+    long = means.melt(id_vars="category", var_name="component", value_name="score")
+    return long.assign(n=long["category"].map(grouped.size()).astype(int))

@@ -23,9 +23,11 @@ import pandas as pd
 
 from culturelab.metrics.generation import bertscore, embedding_similarity, rouge_l
 from culturelab.models.base import LanguageModel
-from culturelab.parsing import strip_think
+from culturelab.parsing import INVALID, REFUSAL, STRICT, Parse, find_refusal, strip_think
 
 METRICS = ("rouge_l", "bertscore", "ss")
+#: why a CB-QA figure has no chance line: its model-free calibration replies are the reference
+NO_CHANCE = "ROUGE-L, BERTScore and SS have no chance level; the calibration replies are the reference"
 _SPEAKER = re.compile(r"^\s*\**\s*(?:person\s*b|b)\s*\**\s*:\s*\**\s*", re.I)
 _NEXT = re.compile(r"\**\s*next\s+step\s*\**\s*[:：]?\s*\(?\d+\)?\.?", re.I)
 _TURN = re.compile(r"\n\s*\**\s*person\s*[ab]\s*\**\s*:|\bPerson A\s*:", re.I)
@@ -40,6 +42,22 @@ def clean_reply(text: str) -> str:
     if cut:
         text = text[: cut.start()]
     return _NEXT.sub("", text).strip()
+
+
+def parse_reply(text: str) -> Parse:
+    """A reply under the parser contract of :mod:`culturelab.parsing`: the cleaned reply
+    (:func:`clean_reply`), ``strict`` when anything is left, ``refusal`` when the model declines,
+    ``invalid`` when empty.
+
+    >>> [parse_reply(t).verdict for t in ["Person B: Boil it.", "I'm sorry, I can't help.", "</think>"]]
+    ['strict', 'refusal', 'invalid']
+    """
+    reply = clean_reply(text)
+    if not reply:
+        return Parse(None, INVALID, "empty")
+    if find_refusal(reply):
+        return Parse(None, REFUSAL, REFUSAL)
+    return Parse(reply, STRICT, "reply")
 
 
 def cbqa_frame(conversations: pd.DataFrame, template: str) -> pd.DataFrame:
@@ -58,13 +76,15 @@ def cbqa_frame(conversations: pd.DataFrame, template: str) -> pd.DataFrame:
 
 def generate_replies(model: LanguageModel, frame: pd.DataFrame, *, max_new_tokens: int = 64,
                      chat: bool = True) -> pd.DataFrame:
-    """One batched generation call; adds ``raw_output``, ``reply`` (cleaned), ``empty``, ``model``."""
+    """One batched generation call; adds ``raw_output``, ``reply`` (cleaned), ``empty``,
+    ``parse_verdict`` (:func:`parse_reply`; a refusal is still scored as the reply it is), ``model``."""
     texts = model.generate(list(frame["prompt"]), max_new_tokens=max_new_tokens, chat=chat,
                            stop=["\nPerson A", "\n\n\n"])
     out = frame.copy()
     out["raw_output"] = texts
     out["reply"] = [clean_reply(t) for t in texts]
     out["empty"] = out["reply"].str.strip() == ""
+    out["parse_verdict"] = [parse_reply(t).verdict for t in texts]
     out["model"] = model.spec
     return out
 

@@ -11,7 +11,9 @@ Our reading (spec §1.5, to check against the released data): SN/AN share option
 SA/AA (the negation only changes the wording), X is not among the options, and the English
 and native versions show the options in the same order. :func:`check_mcq_rules` measures
 how far a set of MCQs follows each rule. Conversations come without CB-MCQ options:
-:func:`with_cb_options` builds them by our rule (:func:`cb_mcq_options`).
+:func:`with_cb_options` builds them by our rule (:func:`cb_mcq_options`: distractors only from
+steps the conversation has not narrated); :func:`elimination_chance` measures what ruling out the
+narrated options gains on any set of options, the release's included.
 
 >>> reference_bounds(10, "AA")
 (2, 7)
@@ -19,7 +21,10 @@ how far a set of MCQs follows each rule. Conversations come without CB-MCQ optio
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -221,12 +226,95 @@ def pairing_checks(checks: pd.DataFrame, mcqs: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def cb_mcq_options(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+#: a step (or option) counts as narrated when at least this share of its content words is in
+#: utterance 2 (on our sample: 193 of 194 steps before the conversation's next step, 10 of 383
+#: after it, 3 of 105 next steps — :func:`narration_by_position` prints it for any data)
+NARRATED_SHARE = 0.5
+#: where CB-MCQ distractors come from: steps the conversation has not narrated (default), or
+#: any other step of the procedure (the rule before, kept to measure what it let through)
+DISTRACTOR_RULES = ("unnarrated", "any")
+
+
+@lru_cache(maxsize=1)
+def _stem() -> Callable[[str], str]:
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer().stem
+
+
+@lru_cache(maxsize=4096)
+def content_words(text: str) -> frozenset[str]:
+    """Porter stems of the English content words of ``text``: letter runs in lower case, without
+    scikit-learn's English stop words and one-letter words.
+
+    >>> sorted(content_words("They rolled the dough into a long rope."))
+    ['dough', 'long', 'roll', 'rope']
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    stem = _stem()
+    return frozenset(stem(w) for w in re.findall(r"[^\W\d_]+", text.lower())
+                     if len(w) > 1 and w not in ENGLISH_STOP_WORDS)
+
+
+def narrated_share(step: str, utterance: str) -> float:
+    """Share of ``step``'s content words that ``utterance`` also has (0 without content words).
+
+    >>> narrated_share("Knead the dough and let it rest.", "First they knead a dough and let it rest.")
+    1.0
+    >>> narrated_share("Roll the dough into a rope.", "First they knead a dough.")
+    0.3333333333333333
+    """
+    words = content_words(step)
+    return len(words & content_words(utterance)) / len(words) if words else 0.0
+
+
+def _narration_utterance(conv: Any) -> str:
+    """Utterance 2, the turn the paper's generation prompt has narrate "some of the first steps"
+    (utterance 3 asks about the next step, utterance 1 is the templated greeting)."""
+    return str(conv.utterances[1])
+
+
+def narration_by_position(conversations: pd.DataFrame, procedures: pd.DataFrame,
+                          threshold: float = NARRATED_SHARE) -> pd.DataFrame:
+    """How much of each English step utterance 2 narrates, by the step's position relative to
+    the conversation's next step N (``before``, ``next``, ``after``): steps, mean share of their
+    content words in utterance 2, and the share of steps at or above ``threshold`` — the data
+    behind :data:`NARRATED_SHARE` (steps before N should be narrated, steps after N not).
+
+    >>> from culturelab.captex.data import load
+    >>> d = load(data_source="sample")
+    >>> narration_by_position(d.conversations, d.procedures)[["position", "steps", "narrated"]].round(2).values.tolist()
+    [['before', 194, 0.99], ['next', 105, 0.03], ['after', 383, 0.03]]
+    """
+    english = procedures[procedures["lang_group"] == "English"].set_index("procedure_id")["steps"]
+    rows = []
+    for conv in conversations.itertuples(index=False):
+        if conv.procedure_id not in english.index:
+            continue
+        for i, step in enumerate(english[conv.procedure_id], start=1):
+            position = "before" if i < conv.next_step else "next" if i == conv.next_step else "after"
+            rows.append({"position": position, "share": narrated_share(step, _narration_utterance(conv))})
+    table = pd.DataFrame(rows, columns=["position", "share"])
+    table["narrated"] = table["share"] >= threshold
+    out = table.groupby("position").agg(steps=("share", "size"), mean_share=("share", "mean"),
+                                        narrated=("narrated", "mean"))
+    return out.reindex([p for p in ("before", "next", "after") if p in out.index]).reset_index()
+
+
+def cb_mcq_options(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: int = 0, *,
+                   distractors: str = "unnarrated", threshold: float = NARRATED_SHARE) -> pd.DataFrame:
     """CB-MCQ options where ``Conversations.csv`` has none: the correct option is the English
-    text of the conversation's next step N; the 3 distractors are other steps of the same
-    procedure drawn at random (seeded per procedure); the order is shuffled.
-    (The paper says "the same answer choices as PB-MCQ", which cannot hold literally: N is
-    usually 2–3, so fewer than 3 earlier steps exist — spec §2, Task 3.)
+    text of the conversation's next step N; the 3 distractors are drawn at random (seeded per
+    procedure) from the steps the conversation has **not narrated**, and the order is shuffled.
+    A step is narrated when it comes before N (the conversation has covered steps 1…N−1: its last
+    turn names N as the next one) or when utterance 2 holds at least ``threshold`` of its content
+    words (:func:`narrated_share`). Where fewer than 3 steps are left (e.g. 5 steps and N = 3),
+    the least narrated of the others fill the options (:func:`cb_option_audit` counts them).
+    ``distractors="any"`` draws from every other step (the rule before: a model that rules out
+    what was already said beats chance). (The paper says "the same answer choices as PB-MCQ",
+    which cannot hold literally: N is usually 2–3, so fewer than 3 earlier steps exist — spec
+    §2, Task 3.)
 
     >>> from culturelab.captex.data import load
     >>> d = load(data_source="sample")
@@ -234,7 +322,11 @@ def cb_mcq_options(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: 
     >>> c["options"][c["answer"]] == d.procedures.query("lang_group == 'English'").set_index("procedure_id").loc[
     ...     c["procedure_id"], "steps"][c["next_step"] - 1]
     True
+    >>> sorted(c["option_steps"]), int(c["next_step"])  # no step before N among the options
+    ([3, 4, 5, 7], 3)
     """
+    if distractors not in DISTRACTOR_RULES:
+        raise ValueError(f"distractors must be one of {DISTRACTOR_RULES}, not {distractors!r}")
     english = procedures[procedures["lang_group"] == "English"].set_index("procedure_id")
     out = conversations.copy()
     options, answers, option_steps, sources = [], [], [], []
@@ -249,6 +341,12 @@ def cb_mcq_options(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: 
         rng = np.random.default_rng([seed, stable_int("cb:" + str(conv.procedure_id))])
         correct = int(conv.next_step) - 1
         pool = [i for i in range(len(steps)) if i != correct]
+        if distractors == "unnarrated":
+            share = {i: narrated_share(steps[i], _narration_utterance(conv)) for i in pool}
+            told = [i for i in pool if i < correct or share[i] >= threshold]
+            fresh = [i for i in pool if i not in told]
+            fill = sorted(told, key=lambda i: (share[i], i))[:max(0, 3 - len(fresh))]
+            pool = fresh if len(fresh) >= 3 else [*fresh, *fill]
         chosen = [correct, *(int(i) for i in rng.choice(pool, size=3, replace=False))]
         picked, answer, _ = shuffle_options(chosen, 0, rng)
         options.append([steps[i] for i in picked])
@@ -259,9 +357,84 @@ def cb_mcq_options(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: 
     return out
 
 
+def cb_option_audit(conversations: pd.DataFrame, threshold: float = NARRATED_SHARE) -> pd.DataFrame:
+    """Per conversation with CB-MCQ options (built or from the file): ``narrated_distractors``
+    (distractors with at least ``threshold`` of their content words in utterance 2),
+    ``earlier_distractors`` (distractors before the next step; NaN where the options' steps are
+    unknown, i.e. options from the file), ``correct_narrated``, and ``elimination_accuracy``: the
+    expected accuracy of a model that rules out the narrated options and guesses among the rest
+    (among all four when every option is narrated).
+
+    >>> conv = pd.DataFrame({"procedure_id": ["X"], "options_source": ["file"], "next_step": [3], "answer": [0],
+    ...                      "utterances": [["Hi?", "They wash the rice and soak the rice.", "Then?", "..."]],
+    ...                      "options": [["Steam it in a basket.", "Wash the rice.", "Soak the rice.", "Serve it hot."]]})
+    >>> cb_option_audit(conv)[["narrated_distractors", "correct_narrated", "elimination_accuracy"]].values.tolist()
+    [[2, False, 0.5]]
+    """
+    rows = []
+    for conv in conversations[conversations["answer"] >= 0].itertuples(index=False):
+        told = [narrated_share(o, _narration_utterance(conv)) >= threshold for o in conv.options]
+        left = [i for i, t in enumerate(told) if not t] or list(range(len(told)))
+        steps = getattr(conv, "option_steps", None)
+        others = [i for i in range(len(told)) if i != conv.answer]
+        rows.append({
+            "procedure_id": conv.procedure_id, "options_source": conv.options_source,
+            "distractors": len(others), "narrated_distractors": sum(told[i] for i in others),
+            "earlier_distractors": (sum(steps[i] < conv.next_step for i in others)
+                                    if isinstance(steps, list) else np.nan),
+            "correct_narrated": told[conv.answer],
+            "elimination_accuracy": 1 / len(left) if conv.answer in left else 0.0,
+        })
+    return pd.DataFrame(rows, columns=["procedure_id", "options_source", "distractors", "narrated_distractors",
+                                       "earlier_distractors", "correct_narrated", "elimination_accuracy"])
+
+
+def elimination_chance(conversations: pd.DataFrame, threshold: float = NARRATED_SHARE) -> float:
+    """The CB-MCQ "elimination chance": the mean :func:`cb_option_audit` elimination accuracy, i.e.
+    what a model scores that rules out the options utterance 2 already narrates and guesses among
+    the rest — the level to beat beside 0.25 (NaN without options).
+
+    >>> from culturelab.captex.data import load
+    >>> d = load(data_source="sample")
+    >>> round(elimination_chance(cb_mcq_options(d.conversations, d.procedures, distractors="any")), 3)
+    0.344
+    """
+    audit = cb_option_audit(conversations, threshold)
+    return float(audit["elimination_accuracy"].mean()) if len(audit) else float("nan")
+
+
+def distractor_rules_table(conversations: pd.DataFrame, procedures: pd.DataFrame, seed: int = 0,
+                           threshold: float = NARRATED_SHARE) -> pd.DataFrame:
+    """The CB-MCQ options each distractor rule builds (:data:`DISTRACTOR_RULES`; conversations whose
+    file has options keep them, ``options`` then says ``file``), audited (:func:`cb_option_audit`):
+    conversations, distractors, narrated and earlier distractors, conversations with a narrated
+    distractor, the elimination chance and the four-option chance.
+
+    >>> from culturelab.captex.data import load
+    >>> d = load(data_source="sample")
+    >>> distractor_rules_table(d.conversations, d.procedures)[["options", "narrated_distractors"]].values.tolist()
+    [['unnarrated', 11], ['any', 107]]
+    """
+    rows = []
+    for rule in DISTRACTOR_RULES:
+        built = cb_mcq_options(conversations, procedures, seed, distractors=rule, threshold=threshold)
+        audit = cb_option_audit(built, threshold)
+        generated = (audit["options_source"] == "generated").any()
+        rows.append({"options": rule if generated else "file", "conversations": len(audit),
+                     "distractors": int(audit["distractors"].sum()),
+                     "narrated_distractors": int(audit["narrated_distractors"].sum()),
+                     "earlier_distractors": audit["earlier_distractors"].sum(min_count=1),
+                     "with_narrated_distractor": int((audit["narrated_distractors"] > 0).sum()),
+                     "elimination_chance": audit["elimination_accuracy"].mean(), "chance": 0.25})
+        if not generated:
+            break
+    return pd.DataFrame(rows)
+
+
 def with_cb_options(data: CaptexData, seed: int = 0) -> CaptexData:
     """``data`` with CB-MCQ options for the conversations whose file has none
-    (:func:`cb_mcq_options`, seeded), and a note saying so; unchanged when the file has them.
+    (:func:`cb_mcq_options`, seeded, distractors from the steps not yet narrated), and a note
+    saying so; unchanged when the file has them.
 
     >>> from culturelab.captex.data import load
     >>> d = with_cb_options(load(data_source="sample"), seed=0)
@@ -271,6 +444,7 @@ def with_cb_options(data: CaptexData, seed: int = 0) -> CaptexData:
     if not (data.conversations["options_source"] == "none").any():
         return data
     note = (f"CB-MCQ options are not in {FILES['conversations']}: built by us with seed {seed} "
-            "(correct = the conversation's next step, distractors = 3 other steps of the procedure)")
+            "(correct = the conversation's next step N, distractors = 3 steps the conversation has not narrated: "
+            f"after N and under {NARRATED_SHARE:.0%} of their content words in utterance 2)")
     return replace(data, conversations=cb_mcq_options(data.conversations, data.procedures, seed=seed),
                    notes=[note, *data.notes])

@@ -1,10 +1,12 @@
 """CAPTEx (Yari & Koto, ACL 2025): cultural procedures, their MCQs and conversations.
 
-The public dataset ``AmirHossein2002/CAPTex`` (CC BY-NC 4.0) has three CSV configs:
-``Procedures.csv``, ``MCQs.csv`` and ``Conversations.csv``. :func:`load` reads them from a
-local folder (``<data_dir>/captex/`` or ``data_dir`` itself), downloads them from the
-Hugging Face hub (``data_source="download"``), or falls back to **our sample**
-(:func:`culturelab.data.sources.sample_dir`, same schema, written by us; see its README).
+The public dataset ``AmirHossein2002/CAPTex`` on the Hugging Face hub (paper footnote 1; CC BY-NC
+4.0: non-commercial research only) has three CSV configs: ``Procedures.csv``, ``MCQs.csv`` and
+``Conversations.csv``. :func:`load` reads them from a local folder (``<data_dir>/captex/`` or
+``data_dir`` itself), else from the hub (:func:`culturelab.data.sources.hf_snapshot`: downloaded
+once, then served from the cache), else — ``data_source="auto"`` only, and saying why in
+``CaptexData.source_note`` — from **our sample** (:func:`culturelab.data.sources.sample_dir`, same
+schema, written by us; see its README). :func:`where` tells which without loading anything.
 
 Expected schema (column names are matched case-insensitively; common aliases accepted):
 
@@ -52,6 +54,10 @@ from culturelab.data import sources
 from culturelab.data.validate import DataError, require_columns, validate_rows
 
 REPO_ID = "AmirHossein2002/CAPTex"
+HUB_URL = f"https://huggingface.co/datasets/{REPO_ID}"
+LICENSE = "CC BY-NC 4.0"
+#: what :func:`culturelab.data.sources.hf_snapshot` fetches: the CSVs, or the hub's parquet conversion
+HUB_PATTERNS = ["*.csv", "*/*.parquet", "**/*.parquet"]
 FILES = {"procedures": "Procedures.csv", "mcqs": "MCQs.csv", "conversations": "Conversations.csv"}
 SUBDIR = "captex"
 
@@ -323,6 +329,8 @@ class CaptexData:
     data_source: str
     location: str
     notes: list[str] = field(default_factory=list)
+    #: where the data came from, in words (a local folder, the hub, or why our sample was used)
+    source_note: str = ""
 
     def subset(self, *, countries: Sequence[str] | None = None, categories: Sequence[str] | None = None,
                procedure_ids: Sequence[str] | None = None) -> CaptexData:
@@ -362,6 +370,16 @@ class CaptexData:
                          "mcqs": int((self.mcqs["country"] == country).sum()),
                          "conversations": int((self.conversations["country"] == country).sum())})
         return pd.DataFrame(rows)
+
+    def counts(self) -> dict[str, int]:
+        """The sizes this copy holds, keyed as the paper's release (:data:`culturelab.captex.protocol.RELEASE`):
+        procedures, MCQs, conversations — what :meth:`culturelab.runner.Run.set_data_source` compares.
+
+        >>> load(data_source="sample").subset(countries=["Iran"]).counts()
+        {'procedures': 15, 'mcqs': 120, 'conversations': 15}
+        """
+        return {"procedures": int(self.procedures["procedure_id"].nunique()), "mcqs": len(self.mcqs),
+                "conversations": len(self.conversations)}
 
     def sizes(self) -> pd.DataFrame:
         """The §3.1/§3.3 sizes in the shape of ``reported/captex/dataset.csv`` (``measure``,
@@ -565,13 +583,51 @@ def _file(folder: Path, filename: str) -> Path:
     return path if path.exists() else folder / Path(filename).stem  # parquet config folder
 
 
+def where(data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> tuple[str, Path | None, str]:
+    """Where :func:`load` will read CAPTEx from, found without loading or downloading anything:
+    ``(kind, folder, note)`` with ``kind`` one of ``local`` (a copy under ``data_dir``, ``""``
+    meaning ``$CULTURELAB_DATA``), ``cached`` (the hub release downloaded before), ``download``
+    (the hub release, to be downloaded), ``sample`` (ours: asked for, or ``auto`` with no copy and
+    no way to download one — the note says why) or ``missing`` (the note says what to do).
+
+    >>> where(data_source="sample")[0]
+    'sample'
+    >>> import unittest.mock
+    >>> with unittest.mock.patch.dict(os.environ, {"HF_HUB_OFFLINE": "1", "CULTURELAB_DATA": "/nonexistent"}):
+    ...     kind, _, note = where(data_source="auto")
+    >>> kind, note[:40]
+    ('sample', 'offline (HF_HUB_OFFLINE is set): the pub')
+    """
+    if data_source not in sources.DATA_SOURCES:
+        raise ValueError(f"data_source must be one of {', '.join(sources.DATA_SOURCES)}, not {data_source!r}")
+    if data_source == "sample":
+        return "sample", sources.sample_dir(SUBDIR), ""
+    local = find_local(data_dir) if data_source != "download" else None
+    if local is not None:
+        return "local", local, f"local copy at {local}"
+    if data_source == "local" or (data_source == "auto" and data_dir):
+        return "missing", None, (f"no local copy of CAPTEx ({', '.join(FILES.values())}, or a {SUBDIR}/ folder of "
+                                 f"them) under {config.data_dir(data_dir)}: put the release ({HUB_URL}) there, "
+                                 "or use data_source 'download' or 'sample'")
+    cached = sources.hf_cached(REPO_ID, allow_patterns=HUB_PATTERNS)
+    if cached is not None:
+        return "cached", cached, f"the hub release {REPO_ID} ({LICENSE}), cached at {cached}"
+    if sources.hub_offline():
+        why = f"offline (HF_HUB_OFFLINE is set): the public release {REPO_ID} cannot be downloaded"
+        if data_source == "auto":
+            return "sample", sources.sample_dir(SUBDIR), f"{why}; `auto` uses our sample"
+        return "missing", None, f"{why}; unset HF_HUB_OFFLINE or put a copy under data_dir"
+    return "download", None, f"the hub release {REPO_ID} ({LICENSE}), downloaded from {HUB_URL}"
+
+
 def load(data_dir: str | os.PathLike | None = "", *, data_source: str = "auto", expect: str = "auto") -> CaptexData:
     """Load CAPTEx.
 
-    ``data_source``: ``auto`` (the local copy under ``data_dir`` — ``""`` means
-    ``$CULTURELAB_DATA`` — else our sample; a ``data_dir`` given explicitly must hold the
-    files), ``local`` (must exist), ``download`` (the Hugging Face release
-    ``AmirHossein2002/CAPTex``), ``sample``. ``expect``: ``released`` checks the released
+    ``data_source`` (:func:`where`): ``auto`` (the local copy under ``data_dir`` — ``""`` means
+    ``$CULTURELAB_DATA``; a ``data_dir`` given explicitly must hold the files — else the Hugging
+    Face release ``AmirHossein2002/CAPTex``, downloaded once and cached, else our sample, with
+    ``source_note`` saying why), ``local`` (must exist), ``download`` (the hub release, or an
+    error saying why not), ``sample``. ``expect``: ``released`` checks the released
     counts, ``sample`` only the schema, ``auto`` picks by source. Conversations without CB-MCQ
     options in the file keep ``options = None`` (see
     :func:`culturelab.captex.construction.with_cb_options`).
@@ -581,16 +637,19 @@ def load(data_dir: str | os.PathLike | None = "", *, data_source: str = "auto", 
     """
     if expect not in {"auto", "released", "sample"}:
         raise ValueError(f"expect must be auto, released or sample, not {expect!r}")
-    local = find_local(data_dir)
-    source = sources.resolve_source("local" if data_source == "auto" and data_dir else data_source, local,
-                                    auto="sample", data_dir=data_dir,
-                                    what=f"CAPTEx ({', '.join(FILES.values())}, or a {SUBDIR}/ folder of them)")
-    if source == "download":
-        folder = sources.hf_snapshot(REPO_ID, allow_patterns=["*.csv", "*/*.parquet", "**/*.parquet"])
-    else:
-        folder = local if source == "local" else sources.sample_dir(SUBDIR)
-    kind = "sample" if source == "sample" else "released"
-    expect = kind if expect == "auto" else expect
+    kind, folder, note = where(data_dir, data_source)
+    if kind == "missing" and data_source != "download":
+        raise FileNotFoundError(note)
+    if folder is None or kind == "cached":  # the hub release (hf_snapshot: cached, or its error if offline)
+        try:
+            folder = sources.hf_snapshot(REPO_ID, allow_patterns=HUB_PATTERNS)
+        except ConnectionError as err:
+            if data_source != "auto":
+                raise
+            kind, folder = "sample", sources.sample_dir(SUBDIR)
+            note = f"the public release {REPO_ID} could not be downloaded ({err}); `auto` uses our sample"
+    released = "sample" if kind == "sample" else "released"
+    expect = released if expect == "auto" else expect
     procedures = read_procedures(_file(folder, FILES["procedures"]), expect=expect)
     mcqs = read_mcqs(_file(folder, FILES["mcqs"]), procedures, expect=expect)
     conversations = read_conversations(_file(folder, FILES["conversations"]), procedures, expect=expect)
@@ -598,4 +657,4 @@ def load(data_dir: str | os.PathLike | None = "", *, data_source: str = "auto", 
     unlinked = int(mcqs["procedure_id"].isna().sum())
     if unlinked:
         notes.append(f"{unlinked} MCQs could not be linked to a procedure (no ID column and no quoted title)")
-    return CaptexData(procedures, mcqs, conversations, kind, str(folder), notes)
+    return CaptexData(procedures, mcqs, conversations, released, str(folder), notes, note)

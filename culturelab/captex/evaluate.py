@@ -167,6 +167,17 @@ def table4_row(results: dict[str, pd.DataFrame], method: str = "generate") -> di
     return row
 
 
+def procedures_scored(results: dict[str, pd.DataFrame]) -> int:
+    """How many procedures the task results cover (the n of a model's aggregate score).
+
+    >>> procedures_scored({"reorder": pd.DataFrame({"procedure_id": [1, 1, 2]}), "pb_mcq": pd.DataFrame(
+    ...     {"procedure_id": [2, 3]})})
+    3
+    """
+    ids = [set(t["procedure_id"]) for t in results.values() if "procedure_id" in t]
+    return len(set().union(*ids)) if ids else 0
+
+
 def procedure_scores(results: dict[str, pd.DataFrame], *, method: str = "generate",
                      by_language: bool = False) -> pd.DataFrame:
     """Per-procedure task scores (per language when ``by_language``, for the footnote-4

@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from culturelab.captex.data import CATEGORIES, COUNTRIES
-from culturelab.plots import grouped_bars, radar, size_vs_score
+from culturelab.plots import claim, grouped_bars, place_legend, radar, size_vs_score
 from culturelab.plots.curves import valid_answer_curves
 from culturelab.plots.style import apply_style, palette
+from culturelab.tasks.reorder import DECODING_LABELS
 
 #: chance accuracy of a four-option MCQ
 CHANCE = 0.25
@@ -62,61 +63,109 @@ def fig2_step_counts(procedures: pd.DataFrame, title: str | None = "Step counts 
     ax.legend(frameon=False, ncols=3, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12))
     if title:
         ax.set_title(title)
+    claim(fig, kind="data")
     return fig
 
 
-def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None, *, hue: str = "protocol",
-                     hue_order: Sequence[str] | None = None, title: str | None = None, seed: int = 0) -> plt.Figure:
+def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None, *,
+                     decodings: Sequence[str] | None = None, title: str | None = None, seed: int = 0) -> plt.Figure:
     """Fig. 5: ρ, τ and LD per step count from the valid answers (95 % bootstrap bands, n per
-    point), one line per ``hue`` (by default the decoding protocol), the random-permutation
-    expectation dotted; the last panel the share of valid answers per step count
-    (:func:`culturelab.plots.curves.valid_answer_curves`)."""
-    return valid_answer_curves(scored, "n_steps", {"rho": "Spearman ρ", "tau": "Kendall τ", "ld": "Levenshtein distance"},
-                               hue=hue, baseline=baseline, hue_order=hue_order, xlabel="steps in the procedure",
-                               ylims={"rho": (-1.05, 1.05), "tau": (-1.05, 1.05)}, title=title, seed=seed)
+    point), one line per ``decoding`` of ``scored`` (in the order of ``decodings``), named as
+    :data:`~culturelab.tasks.reorder.DECODING_LABELS` names it (the method), with the
+    random-permutation expectation dotted (the chance reference); the last panel the share of valid
+    answers per step count (:func:`culturelab.plots.curves.valid_answer_curves`).
+
+    >>> t = pd.DataFrame({"n_steps": [5, 6] * 2, "rho": [0.2, 0.4, 0.0, 0.0], "tau": 0.1, "ld": 3,
+    ...                   "valid": [True, True, False, False], "decoding": ["constrained"] * 2 + ["free"] * 2})
+    >>> fig = fig5_step_curves(t, pd.DataFrame({"n_steps": [5, 6], "rho": 0.0, "tau": 0.0, "ld": 3.5}))
+    >>> [t.get_text() for t in fig.legends[0].get_texts()][0]
+    'constrained to valid orders (protocol deviation) (100 % valid)'
+    >>> plt.close("all")
+    """
+    order = [d for d in (decodings if decodings is not None else dict.fromkeys(scored["decoding"]))
+             if d in set(scored["decoding"])]
+    methods = [DECODING_LABELS[d] for d in order]
+    fig = valid_answer_curves(scored.assign(method=scored["decoding"].map(DECODING_LABELS)), "n_steps",
+                              {"rho": "Spearman ρ", "tau": "Kendall τ", "ld": "Levenshtein distance"},
+                              hue="method", baseline=baseline, hue_order=methods, xlabel="steps in the procedure",
+                              ylims={"rho": (-1.05, 1.05), "tau": (-1.05, 1.05)}, title=title, seed=seed)
+    claim(fig, kind="score", method=methods, chance="random" if baseline is not None else None,
+          no_chance=None if baseline is not None else "no random-order baseline given")
+    return fig
 
 
-def fig3_language_impact(cells: pd.DataFrame, *, title: str | None = None) -> plt.Figure:
-    """Fig. 3/6: footnote-4 score per country, English vs native, with CI whiskers
-    (``cells``: ``country``, ``lang_group``, ``score``, optional ``ci_low``/``ci_high``)."""
+def fig3_language_impact(cells: pd.DataFrame, *, lmax_mode: str, title: str | None = None,
+                         chance: float | None = None, method: str = "generate") -> plt.Figure:
+    """Fig. 3/6: footnote-4 score per country, English vs native, with CI whiskers and n (procedures)
+    per bar (``cells``: ``country``, ``lang_group``, ``score``, optional ``ci_low``/``ci_high``/``n``),
+    and the footnote-4 score of random answers (``chance``: :func:`aggregate.fig3_chance`) dotted;
+    the y axis names how LD entered the score (``lmax_mode``, :func:`score_label`).
+    ``method``: the MCQ scoring in the aggregate, named in the title.
+
+    >>> cells = pd.DataFrame({"country": ["Iran", "Iran"], "lang_group": ["English", "native"],
+    ...                       "score": [0.1, 0.12], "n": [10, 10]})
+    >>> ax = fig3_language_impact(cells, lmax_mode="per_instance", chance=0.151).axes[0]
+    >>> [t.get_text() for t in ax.texts], ax.get_title()
+    (['n=10', 'n=10'], 'Fig. 3 (MCQs by generate)')
+    >>> plt.close("all")
+    """
     order = [c for c in COUNTRIES if c in set(cells["country"])]
     cells = cells.assign(country=pd.Categorical(cells["country"], order, ordered=True)).sort_values(
         ["country", "lang_group"])
     has_ci = {"ci_low", "ci_high"} <= set(cells.columns)
     fig = grouped_bars(cells.assign(country=cells["country"].astype(str)), "country", "score", "lang_group",
                        err_low="ci_low" if has_ci else None, err_high="ci_high" if has_ci else None,
-                       ylabel="aggregate score (footnote 4)", title=title)
+                       n="n" if "n" in cells else None, chance=chance, ylabel=score_label("footnote-4", lmax_mode),
+                       title=f"{title or 'Fig. 3'} (MCQs by {method})")
+    claim(fig, kind="score", chance=chance, method=method,
+          no_chance=None if chance is not None else "L_max from the model's own cells (lmax_mode=max_cells)")
     return fig
 
 
 def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float = 1.05, ax: plt.Axes | None = None,
-                  **bars: Any) -> plt.Figure:
-    """MCQ accuracy as grouped bars (:func:`culturelab.plots.grouped_bars`, ``bars`` passed on)
-    with the four-option chance level (0.25) dotted and the y axis from 0 to ``top``.
+                  elimination: float | None = None, **bars: Any) -> plt.Figure:
+    """MCQ accuracy as grouped bars (:func:`culturelab.plots.grouped_bars`, ``bars`` passed on; n per
+    bar when ``table`` has an ``n`` column) with the four-option chance level (0.25) dotted and the
+    y axis from 0 to ``top``; the ``hue`` levels (e.g. the scoring methods) are in the legend.
+    ``elimination`` adds the CB-MCQ elimination chance as a dashed line
+    (:func:`culturelab.captex.construction.elimination_chance`: ruling out the options the
+    conversation already narrates, guessing among the rest), claimed as a second chance level.
 
     >>> t = pd.DataFrame({"qtype": ["SA", "SN"], "method": ["generate"] * 2, "accuracy": [0.3, 0.2]})
     >>> ax = accuracy_bars(t, "qtype", "accuracy", "method").axes[0]
     >>> [float(y) for y in ax.get_ylim()], list(ax.lines[-1].get_ydata())
     ([0.0, 1.05], [0.25, 0.25])
+    >>> ax = accuracy_bars(t, "qtype", "accuracy", "method", elimination=0.34).axes[0]
+    >>> [line.get_ydata()[0] for line in ax.lines], sorted(t.get_text() for t in ax.get_legend().get_texts())
+    ([0.25, 0.34], ['chance (0.25)', 'elimination chance (0.340)', 'generate'])
     >>> plt.close("all")
     """
-    fig = grouped_bars(table, x, y, hue, ax=ax, **bars)
+    bars.setdefault("n", "n" if "n" in table else None)
+    fig = grouped_bars(table, x, y, hue, ax=ax, chance=CHANCE, legend=False, **bars)
     axes = ax or fig.axes[0]
-    axes.axhline(CHANCE, color="#777777", linestyle=":", linewidth=1)
+    levels = [CHANCE]
+    if elimination is not None and np.isfinite(elimination):
+        axes.axhline(elimination, color="#777777", linestyle="--", linewidth=1,
+                     label=f"elimination chance ({elimination:.3f})")
+        levels.append(float(elimination))
     axes.set_ylim(0, top)
+    place_legend(axes, ncols=3)
+    claim(fig, chance=levels)
     return fig
 
 
 def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "score",
                categories: Sequence[str] | None = None, title: str | None = None,
                rlabel: str = "footnote-6 score", chance: float | Mapping[str, float] | None = None,
-               chance_note: str | None = NO_CHANCE_FIG6, rmax: float | None = None) -> plt.Figure:
+               chance_note: str | None = NO_CHANCE_FIG6, rmax: float | None = None,
+               method: str | None = None) -> plt.Figure:
     """Fig. 4/7: the footnote-6 score per category (spokes), one polygon per ``series``
     (country, or model), the radial axis named by ``rlabel``. Only categories present in
     ``cells`` are drawn; a series without a cell in some category leaves a gap there instead
-    of a zero. When ``cells`` has ``n``/``ci_low``/``ci_high`` (:func:`aggregate.fig4_cells`),
-    each spoke shows its smallest n, a 95 % band, and points on fewer than
-    :data:`culturelab.plots.honest.MIN_N` procedures are greyed; ``chance`` adds a dashed ring
+    of a zero. When ``cells`` has ``n`` (and ``ci_low``/``ci_high``: :func:`aggregate.fig4_cells`),
+    each spoke shows its smallest n (and a 95 % band), and points on fewer than
+    :data:`culturelab.plots.honest.MIN_N` procedures are hollow; ``method`` (the MCQ scoring in
+    the score) is named beside ``rlabel``; ``chance`` adds a dashed ring
     (:func:`culturelab.plots.radar.chance_ring`); without one, ``chance_note`` says why under
     the figure (by default: the footnote-6 score has no chance level); a mapping gives each series
     its own ring (e.g. :func:`aggregate.component_chance` for the task scores). ``rmax`` fixes the
@@ -136,9 +185,12 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
     if order:
         table = table.assign(**{series: pd.Categorical(table[series], order, ordered=True)}).sort_values(series)
         table[series] = table[series].astype(str)
-    honest = {"n": "n", "ci_low": "ci_low", "ci_high": "ci_high"} if {"n", "ci_low", "ci_high"} <= set(table) else {}
-    return radar(table, "category", value, series, categories=[short_category(c) for c in cats], title=title,
-                 missing="gap", rlabel=rlabel, chance=chance, chance_note=chance_note, rmax=rmax, **honest)
+    honest = {k: k for k in ("n", "ci_low", "ci_high") if k in table}
+    fig = radar(table, "category", value, series, categories=[short_category(c) for c in cats], title=title,
+                missing="gap", rlabel=f"{rlabel} (MCQs by {method})" if method else rlabel, chance=chance,
+                chance_note=chance_note, rmax=rmax, **honest)
+    claim(fig, kind="score", chance=chance, no_chance=chance_note, method=method)
+    return fig
 
 
 def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str = "country",
@@ -158,25 +210,41 @@ def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str
     from culturelab.captex import questions
 
     cells = questions.accuracy_by(pb[pb["method"] == method], [series, "category"], seed=seed)
-    return fig4_radar(cells.rename(columns={"accuracy": "score"}), series=series, rlabel=f"PB-MCQ accuracy ({method})",
-                      chance=CHANCE, rmax=1.0, title=title)
+    fig = fig4_radar(cells.rename(columns={"accuracy": "score"}), series=series, rlabel=f"PB-MCQ accuracy ({method})",
+                     chance=CHANCE, rmax=1.0, title=title)
+    claim(fig, method=method)
+    return fig
 
 
-def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | None = None) -> plt.Figure:
+def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, label: str | None = None,
+              n: str | None = None) -> plt.Figure:
     """Fig. 8: aggregate score vs parameters (log scale), one colour and marker per family
-    (rows without a size, e.g. GPT-4o, are left out). With a ``variant`` column, base
-    checkpoints get their own dashed line with hollow markers, so a family's line never
-    zigzags between base and instruction-tuned models of the same size.
+    (rows without a size, e.g. GPT-4o, are left out); the y axis names how LD entered the score
+    (``lmax_mode``, :func:`score_label`: the paper's points redrawn from Table 4 are ``table4``).
+    With a ``variant`` column, base checkpoints get their own dashed line with hollow markers, so
+    a family's line never zigzags between base and instruction-tuned models of the same size.
+    ``label`` and ``n`` name columns written beside each point (the model; the procedures its
+    score rests on).
 
     >>> t = pd.DataFrame({"family": ["F"] * 3, "variant": ["base", "instruct", "instruct"],
     ...                   "params_b": [1.0, 1.0, 7.0], "score": [0.2, 0.3, 0.5]})
-    >>> sorted(line.get_label() for line in fig8_size(t).axes[0].lines)
-    ['F', 'F (base)']
+    >>> ax = fig8_size(t, lmax_mode="table4").axes[0]
+    >>> sorted(line.get_label() for line in ax.lines), ax.get_ylabel()
+    (['F', 'F (base)'], 'footnote-6 score\\n(LD as 1 − LD/5.59 (5.59 = largest LD of Table 4))')
+    >>> t = pd.DataFrame({"family": ["Gemma"], "params_b": [0.27], "score": [0.2], "model": ["gemma3-270m"], "n": [70]})
+    >>> [a.get_text() for a in fig8_size(t, lmax_mode="per_instance", label="model", n="n").axes[0].texts]
+    ['gemma3-270m (n=70)']
+    >>> plt.close("all")
     """
     sized = table.dropna(subset=["params_b"])
+    if label or n:
+        text = [" ".join(p for p in (str(row[label]) if label else "", f"(n={int(row[n])})" if n else "") if p)
+                for _, row in sized.iterrows()]
+        sized = sized.assign(_label=text)
+    point_label = "_label" if label or n else None
     if "variant" not in sized:
-        return size_vs_score(sized, "params_b", "score", "family", label=label, title=title,
-                             ylabel="aggregate score (footnote 6)")
+        return size_vs_score(sized, "params_b", "score", "family", label=point_label, title=title,
+                             ylabel=score_label("footnote-6", lmax_mode))
     from culturelab.plots.style import MARKERS
 
     apply_style()
@@ -189,15 +257,29 @@ def fig8_size(table: pd.DataFrame, *, title: str | None = None, label: str | Non
             ax.plot(group["params_b"], group["score"], color=colour, marker=MARKERS[i % len(MARKERS)],
                     markersize=4.5, linewidth=1.2, linestyle="--" if is_base else "-",
                     markerfacecolor="white" if is_base else colour, label=f"{fam} (base)" if is_base else fam)
-            if label:
+            if point_label:
                 for _, row in group.iterrows():
-                    ax.annotate(str(row[label]), (row["params_b"], row["score"]), fontsize=6, xytext=(3, 3),
+                    ax.annotate(row[point_label], (row["params_b"], row["score"]), fontsize=6, xytext=(3, 3),
                                 textcoords="offset points")
     ax.set_xscale("log")
     ax.set_xlabel("parameters (billions, log scale)")
-    ax.set_ylabel("aggregate score (footnote 6)")
+    ax.set_ylabel(score_label("footnote-6", lmax_mode))
     ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               title="dashed, hollow: base", title_fontsize=7)
     if title:
         ax.set_title(title)
     return fig
+
+
+def score_label(footnote: str, lmax_mode: str) -> str:
+    """The axis label of an aggregate score: the footnote and how LD entered it
+    (:data:`culturelab.captex.protocol.LD_TERMS`) — scores under different ``lmax_mode`` are
+    different quantities.
+
+    >>> score_label("footnote-4", "per_instance")
+    'footnote-4 score\\n(LD as 1 − mean(LD/n))'
+    """
+    from culturelab.captex.protocol import LD_TERMS
+
+    return f"{footnote} score\n(LD as {LD_TERMS[lmax_mode]})"
+

@@ -59,12 +59,13 @@ def cb_mcq_frame(conversations: pd.DataFrame, template: str) -> pd.DataFrame:
 
 
 def score_mcqs(model: LanguageModel, frame: pd.DataFrame, methods: Sequence[str] = METHODS, *,
-               max_new_tokens: int = 8, chat: bool = True) -> pd.DataFrame:
+               max_new_tokens: int = 8, chat: bool = True, lenient: bool = False) -> pd.DataFrame:
     """Score every question by each method (one batched model call per method); one row per
-    (question, method) with ``pred``, ``correct``, ``valid``, ``raw_output`` (generation)."""
+    (question, method) with ``pred``, ``correct``, ``valid``, ``raw_output`` and ``parse_verdict``
+    (generation; the letter parsed strictly unless ``lenient``, :func:`culturelab.parsing.parse_choice`)."""
     parts = []
     if "generate" in methods:
-        parts.append(mcq.score_generation(model, frame, max_new_tokens=max_new_tokens, chat=chat))
+        parts.append(mcq.score_generation(model, frame, max_new_tokens=max_new_tokens, chat=chat, lenient=lenient))
     if "loglikelihood" in methods:
         parts.append(mcq.score_loglikelihood(model, frame, target="letter").assign(method="loglikelihood"))
     out = pd.concat(parts, ignore_index=True)

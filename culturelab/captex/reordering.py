@@ -22,15 +22,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from culturelab.captex.aggregate import compare_with_table4
 from culturelab.metrics.ranking import kendall_distance, random_baseline
 from culturelab.models.base import LanguageModel
+from culturelab.parsing import lenient_share
 from culturelab.stats import summarise
 from culturelab.tasks.reorder import (
-    DECODING_LABELS,
     generate_orders,
     gold_answer,
-    protocol_label,
     render_shuffled,
     score_orders,
     shuffle_permutation,
@@ -63,28 +61,30 @@ def render_prompts(instances: pd.DataFrame, template: str) -> list[str]:
 
 
 def run_reordering(model: LanguageModel, instances: pd.DataFrame, template: str, *, policy: str = "zero",
-                   max_new_tokens: int = 32, chat: bool = True, decoding: str = "free") -> pd.DataFrame:
+                   max_new_tokens: int = 32, chat: bool = True, lenient: bool = False,
+                   decoding: str = "free") -> pd.DataFrame:
     """Generate every answer in one batched call (``decoding``: ``free``, the paper's protocol, or
     ``constrained`` to permutations, see :func:`culturelab.tasks.reorder.generate_orders`), parse
-    and score; adds ``prompt``, ``raw_output``, metrics, ``ld_norm`` (LD/n), ``kendall_dist``,
-    ``one_swap``, ``decoding`` and ``protocol`` (its label)."""
+    (strict unless ``lenient``) and score; adds ``prompt``, ``raw_output``, metrics, ``ld_norm``
+    (LD/n), ``kendall_dist``, ``one_swap`` and ``decoding`` (the run's comparison labels each
+    decoding: :meth:`culturelab.runner.Run.label` by ``decoding``)."""
     prompts = render_prompts(instances, template)
     texts = generate_orders(model, prompts, instances["n_steps"], decoding=decoding, max_new_tokens=max_new_tokens,
                             chat=chat)
-    scored = score_orders(instances.assign(prompt=prompts), texts, policy=policy, steps_col="shown_steps")
+    scored = score_orders(instances.assign(prompt=prompts), texts, policy=policy, steps_col="shown_steps",
+                          lenient=lenient)
     scored["ld_norm"] = scored["ld"] / scored["n_steps"]
     scored["kendall_dist"] = [kendall_distance(o) if v else np.nan
                               for o, v in zip(scored["pred_order"], scored["valid"])]
     scored["one_swap"] = scored["kendall_dist"] == 1
     scored["model"] = model.spec
     scored["decoding"] = decoding
-    scored["protocol"] = DECODING_LABELS[decoding]
     return scored
 
 
 def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
     """Mean ρ, τ, LD (with 95 % bootstrap CIs; NaN rows — the ``drop`` policy — left out),
-    validity and exact-match rates per group.
+    validity and exact-match rates and the lenient share (with a ``parse_verdict`` column) per group.
 
     >>> t = pd.DataFrame({"rho": [1.0, 0.0], "tau": [1.0, 0.0], "ld": [0, 4], "valid": [True, False],
     ...                   "exact": [True, False]})
@@ -105,26 +105,13 @@ def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: 
     exact = (grouped["exact"].mean().to_numpy() if by else [float(pd.to_numeric(scored["exact"]).mean())])
     table["valid_rate"] = np.asarray(valid, dtype=float)
     table["exact_rate"] = np.asarray(exact, dtype=float)
+    verdicts = scored["parse_verdict"] if "parse_verdict" in scored else pd.Series(np.nan, index=scored.index)
+    share = verdicts.groupby([scored[b] for b in by], sort=True, observed=True).apply(lenient_share) if by \
+        else [lenient_share(verdicts)]
+    table["lenient_share"] = np.asarray(share, dtype=float)
     cols = [*by, "rho", "rho_ci_low", "rho_ci_high", "tau", "tau_ci_low", "tau_ci_high", "ld", "ld_ci_low",
-            "ld_ci_high", "valid_rate", "exact_rate", "n"]
+            "ld_ci_high", "valid_rate", "exact_rate", "lenient_share", "n"]
     return table[cols]
-
-
-def table4_by_decoding(scored: pd.DataFrame, paper_row: str, *, data: str, protocol: str) -> pd.DataFrame:
-    """Our mean ρ, LD and τ (invalid answers as scored by the policy) beside a Table 4 row, one
-    block per ``decoding``; constrained decoding is labelled a protocol deviation, so it gets no Δ
-    (:func:`culturelab.tasks.reorder.protocol_label`).
-
-    >>> t = pd.DataFrame({"decoding": ["free", "constrained"], "rho": [0.0, 0.5], "ld": [5, 3], "tau": [0.0, 0.4]})
-    >>> table4_by_decoding(t, "Random", data="same", protocol="same").query("metric == 'rho'")[["decoding", "delta"]].values.tolist()
-    [['free', 0.0], ['constrained', nan]]
-    """
-    parts = []
-    for decoding, part in scored.groupby("decoding", sort=False):
-        ours = {m: float(part[m].mean()) for m in ("rho", "ld", "tau")}
-        parts.append(compare_with_table4(ours, paper_row, ["rho", "ld", "tau"], data=data,
-                                         protocol=protocol_label(protocol, str(decoding))).assign(decoding=decoding))
-    return pd.concat(parts, ignore_index=True)
 
 
 def by_steps_valid(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *, seed: int = 0) -> pd.DataFrame:

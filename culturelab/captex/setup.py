@@ -135,14 +135,18 @@ def load_data(data_dir: str = "", data_source: str = "auto", *, countries: Seque
 
 
 def open(run: Any) -> CaptexData:
-    """A CAPTEx notebook's data, right after ``start_run``: ``data_source`` resolved (``auto`` =
-    the local copy under ``data_dir`` or ``$CULTURELAB_DATA``, else our sample; ``download`` =
-    the Hugging Face release), loaded and restricted by :func:`load_data` with the run's
-    parameters, ``sample`` or ``released`` stamped on the run; the loader's notes are printed."""
+    """A CAPTEx notebook's data, right after ``start_run``: ``data_source`` resolved
+    (:func:`culturelab.captex.data.where`: ``auto`` = the local copy under ``data_dir`` or
+    ``$CULTURELAB_DATA``, else the Hugging Face release — downloaded once, then cached — else our
+    sample, saying why), loaded and restricted by :func:`load_data` with the run's parameters.
+    The run is stamped with ``sample`` or ``released``, the counts actually used (a release cut
+    down by ``max_procedures``, ``countries`` or ``categories`` is a subset, never the paper's
+    data) and where the data came from; the loader's notes are printed."""
     p = run.params
     data = load_data(p["data_dir"], p["data_source"], countries=p["countries"], categories=p["categories"],
                      max_procedures=p.get("max_procedures", 0), seed=p["seed"])
-    run.set_data_source(data.data_source)
-    for note in data.notes:
-        print("note:", note)
+    run.set_data_source(data.data_source, counts=data.counts(), note=data.source_note)
+    for note in [data.source_note, *data.notes]:
+        if note:
+            print("note:", note)
     return data

@@ -19,13 +19,16 @@ Tokens made only of punctuation or symbols are not words.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 MEASURES = ("procedure", "question", "correct", "incorrect", "utt1", "utt2", "utt3", "utt4")
+#: the word segmenters of the two languages not split on white space (the paper names none)
+SEGMENTERS = {"zh": "jieba", "ja": "fugashi + UniDic-lite"}
 
 
 def _is_word(token: str) -> bool:
@@ -115,3 +118,38 @@ def wide(table: pd.DataFrame, by: str = "country", order: Sequence[str] | None =
     if order is not None:
         out = out.reindex([o for o in order if o in out.index])
     return out
+
+
+def _segmented(table: pd.DataFrame, by: str) -> pd.Series:
+    """Rows whose counts hold Chinese or Japanese words: China's and Japan's native rows (Table 3),
+    every native row of Table 6 (a category pools the countries)."""
+    native = table["lang_group"] == "native"
+    return native & (table[by].isin(["China", "Japan"]) if by == "country" else True)
+
+
+def compare_with_paper(reported: pd.DataFrame, ours: pd.DataFrame, by: str,
+                       deviations_of: Callable[..., Any]) -> pd.DataFrame:
+    """Ours (:func:`word_count_table`) beside the paper's Table 3 (``by="country"``) or Table 6
+    (``by="category"``) with Δ = ours − reported, labelled by ``deviations_of``
+    (:meth:`culturelab.runner.Run.deviations`); the rows that count Chinese or Japanese words
+    also carry our segmenters (:data:`SEGMENTERS`) as a deviation, since the paper names none.
+
+    >>> from culturelab.captex.protocol import PROTOCOL
+    >>> from culturelab.protocol import DataUsed, compare
+    >>> from culturelab.reported import load
+    >>> of = lambda **kw: compare(PROTOCOL["01_dataset"], kw, DataUsed("released"))
+    >>> ours = pd.DataFrame({"country": ["Iran", "China"], "measure": ["question"] * 2,
+    ...                      "lang_group": ["native"] * 2, "value": [40.0, 41.0]})
+    >>> t = compare_with_paper(load("captex", "table3"), ours, "country", of).dropna(subset=["ours"])
+    >>> t[["country", "delta", "comparable"]].round(1).to_dict("records")
+    [{'country': 'Iran', 'delta': -0.3, 'comparable': True}, {'country': 'China', 'delta': nan, 'comparable': False}]
+    """
+    from culturelab.reported import compare
+
+    keys = [by, "measure", "lang_group"]
+    segmenters = "; ".join(f"{lang}: {name}" for lang, name in SEGMENTERS.items())
+    parts = [compare(reported[_segmented(reported, by) == seg], ours[_segmented(ours, by) == seg], on=keys,
+                     deviations=deviations_of(**({"segmenter": segmenters} if seg else {})))
+             for seg in (False, True)]
+    return pd.concat(parts, ignore_index=True)
+

@@ -12,7 +12,9 @@ output that stays in the source language or is empty is *counted*, never dropped
 * :func:`retrieval_outputs` — the paper's *Retrieval* system on the gold set: the title-matched
   silver target of the same source recipe;
 * :func:`copy_outputs` — the untranslated source (a floor);
-* :func:`reference_outputs` — the silver references themselves (Figure 4's "Ref").
+* :func:`reference_outputs` — the references themselves, named by what they are
+  (:data:`REFERENCES`): on the silver split the retrieved recipe (Figure 4's "Ref"), on the gold
+  split the human adaptation.
 
 >>> target_share("Soak the red beans 8 hours.", "en"), target_share("红豆浸泡8小时", "en")
 (1.0, 0.0)
@@ -27,10 +29,15 @@ import pandas as pd
 
 from culturelab import prompts
 from culturelab.cultural_recipes.data import LANGS, serialize
+from culturelab.cultural_recipes.protocol import RETRIEVAL, SOURCE_COPY
 
 STYLES = {"llm": ("llm_adapt", True), "bloom": ("bloom_adapt", False)}
-#: the systems that need no model; every other system of an adaptation table is a model's adaptations
-MODEL_FREE = ("Retrieval", "Source copy", "Ref")
+#: the reference of each test split as a system: the paper's Figure 4 "Ref" is the retrieved
+#: (silver) recipe; a gold reference is a human adaptation (§3.4)
+REFERENCES = {"silver": "Ref = retrieved recipe", "gold": "Ref = human adaptation"}
+#: the systems that need no model (:func:`culturelab.cultural_recipes.protocol.is_model_free`);
+#: every other system of an adaptation table is a model's adaptations
+MODEL_FREE = (RETRIEVAL, SOURCE_COPY, *REFERENCES.values())
 COLUMNS = ["recipe_id", "direction", "split", "system", "source_text", "prompt", "raw_output", "prediction",
            "references", "valid", "target_share"]
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -92,20 +99,26 @@ def adapt(model: object, matched: pd.DataFrame, direction: str, *, style: str = 
 def retrieval_outputs(gold: pd.DataFrame, silver: pd.DataFrame, direction: str) -> pd.DataFrame:
     """*Retrieval*: for each gold source, the first silver target of the same source recipe."""
     by_id = {rid: targets[0] for rid, targets in zip(silver["recipe_id"], silver["targets"])}
-    rows = [_row(rec, direction, MODEL_FREE[0], "", serialize(by_id[rec.recipe_id]))
+    rows = [_row(rec, direction, RETRIEVAL, "", serialize(by_id[rec.recipe_id]))
             for rec in gold.itertuples(index=False) if rec.recipe_id in by_id]
     return _table(rows)
 
 
 def copy_outputs(matched: pd.DataFrame, direction: str) -> pd.DataFrame:
     """*Source copy*: the source recipe unchanged (scores what overlap alone earns)."""
-    return _table([_row(rec, direction, MODEL_FREE[1], "", serialize(rec.source))
+    return _table([_row(rec, direction, SOURCE_COPY, "", serialize(rec.source))
                    for rec in matched.itertuples(index=False)])
 
 
-def reference_outputs(matched: pd.DataFrame, direction: str, system: str = MODEL_FREE[2]) -> pd.DataFrame:
-    """The first reference of each item as an "output" (Figure 4 compares it with the systems)."""
-    return _table([_row(rec, direction, system, "", serialize(rec.targets[0]))
+def reference_outputs(matched: pd.DataFrame, direction: str, system: str | None = None) -> pd.DataFrame:
+    """The first reference of each item as an "output" (Figure 4 compares it with the systems),
+    named by what it is on its split (:data:`REFERENCES`) unless ``system`` names it.
+
+    >>> from culturelab.cultural_recipes.data import load_split
+    >>> reference_outputs(load_split("zh2en", "silver", data_source="sample"), "zh2en")["system"].iloc[0]
+    'Ref = retrieved recipe'
+    """
+    return _table([_row(rec, direction, system or REFERENCES[rec.split], "", serialize(rec.targets[0]))
                    for rec in matched.itertuples(index=False)])
 
 
@@ -146,7 +159,7 @@ def all_systems(run: Any, data: dict[str, pd.DataFrame], silver: dict[str, pd.Da
     >>> d = {"en2zh": load_split("en2zh", "gold", data_source="sample")}
     >>> s = {"en2zh": load_split("en2zh", "silver", data_source="sample")}
     >>> sorted(all_systems(Run(), d, s)["system"].unique())
-    ['Ref', 'Retrieval', 'Source copy']
+    ['Ref = human adaptation', 'Retrieval', 'Source copy']
     """
     model = run.model() if run.supports("generate", MODEL_SECTION) else None
     parts = []
@@ -157,3 +170,25 @@ def all_systems(run: Any, data: dict[str, pd.DataFrame], silver: dict[str, pd.Da
         parts += [retrieval_outputs(matched, silver[direction], direction), copy_outputs(matched, direction),
                   reference_outputs(matched, direction)]
     return pd.concat(parts, ignore_index=True)
+
+
+def figure4_systems(run: Any, outputs: pd.DataFrame, figure4: dict[str, pd.DataFrame], **generation: Any
+                    ) -> pd.DataFrame:
+    """Figure 4's systems on its split (the paper's: silver, where *Ref* is the retrieved recipe):
+    the run's model and the reference of each source recipe of ``figure4`` — taken from
+    ``outputs`` when they were adapted on that split, else adapted now (``generation`` as for
+    :func:`all_systems`; cached prompts are not generated again). *Retrieval* and *Source copy*
+    are not Figure 4 systems.
+
+    >>> class Run:
+    ...     def supports(self, kind, section): return False
+    >>> from culturelab.cultural_recipes.data import load_split
+    >>> silver = {"zh2en": load_split("zh2en", "silver", data_source="sample")}
+    >>> sorted(figure4_systems(Run(), pd.DataFrame(columns=COLUMNS), silver)["system"].unique())
+    ['Ref = retrieved recipe']
+    """
+    split = next(iter(figure4.values()))["split"].iloc[0] if figure4 else None
+    if len(outputs) and set(outputs["split"]) == {split}:
+        return outputs[~outputs["system"].isin([RETRIEVAL, SOURCE_COPY])].reset_index(drop=True)
+    adapted = all_systems(run, figure4, figure4, **generation)
+    return adapted[~adapted["system"].isin([RETRIEVAL, SOURCE_COPY])].reset_index(drop=True)

@@ -5,9 +5,10 @@
 word2vec from that file (gensim ``corpus_file`` mode) with the paper's settings
 (:data:`WORD2VEC`); :func:`align_and_translate` maps zh onto en and retrieves the neighbours of
 the queries; :func:`bli_summary` and :func:`label_shares` put ours next to the paper's §4.2
-numbers (``culturelab/reported/cultural_recipes/bli.csv``). The automatic label (``literal`` /
-``cultural`` / ``error``) uses CC-CEDICT and our taxonomy; ``manual_label`` stays empty for the
-human pass the paper made.
+numbers (``culturelab/reported/cultural_recipes/bli.csv``). The label is **automatic**
+(:data:`culturelab.embeddings.bli.LABELS`: CC-CEDICT glosses for ``literal``, our taxonomy of
+cooking words for ``near-literal`` / ``cultural`` / ``error``, ``unlabelled`` where neither can
+judge); ``manual_label`` stays empty for the human pass the paper made.
 
 >>> reported_bli()[["P@5", "cultural (of misses)", "error (of misses)"]].tolist()
 [0.68, 26.0, 6.0]
@@ -32,6 +33,7 @@ from culturelab.embeddings import bli
 from culturelab.embeddings.align import AlignmentResult, VecMap
 from culturelab.embeddings.vectors import Embeddings
 from culturelab.embeddings.word2vec import train_word2vec, write_tokenized
+from culturelab.protocol import Deviations
 from culturelab.reported import compare as compare_reported
 from culturelab.reported import load as load_reported
 from culturelab.stats import proportion_ci
@@ -94,12 +96,13 @@ def select_queries(counts: dict[str, int], *, n: int = 100, seed_variant: str = 
 def align_and_translate(zh: Embeddings, en: Embeddings, queries: list[str], *, mode: str = "semi_supervised",
                         seed_variant: str = "paper", k: int = 5, retrieval: str = "nn", device: str = "auto",
                         seed: int = 0, progress: bool = True, literal: dict[str, set[str]] | None = None,
-                        cultural: dict[str, set[str]] | None = None, budget_mb: int = 512, **overrides: Any
+                        related: dict[str, dict[str, str]] | None = None, budget_mb: int = 512, **overrides: Any
                         ) -> tuple[AlignmentResult, pd.DataFrame, pd.DataFrame]:
     """Map zh → en (Chinese is the query side, as in the paper) and list each query's top-``k``
     English neighbours. Returns the fit, the long neighbour table and the Table 2 view.
 
-    ``literal``/``cultural`` default to CC-CEDICT glosses and our taxonomy. Every similarity
+    ``literal``/``related`` (:func:`culturelab.embeddings.bli.table2_view`) default to CC-CEDICT
+    glosses and our taxonomy (:func:`culturelab.cultural_recipes.lexicon.related_words`). Every similarity
     matrix (dictionary induction, CSLS, retrieval) is computed in row blocks of at most
     ``budget_mb`` MiB, so memory does not grow with the vocabularies.
     """
@@ -113,84 +116,95 @@ def align_and_translate(zh: Embeddings, en: Embeddings, queries: list[str], *, m
     table = bli.neighbours(queries, result.xw, result.zw, zh.words, en.words, k=k, retrieval=retrieval,
                            device=device, budget_mb=budget_mb)
     literal = literal if literal is not None else lexicon.literal_translations(queries, seed_variant=seed_variant)
-    cultural = cultural if cultural is not None else lexicon.cultural_equivalents(queries, literal)
-    view = bli.table2_view(table, literal, cultural, k=k)
+    related = related if related is not None else lexicon.related_words(queries, literal)
+    view = bli.table2_view(table, literal, related, k=k)
     return result, table, view
 
 
-def protocol_of(*, n_queries: int, word2vec: dict[str, Any], mode: str = "semi_supervised",
-                seed_variant: str = "paper", max_iter: int = 0, stochastic_interval: int = 50) -> str:
-    """How our §4 run differs from the paper's: always in the labels (ours are automatic:
-    CC-CEDICT glosses and our taxonomy; the authors judged the lists by hand), and in every
-    setting that is not the paper's (100 queries, :data:`WORD2VEC`, the printed seed pairs; the
-    VecMap flags are not published — ``semi_supervised`` run to convergence is our reading).
+#: what our labels are, beside every number they give (the paper's were the authors' judgement)
+AUTOMATIC_LABELS = "automatic labels (CC-CEDICT glosses + our taxonomy)"
+#: the same for our toy sample, whose labels come from the lexicon it was generated from
+TOY_LABELS = "automatic labels (the toy sample's gold lexicon)"
 
-    >>> protocol_of(n_queries=100, word2vec=WORD2VEC)
-    'automatic literal/cultural labels (the paper: by hand)'
-    >>> protocol_of(n_queries=30, word2vec={**WORD2VEC, "vector_size": 24}, max_iter=40).split("; ")[1:]
-    ['30 queries (the paper: 100)', 'word2vec vector_size 24 (the paper: 300)', 'self-learning capped at 40 iterations']
+
+def labels_of(corpora: Corpora) -> str:
+    """What labels a run's neighbours: the corpora's own gold lexicon, else CC-CEDICT and our taxonomy.
+
+    >>> labels_of(corpus_mod.corpora(max_recipes=1)) == TOY_LABELS
+    True
     """
-    steps = ["automatic literal/cultural labels (the paper: by hand)"]
-    if n_queries != 100:
-        steps.append(f"{n_queries or 'all'} queries (the paper: 100)")
-    steps += [f"word2vec {key} {word2vec[key]} (the paper: {value})" for key, value in WORD2VEC.items()
-              if key in word2vec and word2vec[key] != value]
-    if mode != "semi_supervised":
-        steps.append(f"mapping mode {mode} (our reading of the paper: semi_supervised)")
-    if seed_variant != "paper":
-        steps.append(f"seed dictionary variant {seed_variant!r}")
-    if max_iter or stochastic_interval != 50:
-        steps.append(f"self-learning capped at {max_iter} iterations" if max_iter
-                     else f"stochastic interval {stochastic_interval} (VecMap: 50)")
-    return "; ".join(steps)
+    return AUTOMATIC_LABELS if corpora.literal is None else TOY_LABELS
 
 
-def bli_summary(view: pd.DataFrame, *, k: int = 5, data: str = "not stated", protocol: str = "not stated"
+def label_counts(view: pd.DataFrame) -> pd.Series:
+    """Queries per automatic label (:data:`culturelab.embeddings.bli.LABELS`, all of them, zeros
+    included) of a Table 2 view.
+
+    >>> label_counts(pd.DataFrame({"label": ["literal", "error", "literal"]})).to_dict()
+    {'literal': 2, 'near-literal': 0, 'cultural': 0, 'error': 1, 'unlabelled': 0}
+    """
+    return view["label"].value_counts().reindex(list(bli.LABELS), fill_value=0).astype(int)
+
+
+def bli_summary(view: pd.DataFrame, deviations: Deviations, *, k: int = 5, labels: str = AUTOMATIC_LABELS
                 ) -> pd.DataFrame:
-    """P@k and the literal / cultural / error split of a Table 2 view, beside the paper's, with
-    their comparability (:func:`culturelab.reported.compare`: ``delta`` only where ``data`` and
-    ``protocol`` are both ``"same"``).
+    """P@k and the split of the misses by automatic label (:func:`label_counts`), beside the
+    paper's hand-judged numbers, labelled by ``deviations`` (the run's comparison with the paper,
+    ``run.deviations(labels=labels)``; :func:`culturelab.reported.compare`: ``delta``
+    only where data and protocol are the paper's). P@k counts the queries with a literal
+    translation known (``n``); ``unlabelled`` queries (no gloss, or a miss without a taxonomy
+    class) are counted apart; the paper has no ``near-literal`` or ``unlabelled``. ``labels``
+    names ours as automatic (:func:`labels_of`).
 
-    >>> v = pd.DataFrame({"label": ["literal"] * 3 + ["cultural", "error"]})
-    >>> t = bli_summary(v, data="sample data").set_index("quantity")
-    >>> t["ours"].to_dict(), bool(t["delta"].isna().all())
-    ({'P@5': 0.6, 'queries': 5.0, 'cultural (of misses)': 1.0, 'error (of misses)': 1.0}, True)
+    >>> from culturelab.protocol import DataUsed, compare
+    >>> v = pd.DataFrame({"label": ["literal"] * 3 + ["cultural", "error", "unlabelled"],
+    ...                   "label_note": [""] * 5 + ["no literal translation known (no dictionary gloss)"]})
+    >>> t = bli_summary(v, compare(None, {}, DataUsed("sample"))).set_index("quantity")
+    >>> t["ours"].to_dict()["P@5"], t["n"].to_dict()["P@5"], bool(t["delta"].isna().all())
+    (0.6, 5, True)
+    >>> t.loc[["cultural (of misses)", "near-literal (of misses)"], ["ours", "reported"]].values.tolist()
+    [[1.0, 26.0], [0.0, nan]]
     """
     ref = reported_bli()
     n = len(view)
-    counts = view["label"].value_counts()
+    counts = label_counts(view)
+    notes = view["label_note"] if "label_note" in view else pd.Series("", index=view.index)
+    judged = n - int(((view["label"] == "unlabelled") & notes.str.contains("gloss")).sum())
     p_name = f"P@{k}"
-    ours = pd.DataFrame({"quantity": [p_name, "queries", "cultural (of misses)", "error (of misses)"],
-                         "value": [float(counts.get("literal", 0)) / n if n else np.nan, float(n),
-                                   float(counts.get("cultural", 0)), float(counts.get("error", 0))]})
-    rows = ["P@5", "queries", "cultural (of misses)", "error (of misses)"]
+    quantities = {p_name: (counts["literal"] / judged if judged else np.nan, judged), "queries": (n, n)}
+    quantities |= {f"{label} (of misses)": (counts[label], n) for label in bli.LABELS[1:-1]}
+    quantities["unlabelled"] = (counts["unlabelled"], n)
+    ours = pd.DataFrame({"quantity": list(quantities), "value": [float(v) for v, _ in quantities.values()]})
+    rows = [r for r in ("P@5", "queries", "cultural (of misses)", "error (of misses)") if r in quantities]
     paper = pd.DataFrame({"quantity": rows, "value": [float(ref[r]) for r in rows]})
-    paper = paper[paper["quantity"].isin(ours["quantity"])]
-    table = compare_reported(paper, ours, on=["quantity"], data=data, protocol=protocol)
-    return table.set_index("quantity").loc[ours["quantity"]].reset_index()[
-        ["quantity", "ours", "reported", "delta", "data", "protocol", "comparable"]]
+    table = compare_reported(paper, ours, on=["quantity"], deviations=deviations)
+    table = table.set_index("quantity").loc[ours["quantity"]].reset_index()
+    table["n"] = [m for _, m in quantities.values()]
+    table["labels"] = labels
+    return table[["quantity", "ours", "n", "labels", "reported", "delta", "data", "protocol", "model_status",
+                  "comparable"]]
 
 
 def label_shares(view: pd.DataFrame, ours: str, *, chance: float = float("nan")) -> pd.DataFrame:
-    """Share of queries per label (``literal``, ``cultural``, ``error``) in a Table 2 view
-    (``source = ours``) and in the paper (the §4.2 counts over its queries), each with ``n``
-    (queries) and a 95 % Wilson interval; ``chance`` (P@k of random retrieval, e.g.
+    """Share of queries per automatic label (:func:`label_counts`) in a Table 2 view (``source =
+    ours``) and in the paper (its hand-judged §4.2 counts: literal, cultural, error), each with
+    ``n`` (queries) and a 95 % Wilson interval; ``chance`` (P@k of random retrieval, e.g.
     :func:`culturelab.embeddings.bli.chance_precision`) is carried along for the figure.
 
     >>> t = label_shares(pd.DataFrame({"label": ["literal", "literal", "error", "literal"]}), "ours")
     >>> t.pivot(index="label", columns="source", values="share").round(2).to_dict("index")["error"]
-    {'ours': 0.25, 'paper (Table 2, 100 queries)': 0.06}
+    {'ours': 0.25, 'paper (by hand, 100 queries)': 0.06}
     >>> t.groupby("source")["n"].first().to_dict()
-    {'ours': 4, 'paper (Table 2, 100 queries)': 100}
+    {'ours': 4, 'paper (by hand, 100 queries)': 100}
     """
     ref = reported_bli()
-    counts = view["label"].value_counts().reindex(list(bli.LABELS), fill_value=0)
     n_paper = int(ref["queries"])
-    paper = [ref["P@5"] * n_paper, ref["cultural (of misses)"], ref["error (of misses)"]]
+    paper = {"literal": ref["P@5"] * n_paper, "cultural": ref["cultural (of misses)"],
+             "error": ref["error (of misses)"]}
     rows = []
-    for source, hits, n in ((ours, counts.tolist(), len(view)),
-                            (f"paper (Table 2, {n_paper} queries)", paper, n_paper)):
-        for label, k in zip(bli.LABELS, hits):
+    for source, hits, n in ((ours, label_counts(view).to_dict(), len(view)),
+                            (f"paper (by hand, {n_paper} queries)", paper, n_paper)):
+        for label, k in hits.items():
             low, high = proportion_ci(round(k), n)
             rows.append({"label": label, "share": k / n if n else np.nan, "ci_low": low, "ci_high": high, "n": n,
                          "source": source})
@@ -211,32 +225,76 @@ def literal_chance(view: pd.DataFrame, target_words: Sequence[str], *, k: int = 
     return bli.chance_precision(sizes, len(vocab), k)
 
 
-def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *, k: int = 5) -> Any:
-    """Share of queries per label, ours beside the paper's (:func:`label_shares`: n and 95 %
-    intervals), with the P@k of random retrieval (:func:`literal_chance`) as chance."""
-    from culturelab.plots import grouped_bars
+def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *, k: int = 5,
+                  labels: str = AUTOMATIC_LABELS, method: str = "word2vec + VecMap", caption: str = "") -> Any:
+    """Share of queries per label, ours (automatic: ``labels``) beside the paper's (by hand)
+    (:func:`label_shares`: n and 95 % intervals), with the P@k of random retrieval
+    (:func:`literal_chance`) as chance; ``method`` (how the neighbours were found) in the title;
+    ``caption`` (the run's comparison with the paper, :meth:`culturelab.protocol.Deviations.caption`) under it."""
+    from culturelab.plots import caption as add_caption
+    from culturelab.plots import claim, grouped_bars
 
     chance = literal_chance(view, target_words, k=k)
-    fig = grouped_bars(label_shares(view, ours, chance=chance), x="label", y="share", hue="source", err_low="ci_low",
-                       err_high="ci_high", n="n", chance=chance, ylabel="share of queries",
-                       title=f"Top-{k} neighbours: literal vs cultural (chance: a random top {k})")
-    ax = fig.axes[0]
-    ax.set_ylim(0, 1.15)
-    ax.legend(frameon=False, fontsize=7, ncols=3, loc="upper center")
-    return fig
+    shares = label_shares(view, ours, chance=chance)
+    fig = grouped_bars(shares, x="label", y="share", hue="source", err_low="ci_low", err_high="ci_high", n="n",
+                       chance=chance, ylabel="share of queries", ylim=(0, 1.15),
+                       reported=[s for s in shares["source"].unique() if s.startswith("paper")],
+                       title=f"Top-{k} neighbours ({method}) by label\n(chance of literal: a random top {k})")
+    fig.axes[0].set_xlabel(f"ours: {labels}; the paper's: by hand", fontsize=7)
+    claim(fig, kind="score", model=[], method=method, chance=chance)
+    return add_caption(fig, caption) if caption else fig
 
 
-def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1) -> Any:
+def _ended(stop: str, iterations: int) -> str:
+    """A short note of how a fit's self-learning ended (:func:`convergence`).
+
+    >>> _ended("converged", 120), _ended("max_iter", 11), _ended("no self-learning", 0)
+    ('converged, 120 it.', 'capped, 11 it.', 'no self-learning')
+    """
+    return {"converged": f"converged, {iterations} it.", "max_iter": f"capped, {iterations} it."}.get(stop, stop)
+
+
+def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1, caption: str = "") -> Any:
     """P@k of the fr → en check per mode and retrieval (:func:`real_vectors_check`), with 95 %
-    intervals, n (test words) and the P@k of random retrieval as chance."""
-    from culturelab.plots import grouped_bars
+    intervals, n (test words) and the P@k of random retrieval as chance; each mode's label says
+    how its self-learning ended (converged or capped, iterations). The title says it is a check on
+    other data than the paper's; ``caption`` (:func:`culturelab.cultural_recipes.protocol.real_vectors`)
+    goes under it."""
+    from culturelab.plots import caption as add_caption
+    from culturelab.plots import claim, grouped_bars, place_legend
+    from culturelab.plots.bars import fit_ticklabels
 
     at_k = scores[scores["k"] == k]
+    chance = float(at_k["chance"].mean())
     fig = grouped_bars(at_k, x="mode", y="precision", hue="retrieval", err_low="ci_low", err_high="ci_high",
-                       n="n_queries", chance=float(at_k["chance"].mean()), ylabel=f"P@{k} (CLDR test pairs)",
-                       title="fr (spaCy) → en (GloVe)")
-    fig.axes[0].legend(frameon=False, fontsize=7, ncols=3, loc="upper left")
-    return fig
+                       n="n_queries", chance=chance, ylabel=f"P@{k} (CLDR test pairs)",
+                       title="Our VecMap mapping on other data (not the paper's): fr (spaCy) → en (GloVe)")
+    ax = fig.axes[0]
+    ended = at_k.groupby("mode", sort=False).first()
+    ax.set_xticklabels([f"{m}\n({_ended(ended.loc[m, 'stop'], int(ended.loc[m, 'iterations']))})"
+                        for m in ended.index], fontsize=7)
+    fit_ticklabels(ax)
+    place_legend(ax, ncols=3)
+    claim(fig, kind="score", model=[], method=["VecMap"], chance=chance)
+    return add_caption(fig, caption) if caption else fig
+
+
+def convergence(fit: AlignmentResult) -> dict[str, Any]:
+    """How a fit's self-learning ended, for results tables: ``iterations``, ``stop`` (``converged``,
+    ``max_iter`` or ``no self-learning``), ``converged``, ``keep_prob_reached`` (of the last scheduled
+    induction), ``final_keep_prob`` (of the dictionary the final mapping learned from), ``objective``
+    and ``seconds``.
+
+    >>> import numpy as np
+    >>> from culturelab.embeddings.align import VecMap
+    >>> x = np.random.default_rng(0).normal(size=(40, 4))
+    >>> fit = VecMap("semi_supervised", progress=False, max_iter=2).fit(x, x, [(i, i) for i in range(10)])
+    >>> c = convergence(fit); c["stop"], c["converged"], c["keep_prob_reached"], c["final_keep_prob"]
+    ('max_iter', False, 0.1, 1.0)
+    """
+    s = fit.summary()
+    return {key: s[key] for key in ("iterations", "stop", "converged", "keep_prob_reached", "final_keep_prob",
+                                    "objective")} | {"seconds": round(fit.seconds, 1)}
 
 
 def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int = 10, stochastic_interval: int = 8,
@@ -247,7 +305,8 @@ def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int
     vocabularies), seeded and scored with single-word CLDR name pairs split by source word.
 
     Returns P@1/5/10 per mode and retrieval (:func:`culturelab.embeddings.bli.evaluate`, with
-    ``mode``, ``seconds``, ``train_pairs``) and the top-5 English neighbours of up to eight French
+    ``mode``, how its self-learning ended and its time (:func:`convergence`), ``train_pairs``; ``max_iter``
+    0 runs each mode until VecMap's criterion stops it) and the top-5 English neighbours of up to eight French
     food words under ``show_mode`` (else the first mode).
     """
     from culturelab.embeddings import dictionaries, vectors
@@ -265,7 +324,7 @@ def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int
             fr.vectors, glove.vectors, train if config_for(mode).init == "seed" else None,
             src_words=fr.words, trg_words=glove.words)
         scores = bli.evaluate(fit.xw, fit.zw, test, fr.words, glove.words, device=device, budget_mb=budget_mb)
-        rows.append(scores.assign(mode=mode, seconds=round(fit.seconds, 1), train_pairs=len(train),
+        rows.append(scores.assign(mode=mode, **convergence(fit), train_pairs=len(train),
                                   vectors="real: spaCy fr_core_news_md -> GloVe 6B-50d, CLDR pairs"))
         if mode == show_mode or food.empty:
             foods = [s for s, d in zip(cldr["source"], cldr["domain"]) if d == "food" and s in fr][:8]
@@ -274,20 +333,144 @@ def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int
     return pd.concat(rows, ignore_index=True), food
 
 
+def automatic_labels(neighbour_table: pd.DataFrame, *, k: int = 5, seed_variant: str = "paper") -> pd.DataFrame:
+    """Our automatic Table 2 view (:func:`culturelab.embeddings.bli.table2_view`) of any neighbour
+    lists (``query, rank, neighbour``): CC-CEDICT glosses and the seed pairs for ``literal``, our
+    taxonomy (:func:`culturelab.cultural_recipes.lexicon.related_words`) for the rest.
+
+    >>> nb = pd.DataFrame({"query": ["炒"] * 3 + ["牛肉"] * 2, "rank": [1, 2, 3, 1, 2],
+    ...                    "neighbour": ["onions", "saute", "bake", "pork", "lamb"]})
+    >>> automatic_labels(nb)[["query", "label", "decided_by"]].values.tolist()
+    [['炒', 'literal', 'saute'], ['牛肉', 'near-literal', 'pork']]
+    """
+    queries = list(dict.fromkeys(neighbour_table["query"]))
+    literal = lexicon.literal_translations(queries, seed_variant=seed_variant)
+    return bli.table2_view(neighbour_table, literal, lexicon.related_words(queries, literal), k=k)
+
+
 def table2_beside_paper(view: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Table 2 (six queries, their top-5 English neighbours and the paper's reading)
-    beside our top-5 for the same queries (``—`` when a query is not in our vocabulary).
+    """The paper's Table 2 (six queries, their top-5 English neighbours and the paper's reading, by
+    hand) beside our automatic label of the paper's own lists (:func:`automatic_labels`: how far the
+    labeller agrees with the authors) and our top-5 for the same queries with its automatic label
+    (``—`` when a query is not in our vocabulary).
 
     >>> t = table2_beside_paper(pd.DataFrame({"query": ["蒸"], "neighbours": [["bake", "350"]], "label": ["cultural"]}))
-    >>> t.set_index("query").loc["蒸", ["paper_neighbours", "ours", "our_label"]].tolist()
-    ['bake, 350, pans, boil, oblong', 'bake, 350', 'cultural']
+    >>> t.set_index("query").loc["蒸", ["paper_neighbours", "paper_reading", "automatic_label_of_paper_list"]].tolist()
+    ['bake, 350, pans, boil, oblong', 'cultural', 'cultural']
+    >>> t.set_index("query").loc["蒸", ["ours", "our_automatic_label"]].tolist()
+    ['bake, 350', 'cultural']
     """
-    paper = load_reported("cultural_recipes", "table2").sort_values(["query", "rank"], kind="stable")
+    table2 = load_reported("cultural_recipes", "table2")
+    paper = table2.sort_values(["query", "rank"], kind="stable")
     wide = paper.groupby("query", sort=False).agg(literal=("literal", "first"),
                                                   paper_neighbours=("neighbour", ", ".join),
                                                   paper_reading=("category", "first")).reset_index()
+    auto = automatic_labels(paper[["query", "rank", "neighbour"]]).set_index("query")
+    wide["automatic_label_of_paper_list"] = wide["query"].map(auto["label"])
     mine = view.set_index("query")
     wide["ours"] = [", ".join(mine.loc[q, "neighbours"]) if q in mine.index else "—" for q in wide["query"]]
-    wide["our_label"] = [mine.loc[q, "label"] if q in mine.index else "—" for q in wide["query"]]
-    order = list(dict.fromkeys(load_reported("cultural_recipes", "table2")["query"]))
+    wide["our_automatic_label"] = [mine.loc[q, "label"] if q in mine.index else "—" for q in wide["query"]]
+    order = list(dict.fromkeys(table2["query"]))
     return wide.set_index("query").loc[order].reset_index()
+
+
+# --------------------------------------------------------------------------- prose rendered from results
+def _share(count: int, n: int) -> str:
+    return f"{count} of {n}"
+
+
+def label_findings(view: pd.DataFrame, *, title: str = "Our top-5 lists", labels: str = AUTOMATIC_LABELS,
+                   chance: float = float("nan"), k: int = 5) -> str:
+    """The label counts of a Table 2 view as a Markdown sentence (every number from ``view``):
+    queries with their literal translation in the top ``k`` (the paper's rule for *literal*), and
+    how the others are labelled, named as ``labels``.
+
+    >>> v = pd.DataFrame({"label": ["literal", "cultural", "unlabelled"]})
+    >>> print(label_findings(v, chance=0.1))  # doctest: +NORMALIZE_WHITESPACE
+    **Our top-5 lists**, automatic labels (CC-CEDICT glosses + our taxonomy): 1 of 3 queries have their literal
+    translation among their top 5 (a random top 5: 0.10), so by the paper's rule 1 of 3 are *literal*; the
+    others: 1 cultural, 1 unlabelled.
+    """
+    n = len(view)
+    counts = label_counts(view)
+    n_literal = int(counts["literal"])
+    verdict = "every one is" if n_literal == n else f"{_share(n_literal, n)} are"
+    text = (f"**{title}**, {labels}: {_share(n_literal, n)} queries have their literal translation among their top "
+            f"{k} (a random top {k}: {chance:.2f}), so by the paper's rule {verdict} *literal*")
+    others = ", ".join(f"{int(c)} {label}" for label, c in counts.items() if label != "literal" and c)
+    return text + (f"; the others: {others}." if others else ".")
+
+
+def toy_findings(view: pd.DataFrame, planted: Sequence[str], related: dict[str, dict[str, str]], *,
+                 chance: float = float("nan"), k: int = 5) -> str:
+    """What the toy run shows, as Markdown written from its Table 2 view: :func:`label_findings`,
+    then for the ``planted`` culture-typical words where their planted counterpart (``related``)
+    and their literal translation rank. Every number comes from ``view``.
+
+    >>> v = pd.DataFrame({"query": ["蒸", "盐"], "neighbours": [["bake", "steam"], ["salt"]],
+    ...                   "literal_translations": [["steam"], ["salt"]], "label": ["literal", "literal"],
+    ...                   "first_literal_rank": [2, 1], "label_at_1": ["cultural", "literal"]})
+    >>> print(toy_findings(v, ["蒸"], {"蒸": {"bake": "cultural"}}, chance=0.1))  # doctest: +NORMALIZE_WHITESPACE
+    **Toy sample**, automatic labels (the toy sample's gold lexicon): 2 of 2 queries have their literal
+    translation among their top 5 (a random top 5: 0.10), so by the paper's rule every one is *literal*.
+    Of the 1 planted culture-typical words in the queries, 1 have their planted counterpart as the first
+    neighbour (蒸 → bake) and 1 among the top 5; 1 of them also have their literal translation in the
+    top 5, which is what the top-5 label counts: the planted effect shows in the ranking, not in the label.
+    """
+    rows = view.set_index("query")
+    words = [w for w in planted if w in rows.index]
+    first = [w for w in words if rows.loc[w, "neighbours"][:1] and rows.loc[w, "neighbours"][0] in related.get(w, {})]
+    in_top = [w for w in words if set(rows.loc[w, "neighbours"][:k]) & set(related.get(w, {}))]
+    lit_too = [w for w in in_top if pd.notna(rows.loc[w, "first_literal_rank"])]
+    text = label_findings(view, title="Toy sample", labels=TOY_LABELS, chance=chance, k=k) + " "
+    if not words:
+        return text + "None of the planted culture-typical words is among the queries."
+    examples = ", ".join(f"{w} → {rows.loc[w, 'neighbours'][0]}" for w in first)
+    text += (f"Of the {len(words)} planted culture-typical words in the queries, {len(first)} have their planted "
+             f"counterpart as the first neighbour{f' ({examples})' if examples else ''} and {len(in_top)} among the "
+             f"top {k}; {len(lit_too)} of them also have their literal translation in the top {k}")
+    if lit_too and len(lit_too) == len(in_top):
+        return text + f", which is what the top-{k} label counts: the planted effect shows in the ranking, not in the label."
+    return text + "; the others are labelled by their counterpart."
+
+
+def real_vectors_findings(scores: pd.DataFrame, *, k: int = 1, retrieval: str = "csls") -> str:
+    """What the fr → en check shows, as Markdown written from :func:`real_vectors_check`'s table:
+    P@``k`` per mode (``retrieval``) with its 95 % interval, how each fit's self-learning ended
+    (:func:`convergence`) and its time, the best mode and which modes its interval does not
+    separate from it. Every number comes from ``scores``.
+
+    >>> s = pd.DataFrame({"mode": ["identical", "unsupervised"], "retrieval": "csls", "k": 1,
+    ...                   "precision": [0.6, 0.5], "ci_low": [0.47, 0.38], "ci_high": [0.71, 0.62],
+    ...                   "chance": 0.0004, "n_queries": 63, "stop": ["converged", "max_iter"],
+    ...                   "iterations": [120, 11], "seconds": [90.0, 8.0]})
+    >>> print(real_vectors_findings(s))  # doctest: +NORMALIZE_WHITESPACE
+    **fr → en, P@1 with csls retrieval** over 63 test words (a random guess: 0.0004): identical 0.60 [0.47, 0.71]
+    (converged after 120 iterations, 90 s), unsupervised 0.50 [0.38, 0.62] (stopped by max_iter after 11
+    iterations, 8 s). Best: identical; its interval overlaps that of unsupervised, so these are not separated at
+    n = 63.
+    Not converged (the numbers of a shorter run, not the method's): unsupervised.
+    """
+    part = scores[(scores["k"] == k) & (scores["retrieval"] == retrieval)].sort_values("precision", ascending=False)
+    if part.empty:
+        return ""
+    n = int(part["n_queries"].iloc[0])
+
+    def ended(row: pd.Series) -> str:
+        how = {"converged": "converged after", "max_iter": "stopped by max_iter after"}.get(row["stop"])
+        return (f"{how} {int(row['iterations'])} iterations" if how else "no self-learning") + f", {row['seconds']:.0f} s"
+
+    listed = ", ".join(f"{r['mode']} {r['precision']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}] ({ended(r)})"
+                       for _, r in part.iterrows())
+    best = part.iloc[0]
+    tied = [r["mode"] for _, r in part.iloc[1:].iterrows() if r["ci_high"] >= best["ci_low"]]
+    text = (f"**fr → en, P@{k} with {retrieval} retrieval** over {n} test words (a random guess: "
+            f"{float(part['chance'].iloc[0]):.4f}): {listed}.")
+    if len(part) > 1:
+        text += f" Best: {best['mode']}; " + (
+            f"its interval overlaps that of {' and '.join(tied)}, so these are not separated at n = {n}." if tied
+            else f"its interval overlaps no other mode's at n = {n}.")
+    capped = part.loc[part["stop"] == "max_iter", "mode"].tolist()
+    if capped:
+        text += f" Not converged (the numbers of a shorter run, not the method's): {', '.join(capped)}."
+    return text

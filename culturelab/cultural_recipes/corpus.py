@@ -137,19 +137,26 @@ def toy_corpus(lang: str, n_recipes: int = TOY_RECIPES, *, seed: int = 0, litera
     return recipes
 
 
-def toy_gold() -> dict[str, dict[str, set[str]]]:
-    """Literal translations and planted cultural equivalents of the toy corpus' Chinese words.
+def toy_gold() -> dict[str, dict]:
+    """The toy corpus' gold lexicon of its Chinese words: ``literal`` translations and ``related``
+    English words with their label (the planted culture-typical counterpart is ``cultural``;
+    every other word of the lexicon has none, so its miss is an ``error``).
 
-    >>> g = toy_gold(); g["literal"]["蒸"], g["cultural"]["蒸"]
-    ({'steam'}, {'bake'})
+    >>> g = toy_gold(); g["literal"]["蒸"], g["related"]["蒸"], g["related"]["盐"]
+    ({'steam'}, {'bake': 'cultural'}, {})
     """
     literal = {zh: {en} for zh, en in NEUTRAL.values()}
-    cultural: dict[str, set[str]] = {}
+    related: dict[str, dict[str, str]] = {zh: {} for zh, _ in NEUTRAL.values()}
     for (zh_typ, zh_lit), (en_typ, en_lit) in CULTURAL.values():
         literal[zh_typ] = {en_lit}
         literal[zh_lit] = {en_typ}
-        cultural[zh_typ] = {en_typ}
-    return {"literal": literal, "cultural": cultural}
+        related[zh_typ] = {en_typ: "cultural"}
+        related[zh_lit] = {}
+    return {"literal": literal, "related": related}
+
+
+#: the toy corpus' culture-typical Chinese words, each planted where English recipes use its counterpart
+PLANTED = tuple(zh_typ for (zh_typ, _), _ in CULTURAL.values())
 
 
 @dataclass(frozen=True)
@@ -164,9 +171,9 @@ class Corpora:
     max_recipes: int | None
     #: ``released`` (the files given) or ``sample`` (our toy corpus)
     data_source: str
-    #: gold literal translations / cultural equivalents (``None``: CC-CEDICT and our taxonomy)
+    #: gold literal translations and related words (:func:`toy_gold`; ``None``: CC-CEDICT and our taxonomy)
     literal: dict[str, set[str]] | None = None
-    cultural: dict[str, set[str]] | None = None
+    related: dict[str, dict[str, str]] | None = None
 
 
 def corpora(zh_corpus: str | os.PathLike = "", en_corpus: str | os.PathLike = "", *, max_recipes: int = 0,
@@ -176,8 +183,8 @@ def corpora(zh_corpus: str | os.PathLike = "", en_corpus: str | os.PathLike = ""
     :data:`TOY_RECIPES`), with its planted gold lexicon.
 
     >>> c = corpora(max_recipes=3)
-    >>> c.data_source, c.name, len(c.zh()), c.cultural["蒸"]
-    ('sample', 'toy', 3, {'bake'})
+    >>> c.data_source, c.name, len(c.zh()), c.related["蒸"]
+    ('sample', 'toy', 3, {'bake': 'cultural'})
     >>> len(corpora().en()) == TOY_RECIPES
     True
     >>> r = corpora("zh.jsonl", "en.csv", max_recipes=100)
@@ -191,7 +198,7 @@ def corpora(zh_corpus: str | os.PathLike = "", en_corpus: str | os.PathLike = ""
     gold = toy_gold()
     size = max_recipes or TOY_RECIPES
     return Corpora(lambda: toy_corpus("zh", size, seed=seed), lambda: toy_corpus("en", size, seed=seed),
-                   "toy", None, "sample", gold["literal"], gold["cultural"])
+                   "toy", None, "sample", gold["literal"], gold["related"])
 
 
 # --------------------------------------------------------------------------- tokenisation for word2vec

@@ -34,7 +34,7 @@ import csv
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +43,13 @@ import pandas as pd
 from culturelab import config
 from culturelab.data.sources import resolve_source, sample_dir
 from culturelab.data.validate import DataError, require_columns, validate_rows
+from culturelab.protocol import Deviations
 
 SUBDIR = "cultural_recipes"
 #: our direction names → the release's folder names
 DIRECTIONS = {"zh2en": "cn2en", "en2zh": "en2cn"}
 LANGS = {"zh2en": ("zh", "en"), "en2zh": ("en", "zh")}
+ARROWS = {"zh2en": "zh→en", "en2zh": "en→zh"}
 SPLIT_FILES = {"train": "train.jsonl", "valid": "valid.jsonl", "test": "test.jsonl",
                "silver": "silver_test.jsonl", "gold": "gold_test.jsonl"}
 CRITERIA = ("GRA", "CON", "PRE", "CUL")
@@ -224,6 +226,16 @@ def load_split(direction: str, split: str, *, data_dir: str | os.PathLike | None
     return frame
 
 
+def recipes_key(split: str, direction: str) -> str:
+    """The count key of one split of one direction (source recipes), as runs stamp it and the
+    paper's release declares it (:data:`culturelab.cultural_recipes.protocol.RELEASE`).
+
+    >>> recipes_key("gold", "zh2en")
+    'gold zh→en recipes'
+    """
+    return f"{split} {ARROWS[direction]} recipes"
+
+
 def data_source_of(tables: Iterable[pd.DataFrame]) -> str:
     """Where several loaded splits came from: ``released``, ``sample``, or ``mixed``.
 
@@ -373,18 +385,23 @@ def load_splits(directions: Iterable[str], splits: Iterable[str] = tuple(SPLIT_F
     return out
 
 
-def table1_beside_paper(splits: dict[str, pd.DataFrame]) -> pd.DataFrame:
+def table1_beside_paper(splits: dict[str, pd.DataFrame],
+                        deviations_of: Callable[[str, dict[str, int]], Deviations]) -> pd.DataFrame:
     """Table 1 recomputed (:func:`table1_stats`) beside the paper's: ``splits`` maps each split
     name (``train``, ``valid``, ``test``, ``silver``, ``gold``) to its matched recipes (e.g.
     :func:`load_splits`). The paper merges train and valid (``train+valid``); the exact
     train/valid/test sizes come from the repository README. The token counts follow the paper
-    (jieba for Chinese, whitespace for English), so Δ is filled where the split is the release's.
+    (jieba for Chinese, whitespace for English). Each (split, direction) is labelled by
+    ``deviations_of(source, counts)`` — where it was read from and how many source recipes it
+    holds per split and direction (:func:`culturelab.cultural_recipes.protocol.table1`) — so Δ
+    is filled only for a split of the release as the paper counts it.
 
-    >>> t = table1_beside_paper(load_splits(["zh2en"], ["gold"], data_source="sample"))
+    >>> from culturelab.cultural_recipes.protocol import table1
+    >>> t = table1_beside_paper(load_splits(["zh2en"], ["gold"], data_source="sample"), table1)
     >>> t.set_index("quantity").loc["n_source", ["ours", "reported", "delta"]].tolist()
     [5.0, 25.0, nan]
     """
-    from culturelab.reported import compare, data_of
+    from culturelab.reported import compare
     from culturelab.reported import load as load_reported
 
     tables = dict(splits)
@@ -395,10 +412,14 @@ def table1_beside_paper(splits: dict[str, pd.DataFrame]) -> pd.DataFrame:
     paper = load_reported(SUBDIR, "table1")
     keys = ["split", "direction", "quantity"]
     parts = []
-    for table in tables.values():
-        ours = table1_stats(table).melt(id_vars=["direction", "split"], var_name="quantity", value_name="value")
-        ours["value"] = ours["value"].astype(float)
-        rep = paper.merge(ours[keys], on=keys)
-        if len(rep):
-            parts.append(compare(rep, ours, on=keys, data=data_of(table.attrs.get("data_source")), protocol="same"))
+    for name, table in tables.items():
+        for direction, part in table.groupby("direction", sort=False):
+            ours = table1_stats(part).melt(id_vars=["direction", "split"], var_name="quantity", value_name="value")
+            ours["value"] = ours["value"].astype(float)
+            rep = paper.merge(ours[keys], on=keys)
+            if len(rep):
+                counts = {recipes_key(s, direction): int((tables[s]["direction"] == direction).sum())
+                          for s in name.split("+")}
+                deviations = deviations_of(table.attrs.get("data_source", "released"), counts)
+                parts.append(compare(rep, ours, on=keys, deviations=deviations))
     return pd.concat(parts, ignore_index=True).dropna(subset=["ours", "reported"]).reset_index(drop=True)

@@ -3,10 +3,12 @@
 
 Pre-processing as in the paper: headings stripped, newlines → spaces, jieba segmentation for
 Chinese (whitespace for English); BLEU and chrF are corpus-level SacreBLEU on the segmented
-strings; ROUGE-L is the per-recipe F1 (best reference) averaged; BERTScore the per-recipe F1
-with a **local** backbone (``bundled:minilm`` for English; Chinese only when a local model is
-given — the paper's bert-base-uncased / bert-base-chinese are not available offline); ``#Tok``
-the mean output length. All scores ×100 except ``#Tok``.
+strings; ROUGE-L is the per-recipe F1 (best reference) averaged, Chinese over characters or jieba
+words (:data:`ZH_ROUGE_TOKENIZERS`); BERTScore the per-recipe F1 with the backbone named for each
+target language (the paper's bert-base-uncased / bert-base-chinese are hub models; offline,
+``bundled:minilm`` serves English and Chinese has none); ``#Tok`` the mean output length. All
+scores ×100 except ``#Tok``. How each number differs from the paper's computation is said by the
+run's comparison with the paper (:mod:`culturelab.cultural_recipes.protocol`).
 
 The release script (``auto_evaluation/eval_seq2seq.py``) has two defects that ``compat``
 reproduces (spec §3.3):
@@ -24,19 +26,27 @@ reproduces (spec §3.3):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from culturelab.cultural_recipes.data import LANGS, strip_headings, tokenize
+from culturelab.cultural_recipes.protocol import is_model_free
 from culturelab.metrics import generation as gen
+from culturelab.protocol import Deviations
 from culturelab.reported import compare
 from culturelab.stats import bootstrap_ci
 
 COMPAT = ("coastalcph-2023",)
 METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "#Tok")
+#: why an adaptation-metric figure has no chance line (Source copy is its floor)
+NO_CHANCE = "BLEU, ChrF and ROUGE-L have no chance level; Source copy (no adaptation) is the floor"
+#: the units of Chinese ROUGE-L: characters (what the release's script meant) or jieba words (the paper, fn. 13)
+ZH_ROUGE_TOKENIZERS = ("char", "jieba")
+#: the BERTScore backbones when none are named: MiniLM for English (bundled), none for Chinese
+DEFAULT_BACKBONES: dict[str, str | None] = {"en": "bundled:minilm", "zh": None}
 
 
 def segment(text: str, lang: str) -> list[str]:
@@ -88,7 +98,7 @@ def rouge_l_best(predictions: Sequence[str], references: Sequence[Sequence[str]]
         flat = np.array([scorer.score(r, p)["rougeLsum"].fmeasure for p, r in zip(flat_p, flat_r)])
     else:
         tokenizer = "default" if lang == "en" else zh_tokenizer
-        if lang == "zh" and tokenizer not in {"char", "jieba"}:
+        if lang == "zh" and tokenizer not in ZH_ROUGE_TOKENIZERS:
             raise ValueError(f"zh_tokenizer must be 'char' or 'jieba', not {tokenizer!r}")
         flat = gen.rouge_l(flat_p, flat_r, tokenizer=tokenizer) if flat_p else np.zeros(0)
     best = np.full(len(predictions), -np.inf)
@@ -189,10 +199,21 @@ def segment_scores(predictions: Sequence[str], references: Sequence[Sequence[str
         "#Tok": [len(p.split()) for p in preds]})
 
 
+def backbones(params: Mapping[str, str | None]) -> dict[str, str | None]:
+    """The BERTScore backbone of each target language from a notebook's ``bertscore_en`` /
+    ``bertscore_zh`` parameters (an empty string: none, the language gets no BERTScore).
+
+    >>> backbones({"bertscore_en": "bert-base-uncased", "bertscore_zh": ""})
+    {'en': 'bert-base-uncased', 'zh': None}
+    """
+    return {lang: params.get(f"bertscore_{lang}") or None for lang in ("en", "zh")}
+
+
 def per_output_bertscore(outputs: pd.DataFrame, bertscore: dict[str, str | None] | None = None) -> np.ndarray:
     """Per-row BERTScore F1 of an adaptation table, one backbone load per target language
-    (NaN where the language has no backbone)."""
-    bertscore = {"en": "bundled:minilm", "zh": None} if bertscore is None else bertscore
+    (``bertscore``: language → backbone, default :data:`DEFAULT_BACKBONES`; NaN where the
+    language has none)."""
+    bertscore = DEFAULT_BACKBONES if bertscore is None else bertscore
     values = np.full(len(outputs), np.nan)
     langs = outputs["direction"].map(lambda d: LANGS[d][1]).to_numpy()
     for lang in ("en", "zh"):
@@ -213,8 +234,8 @@ def score_outputs(outputs: pd.DataFrame, *, compat: str | Sequence[str | None] |
     (and per ``compat`` setting when a list is given) with ``n``, ``invalid`` (outputs not in the
     target language — still scored) and the metrics.
 
-    ``bertscore`` maps the target language to a backbone spec (default: MiniLM for English
-    only); BERTScore is computed once and shared by all ``compat`` settings (it has no defect);
+    ``bertscore`` maps the target language to a backbone spec (:func:`backbones`; default
+    :data:`DEFAULT_BACKBONES`); BERTScore is computed once and shared by all ``compat`` settings (it has no defect);
     pass ``bertscore_values`` (:func:`per_output_bertscore`) to reuse it across calls.
     ``n_bootstrap`` > 1 adds each metric's 95 % interval (:func:`corpus_scores`).
     """
@@ -285,59 +306,37 @@ def long_form(scores: pd.DataFrame, id_columns: Sequence[str] = ("direction", "s
     return long
 
 
-def protocol_of(metric: str, lang: str, *, compat: str | None = None, bertscore_model: str | None = None,
-                zh_tokenizer: str = "char") -> str:
-    """How one of our metric values differs from the paper's computation of it (§5.1: SacreBLEU
-    defaults on jieba-segmented text, ROUGE-L, BERTScore with bert-base-uncased / bert-base-chinese):
-    ``"same"`` or the reason.
-
-    >>> protocol_of("BLEU", "zh"), protocol_of("R-L", "zh")
-    ('same', 'ROUGE-L over characters (the paper: jieba words)')
-    >>> protocol_of("ChrF", "en", compat="coastalcph-2023")
-    "the authors' released script (the paper states SacreBLEU defaults)"
-    """
-    if metric == "#Tok":
-        return "same"
-    if metric == "B-Sc":
-        paper = "bert-base-chinese" if lang == "zh" else "bert-base-uncased"
-        return f"BERTScore with {bertscore_model or 'no backbone'} (the paper: {paper})"
-    if compat:
-        return "the authors' released script (the paper states SacreBLEU defaults)" if metric in ("BLEU", "ChrF") \
-            else "the authors' released script (empty-token ROUGE-L for Chinese)" if lang == "zh" else "same"
-    if metric == "R-L" and lang == "zh" and zh_tokenizer != "jieba":
-        return "ROUGE-L over characters (the paper: jieba words)"
-    return "same"
-
-
-def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame, system_map: dict[str, str] | None = None, *,
-                       data: str = "not stated", bertscore: dict[str, str | None] | None = None,
-                       zh_tokenizer: str = "char") -> pd.DataFrame:
+def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame,
+                       deviations_of: Callable[[Mapping[str, str]], Deviations],
+                       system_map: dict[str, str] | None = None) -> pd.DataFrame:
     """Reported vs ours per (direction, method, compat, metric) for the systems the paper has
-    (``system_map`` renames ours to its method names), with comparability: ``data`` for all rows,
-    each row's ``protocol`` (:func:`protocol_of`), Δ only where both are ``"same"``; ``status``
-    marks the paper's scrambled cells (Table 4). Metrics we did not compute are left out."""
-    bertscore = {"en": "bundled:minilm", "zh": None} if bertscore is None else bertscore
+    (``system_map`` renames ours to its method names), each group labelled by
+    ``deviations_of({"system", "direction", "metric", "compat"})`` (the run's comparison with the
+    paper, :func:`culturelab.cultural_recipes.protocol.labeller`): Δ only where data and protocol
+    are the paper's and a model's row was computed with that model. ``status`` marks the paper's
+    scrambled cells (Table 4). Metrics we did not compute are left out.
+
+    >>> from culturelab.protocol import compare as cmp
+    >>> ours = pd.DataFrame({"direction": ["zh2en"], "system": ["Retrieval"], "compat": ["corrected"], "BLEU": [20.0]})
+    >>> rep = pd.DataFrame({"direction": ["zh2en"], "method": ["Retrieval"], "metric": ["BLEU"], "value": [21.0]})
+    >>> compare_with_paper(ours, rep, lambda group: cmp(None, {}))[["ours", "reported", "delta"]].values.tolist()
+    [[20.0, 21.0, -1.0]]
+    """
     on = ["direction", "method", "metric"]
     mine = long_form(ours).assign(method=lambda t: t["system"].map(lambda s: (system_map or {}).get(s, s)))
-    mine = mine.merge(reported[on].drop_duplicates(), on=on, how="inner")
-    mine["protocol"] = [protocol_of(m, LANGS[d][1], compat=None if c == "corrected" else c,
-                                    bertscore_model=bertscore.get(LANGS[d][1]), zh_tokenizer=zh_tokenizer)
-                        for m, d, c in zip(mine["metric"], mine["direction"], mine["compat"])]
-    parts = [compare(reported.merge(part[on].drop_duplicates(), on=on), part, on=on, data=data, protocol=protocol)
-             .assign(compat=part["compat"].iloc[0])
-             for (protocol, _), part in mine.groupby(["protocol", "compat"], sort=False)]
-    columns = [*on, "compat", "reported", "ours", "delta", "data", "protocol", "comparable"]
+    mine = mine.merge(reported[on].drop_duplicates(), on=on, how="inner").dropna(subset=["value"])
+    columns = ["system", *on, "compat", "reported", "ours", "delta", "data", "protocol", "model_status", "comparable"]
+    parts = []
+    for (system, direction, metric, setting), part in mine.groupby(["system", "direction", "metric", "compat"],
+                                                                   sort=False):
+        deviations = deviations_of({"system": system, "direction": direction, "metric": metric, "compat": setting})
+        model_row = None if is_model_free(system) else part["method"].iloc[0]
+        parts.append(compare(reported.merge(part[on].drop_duplicates(), on=on), part, on=on, deviations=deviations,
+                             model_row=model_row).assign(system=system, compat=setting))
     if not parts:
         return pd.DataFrame(columns=[*columns, "status"])
-    table = pd.concat(parts, ignore_index=True)[columns].dropna(subset=["ours"]).reset_index(drop=True)
+    table = pd.concat(parts, ignore_index=True)[columns].reset_index(drop=True)
     status = reported.set_index(on)["status"] if "status" in reported else None
     table["status"] = [status.get((d, m, k), "") for d, m, k in zip(table["direction"], table["method"],
                                                                      table["metric"])] if status is not None else ""
     return table
-
-
-def describe_options(compat: str | None, bertscore: dict[str, Any] | None, zh_tokenizer: str) -> str:
-    """One line saying how the numbers were computed (for table captions)."""
-    bs = bertscore or {"en": "bundled:minilm", "zh": None}
-    return (f"{'release-compatible (' + compat + ')' if compat else 'corrected'} metrics; Chinese ROUGE-L by "
-            f"{zh_tokenizer}; BERTScore backbones: en={bs.get('en') or 'none'}, zh={bs.get('zh') or 'none'}")

@@ -16,13 +16,14 @@ it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from culturelab.cultural_recipes.data import CRITERIA
+from culturelab.protocol import Deviations
 
 METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "Smatch")
 
@@ -88,18 +89,15 @@ def join_ratings(ratings: pd.DataFrame, outputs: pd.DataFrame, scores: pd.DataFr
     return joined
 
 
-#: how our Table 6 may differ from the paper's (which states neither the level nor the τ variant)
-TAU_PROTOCOL = "segment-level τ-b over the rated systems except Human (the paper states neither); no Smatch"
-
-
-def table5_beside_paper(summary: pd.DataFrame, *, data: str = "not stated") -> pd.DataFrame:
+def table5_beside_paper(summary: pd.DataFrame, deviations: Deviations) -> pd.DataFrame:
     """Our :func:`table5` (mean per direction, system, criterion) beside the paper's Table 5, for
-    the systems it rated; Δ only where ``data`` is ``"same"`` (the summary itself is the paper's:
-    mean and SD over recipes).
+    the systems it rated, labelled by ``deviations`` (the ratings' comparison with the paper,
+    :func:`culturelab.cultural_recipes.protocol.table5`): Δ only on the paper's ratings.
 
+    >>> from culturelab.protocol import compare
     >>> r = pd.DataFrame({"recipe_id": ["a", "b"], "direction": "zh2en", "system": "GPT-4", "GRA": [6, 7],
     ...                   "CON": 6, "PRE": 6, "CUL": 6})
-    >>> t = table5_beside_paper(table5(r), data="same").set_index("criterion")
+    >>> t = table5_beside_paper(table5(r), compare(None, {})).set_index("criterion")
     >>> float(t.loc["GRA", "reported"]), float(t.loc["GRA", "delta"])
     (6.0, 0.5)
     """
@@ -108,19 +106,38 @@ def table5_beside_paper(summary: pd.DataFrame, *, data: str = "not stated") -> p
 
     ours = summary.rename(columns={"system": "method", "mean": "value"})
     table = compare(load_reported("cultural_recipes", "table5"), ours, on=["direction", "method", "criterion"],
-                    data=data, protocol="same")
+                    deviations=deviations)
     return table.dropna(subset=["ours", "reported"]).reset_index(drop=True)
 
 
-def table6_beside_paper(tau: pd.DataFrame, *, data: str = "not stated") -> pd.DataFrame:
-    """Our Kendall τ (:func:`kendall_table`) beside the paper's Table 6 (protocol:
-    :data:`TAU_PROTOCOL`, so never a Δ)."""
+def rated_systems(joined: pd.DataFrame, exclude_systems: Sequence[str] = ("Human",)) -> list[str]:
+    """The systems whose rated outputs enter :func:`kendall_table`.
+
+    >>> rated_systems(pd.DataFrame({"system": ["Human", "Retrieval", "Retrieval"]}))
+    ['Retrieval']
+    """
+    return [s for s in dict.fromkeys(joined["system"]) if s not in exclude_systems]
+
+
+def table6_beside_paper(tau: pd.DataFrame, deviations_of: Callable[[str, str], Deviations]) -> pd.DataFrame:
+    """Our Kendall τ (:func:`kendall_table`) beside the paper's Table 6, each (direction, metric)
+    labelled by ``deviations_of(direction, metric)`` (:func:`culturelab.cultural_recipes.protocol.table6`).
+
+    >>> from culturelab.protocol import compare
+    >>> tau = pd.DataFrame({"direction": ["zh2en"], "criterion": ["GRA"], "metric": ["ChrF"], "tau": [0.3]})
+    >>> table6_beside_paper(tau, lambda d, m: compare(None, {}))[["reported", "delta"]].values.round(2).tolist()
+    [[0.25, 0.05]]
+    """
     from culturelab.reported import compare
     from culturelab.reported import load as load_reported
 
     if tau.empty:
         return pd.DataFrame(columns=["direction", "criterion", "metric", "reported", "ours", "delta", "data",
-                                     "protocol", "comparable"])
-    table = compare(load_reported("cultural_recipes", "table6"), tau, on=["direction", "criterion", "metric"],
-                    ours_value="tau", data=data, protocol=TAU_PROTOCOL)
+                                     "protocol", "model_status", "comparable"])
+    on = ["direction", "criterion", "metric"]
+    reported = load_reported("cultural_recipes", "table6")
+    parts = [compare(reported.merge(part[on], on=on), part, on=on, ours_value="tau",
+                     deviations=deviations_of(direction, metric))
+             for (direction, metric), part in tau.groupby(["direction", "metric"], sort=False)]
+    table = pd.concat(parts, ignore_index=True)
     return table.dropna(subset=["ours", "reported"]).reset_index(drop=True)

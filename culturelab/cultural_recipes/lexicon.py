@@ -3,16 +3,20 @@
 * :func:`seed_pairs` — the 15 "culturally neutral" seed pairs of fn. 11, in three variants:
   ``paper`` (as printed, with the OCR error 镯 → 倒 fixed), ``printed`` (exactly as extracted,
   镯 'bracelet' included), ``cut`` (劈 'cleave' replaced by the everyday 切);
-* :func:`taxonomy` / :func:`cultural_equivalents` — our small class taxonomy (protein, starch,
-  utensil, heat method, …) that labels a non-literal neighbour as a *cultural equivalent*;
+* :func:`taxonomy` / :func:`word_classes` / :func:`related_words` — our taxonomy of cooking words
+  (``resources/taxonomy.yaml``: domains such as cooking method or protein food, split into classes
+  by function — moist, dry or fat heat; meat, soy and legumes …; its source is stated in the file),
+  which labels a non-literal neighbour *automatically*: ``near-literal`` in the query's class,
+  ``cultural`` in its domain but another class;
 * :func:`literal_translations` — CC-CEDICT glosses (plus the seed pairs) of Chinese queries.
 
 >>> seed_pairs()[:2]
 [('菠菜', 'spinach'), ('洋葱', 'onion')]
 >>> dict(seed_pairs("printed"))["镯"], dict(seed_pairs("cut"))["切"]
 ('pour', 'chop')
->>> sorted(cultural_equivalents(["蒸"])["蒸"])[:3]
-['350', '375', '400']
+>>> r = related_words(["蒸", "炒"], {"蒸": {"steam"}, "炒": {"stir-fry", "saute"}})
+>>> r["蒸"]["bake"], r["蒸"]["boiled"], r["炒"]["fry"], "steam" in r["蒸"]
+('cultural', 'near-literal', 'near-literal', False)
 """
 
 from __future__ import annotations
@@ -47,36 +51,77 @@ def seed_pairs(variant: str = "paper") -> list[tuple[str, str]]:
 
 @cache
 def taxonomy() -> dict[str, Any]:
-    """Our class taxonomy (``classes``: class → English words; ``queries``: Chinese word → class)."""
+    """Our taxonomy of cooking words: ``domains`` (domain → class → English base forms), its
+    ``version``; the file's header states its source."""
     with _resource("taxonomy.yaml").open(encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 
-def query_class(word: str, glosses: set[str] | None = None) -> str | None:
-    """The class of a Chinese query: the explicit entry, else the first class containing one of
-    its English glosses.
+def _forms(word: str) -> set[str]:
+    """A base form with the plural, past and -ing forms a recipe corpus writes (over-generating
+    is harmless: a form no corpus has is never a neighbour)."""
+    out = {word, word + "s", word + "es", word + "ed", word + "d", word + "ing"}
+    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
+        out |= {word[:-1] + "ies", word[:-1] + "ied"}
+    if word.endswith("e"):
+        out.add(word[:-1] + "ing")
+    if word.endswith(("f", "fe")):
+        out.add(word.rsplit("f", 1)[0] + "ves")
+    if "-" in word:
+        out |= {word.replace("-", ""), word.replace("-", " ")}
+    return out
 
-    >>> query_class("豆腐"), query_class("鸭", {"duck"}), query_class("的", set())
-    ('protein', 'protein', None)
+
+@cache
+def _class_index() -> dict[str, frozenset[tuple[str, str]]]:
+    index: dict[str, set[tuple[str, str]]] = {}
+    for domain, classes in taxonomy()["domains"].items():
+        for name, members in classes.items():
+            for member in members:
+                for form in _forms(str(member)):
+                    index.setdefault(form, set()).add((domain, name))
+    return {form: frozenset(found) for form, found in index.items()}
+
+
+def word_classes(word: str) -> frozenset[tuple[str, str]]:
+    """The ``(domain, class)`` pairs of an English word (any of its inflected forms).
+
+    >>> sorted(word_classes("fried")), sorted(word_classes("loaves")), sorted(word_classes("350"))
+    ([('cooking_method', 'fat_heat')], [('grain_food', 'bread')], [])
+    >>> sorted(word_classes("knives"))
+    [('utensil', 'cutting_tool'), ('utensil', 'eating_utensil')]
     """
-    tax = taxonomy()
-    if word in tax["queries"]:
-        return tax["queries"][word]
-    for name, members in tax["classes"].items():
-        if glosses and glosses & {str(m) for m in members}:
-            return name
-    return None
+    return _class_index().get(word.lower(), frozenset())
 
 
-def cultural_equivalents(words: list[str], glosses: dict[str, set[str]] | None = None) -> dict[str, set[str]]:
-    """English words that count as cultural equivalents of each query (its class's members minus
-    its literal glosses); empty for queries without a class."""
-    glosses = glosses or {}
-    out = {}
+def related_words(words: list[str], glosses: dict[str, set[str]]) -> dict[str, dict[str, str]]:
+    """For each Chinese query, the taxonomy's English words with their automatic label: a word in
+    one of the query's classes (the classes of its ``glosses``) is ``near-literal``, one in one of
+    its domains but in none of its classes ``cultural``; the glosses themselves are left out (they
+    are literal). A query none of whose glosses is in the taxonomy is left out (its misses cannot
+    be judged: ``unlabelled``).
+
+    >>> r = related_words(["牛肉", "豆腐"], {"牛肉": {"beef"}, "豆腐": {"tofu", "curd"}})
+    >>> r["牛肉"]["pork"], r["豆腐"]["ham"], r["豆腐"]["beans"], "bake" in r["豆腐"]
+    ('near-literal', 'cultural', 'near-literal', False)
+    """
+    index = _class_index()
+    out: dict[str, dict[str, str]] = {}
     for w in words:
-        cls = query_class(w, glosses.get(w, set()))
-        members = {str(m) for m in taxonomy()["classes"].get(cls, [])} if cls else set()
-        out[w] = members - glosses.get(w, set())
+        gloss = glosses.get(w, set())
+        classes = set().union(*(index.get(g, frozenset()) for g in gloss)) if gloss else set()
+        if not classes:
+            continue
+        domains = {d for d, _ in classes}
+        labels: dict[str, str] = {}
+        for form, found in index.items():
+            if form in gloss:
+                continue
+            if found & classes:
+                labels[form] = "near-literal"
+            elif any(d in domains for d, _ in found):
+                labels[form] = "cultural"
+        out[w] = labels
     return out
 
 

@@ -105,11 +105,45 @@ def hf_snapshot(repo_id: str, *, local_dir: str | os.PathLike | None = None, rev
     try:
         return Path(snapshot_download(repo_id=repo_id, repo_type="dataset", revision=revision,
                                       allow_patterns=allow_patterns, token=os.environ.get("HF_TOKEN"),
-                                      cache_dir=str(config.cache_dir() / "hf")))
+                                      cache_dir=str(_hf_cache())))
     except Exception as err:
         raise ConnectionError(f"could not fetch the dataset {repo_id} from the Hugging Face hub "
                               f"({type(err).__name__}: {err}). Offline? Pass a local copy as data_dir. "
                               "Gated? Accept its terms on the hub and export HF_TOKEN.") from None
+
+
+def _hf_cache() -> Path:
+    return config.cache_dir() / "hf"
+
+
+def hf_cached(repo_id: str, *, revision: str | None = None, allow_patterns: list[str] | None = None) -> Path | None:
+    """The copy of a Hugging Face dataset that :func:`hf_snapshot` downloaded before, found in the
+    cache without any network call; ``None`` when there is none.
+
+    >>> hf_cached("org/a-dataset-never-downloaded") is None
+    True
+    """
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id=repo_id, repo_type="dataset", revision=revision,
+                                      allow_patterns=allow_patterns, cache_dir=str(_hf_cache()),
+                                      local_files_only=True))
+    except LocalEntryNotFoundError:
+        return None
+
+
+def hub_offline() -> bool:
+    """Whether downloads from the Hugging Face hub are switched off (``HF_HUB_OFFLINE`` set, as in
+    every offline run of this project).
+
+    >>> import unittest.mock
+    >>> with unittest.mock.patch.dict(os.environ, {"HF_HUB_OFFLINE": "1"}):
+    ...     hub_offline()
+    True
+    """
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
 
 
 def sample_dir(paper: str) -> Path:

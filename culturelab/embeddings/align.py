@@ -17,7 +17,10 @@ the reference code (GPL). The pieces:
    retrieval in both directions over the ``vocabulary_cutoff`` most frequent words, with
    *stochastic dictionary induction* (each similarity kept with probability ``keep_prob``, which
    doubles after ``stochastic_interval`` iterations without improvement of the objective — the
-   mean best similarity — until it reaches 1 and the loop stops).
+   mean best similarity — until it reaches 1 and the loop stops: *converged*). ``max_iter`` (ours;
+   VecMap has no cap) may stop the loop earlier; the last dictionary is then re-induced once at
+   ``keep_prob`` 1, so the final mapping never learns from a dictionary drawn under dropout, and
+   the fit records that it did not converge (:attr:`AlignmentResult.stop`).
 4. **Final multi-step mapping** (:func:`advanced_map`) on the last dictionary: whitening,
    orthogonal mapping of both sides, re-weighting by the singular values, de-whitening and
    optional dimensionality reduction.
@@ -387,17 +390,33 @@ class AlignmentResult:
     n_seed_pairs: int = 0
     skipped_seed_pairs: list = field(default_factory=list)
     device: str = "cpu"
+    #: why self-learning stopped: ``converged`` (VecMap's criterion), ``max_iter`` (our cap) or ``no self-learning``
+    stop: str = "no self-learning"
+    #: keep_prob of the last dictionary the schedule induced (below 1 when ``max_iter`` cut it short)
+    keep_prob_reached: float = 1.0
 
     @property
     def n_iter(self) -> int:
-        """Self-learning iterations run (0 for a purely supervised fit)."""
+        """Dictionary inductions run (0 for a purely supervised fit), the re-induction at
+        keep_prob 1 after a cap included."""
         return len(self.history)
 
+    @property
+    def converged(self) -> bool:
+        """False only when ``max_iter`` stopped self-learning before VecMap's own criterion
+        (keep_prob 1 and ``stochastic_interval`` iterations without improvement)."""
+        return self.stop != "max_iter"
+
     def summary(self) -> dict[str, Any]:
-        """One-line description for results tables."""
+        """One-line description for results tables: iterations, why the loop stopped, whether it
+        converged, the keep_prob the schedule reached and that of the final dictionary, its
+        objective (mean best cosine)."""
         last = self.history.iloc[-1] if len(self.history) else None
-        return {"mode": self.mode, "iterations": self.n_iter, "seconds": round(self.seconds, 2),
-                "dictionary_size": len(self.src_idx), "objective": None if last is None else float(last["objective"]),
+        return {"mode": self.mode, "iterations": self.n_iter, "stop": self.stop, "converged": self.converged,
+                "keep_prob_reached": self.keep_prob_reached,
+                "final_keep_prob": 1.0 if last is None else float(last["keep_prob"]),
+                "seconds": round(self.seconds, 2), "dictionary_size": len(self.src_idx),
+                "objective": None if last is None else float(last["objective"]),
                 "seed_pairs_used": self.n_seed_pairs, "seed_pairs_skipped": len(self.skipped_seed_pairs),
                 "device": self.device}
 
@@ -464,17 +483,22 @@ class VecMap:
         val_q = np.array(sorted(validation), dtype=np.int64) if validation else None
         keep_prob, best, last_improvement, it = cfg.stochastic_initial, -np.inf, 0, 1
         end = not cfg.self_learning
+        stop, reached, last_keep = ("no self-learning" if end else ""), 1.0, 1.0  # last_keep: of the dictionary
         history: list[dict[str, Any]] = []
         bar = tqdm(desc=f"vecmap {self.mode}", unit="it", disable=not (self.progress and cfg.self_learning), leave=False)
         while True:
             t_it = time.perf_counter()
-            if it - last_improvement > cfg.stochastic_interval:
+            if stop == "max_iter":  # the re-induction at keep_prob 1 is done: map from it
+                end = True
+            elif not end and it - last_improvement > cfg.stochastic_interval:
                 if keep_prob >= 1:
-                    end = True
+                    end, stop, reached = True, "converged", 1.0
                 keep_prob = min(1.0, cfg.stochastic_multiplier * keep_prob)
                 last_improvement = it
-            if cfg.max_iter and it > cfg.max_iter:
-                end = True
+            if not end and cfg.max_iter and it > cfg.max_iter:
+                stop, reached = "max_iter", last_keep
+                end = last_keep >= 1  # else: re-induce once without dropout, as VecMap's last dictionary is
+                keep_prob = 1.0
             si = torch.as_tensor(src, device=self.device)
             ti = torch.as_tensor(trg, device=self.device)
             if cfg.orthogonal or not end:
@@ -487,7 +511,7 @@ class VecMap:
                 break
             induced = induce_dictionary(xw[:cut_s], zw[:cut_t], csls_k=cfg.csls_k, direction=cfg.direction,
                                         keep_prob=keep_prob, generator=generator, budget_mb=cfg.budget_mb)
-            src, trg = induced.src, induced.trg
+            src, trg, last_keep = induced.src, induced.trg, keep_prob
             if induced.objective - best >= cfg.threshold:
                 last_improvement, best = it, induced.objective
             row = {"iteration": it, "objective": induced.objective, "keep_prob": keep_prob,
@@ -504,4 +528,4 @@ class VecMap:
         return AlignmentResult(xw=xw.cpu().numpy(), zw=zw.cpu().numpy(), src_idx=np.asarray(src),
                                trg_idx=np.asarray(trg), history=pd.DataFrame(history), mode=self.mode, config=cfg,
                                seconds=time.perf_counter() - t0, n_seed_pairs=n_seed, skipped_seed_pairs=skipped,
-                               device=self.device)
+                               device=self.device, stop=stop, keep_prob_reached=reached)

@@ -5,7 +5,7 @@ nearest neighbour or CSLS: :func:`culturelab.embeddings.space.translate`).
   (**the share of queries with a correct translation among the top k**, N@k / N);
 * :func:`evaluate` — a tidy table of P@1/5/10 for NN and CSLS;
 * :func:`table2_view` — the paper's Table 2: top-5 neighbours per query with an automatic
-  ``literal`` / ``cultural`` / ``error`` label and an empty ``manual_label`` column to annotate.
+  label (:data:`LABELS`) and an empty ``manual_label`` column to annotate.
 
 >>> import numpy as np
 >>> z = np.eye(3, dtype="float32"); q = np.array([[0.9, 0.1, 0.0]], dtype="float32")
@@ -28,8 +28,8 @@ from scipy.stats import hypergeom
 from culturelab.embeddings.space import RETRIEVALS, translate
 from culturelab.stats import proportion_ci
 
-#: the labels of :func:`table2_view`, from best to worst
-LABELS = ("literal", "cultural", "error")
+#: the automatic labels of :func:`table2_view`, from best to worst, then the queries they cannot judge
+LABELS = ("literal", "near-literal", "cultural", "error", "unlabelled")
 
 
 def gold_index(pairs: Sequence[tuple[str, str]], src_words: Sequence[str], trg_words: Sequence[str]
@@ -126,28 +126,49 @@ def neighbours(words: Sequence[str], xw: Any, zw: Any, src_words: Sequence[str],
                          for i, w in enumerate(present) for r in range(idx.shape[1])])
 
 
+def _judge(top: Sequence[str], lit: set[str], related: Mapping[str, str] | None) -> tuple[str, str, str]:
+    """Label, deciding neighbour and note of one top-k list (see :func:`table2_view`)."""
+    if not lit:
+        return "unlabelled", "", "no literal translation known (no dictionary gloss)"
+    hit = next((w for w in top if w in lit), None)
+    if hit:
+        return "literal", hit, ""
+    if related is None:
+        return "unlabelled", "", "no taxonomy class"
+    first = next((w for w in top if w in related), None)
+    return (related[first], first, "") if first else ("error", "", "")
+
+
 def table2_view(neighbour_table: pd.DataFrame, literal: Mapping[str, set[str]],
-                cultural: Mapping[str, set[str]] | None = None, *, k: int = 5) -> pd.DataFrame:
-    """The paper's Table 2: one row per query with its top-``k`` neighbours and a label.
+                related: Mapping[str, Mapping[str, str]] | None = None, *, k: int = 5) -> pd.DataFrame:
+    """The paper's Table 2: one row per query with its top-``k`` neighbours and an **automatic** label.
 
-    ``literal`` maps a query to its dictionary translations, ``cultural`` to accepted cultural
-    equivalents (e.g. 蒸 → bake). Label: ``literal`` when a literal translation is in the top k,
-    else ``cultural`` when a cultural equivalent is, else ``error``; ``manual_label`` is left
-    empty for a human pass, as the paper judged the lists by hand.
+    ``literal`` maps a query to its dictionary translations; ``related`` maps a query to English
+    words that are not translations but related, each with its label (``near-literal``: same
+    function, e.g. 炒 → fry; ``cultural``: an equivalent from another culture, e.g. 蒸 → bake); a
+    query absent from ``related`` has no known class. Label (:data:`LABELS`): ``literal`` when a
+    literal translation is in the top k; else the label of the first neighbour in ``related``;
+    else ``error``; ``unlabelled`` when the query has no literal translation at all, or misses and
+    has no class (``label_note`` says which). ``decided_by`` is the neighbour that set the label,
+    ``label_at_1`` the label of the first neighbour alone; ``manual_label`` is left empty for a
+    human pass, as the paper judged the lists by hand.
 
-    >>> nb = pd.DataFrame({"query": ["蒸"] * 2, "rank": [1, 2], "neighbour": ["bake", "350"], "score": [0.5, 0.4]})
-    >>> table2_view(nb, {"蒸": {"steam"}}, {"蒸": {"bake"}})[["query", "label"]].to_dict("records")
-    [{'query': '蒸', 'label': 'cultural'}]
+    >>> nb = pd.DataFrame({"query": ["蒸"] * 2, "rank": [1, 2], "neighbour": ["bake", "steam"], "score": [0.5, 0.4]})
+    >>> v = table2_view(nb, {"蒸": {"steam"}}, {"蒸": {"bake": "cultural"}})
+    >>> v[["query", "label", "label_at_1", "decided_by"]].to_dict("records")
+    [{'query': '蒸', 'label': 'literal', 'label_at_1': 'cultural', 'decided_by': 'steam'}]
+    >>> table2_view(nb, {"蒸": set()})[["label", "label_note"]].iloc[0].tolist()
+    ['unlabelled', 'no literal translation known (no dictionary gloss)']
     """
-    cultural = cultural or {}
     rows = []
     for query, part in neighbour_table.sort_values(["query", "rank"]).groupby("query", sort=False):
         top = part["neighbour"].tolist()[:k]
-        lit = literal.get(query, set())
-        cul = cultural.get(query, set())
+        lit = set(literal.get(query, set()))
+        rel = related.get(query) if related is not None else None
+        label, decided_by, note = _judge(top, lit, rel)
         lit_rank = next((i + 1 for i, w in enumerate(top) if w in lit), None)
-        label = "literal" if lit_rank else ("cultural" if any(w in cul for w in top) else "error")
         rows.append({"query": query, "neighbours": top, "literal_translations": sorted(lit),
-                     "first_literal_rank": lit_rank, "label": label, "manual_label": ""})
+                     "first_literal_rank": lit_rank, "label": label, "decided_by": decided_by, "label_note": note,
+                     "label_at_1": _judge(top[:1], lit, rel)[0], "manual_label": ""})
     order = {q: i for i, q in enumerate(dict.fromkeys(neighbour_table["query"]))}
     return pd.DataFrame(rows).sort_values("query", key=lambda s: s.map(order)).reset_index(drop=True)

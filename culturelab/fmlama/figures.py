@@ -11,13 +11,13 @@ per-group lines (Figure 10), and bars with bootstrap intervals per group.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from culturelab.plots import apply_style, grouped_bars, palette
+from culturelab.plots import apply_style, claim, grouped_bars, palette, place_legend
 from culturelab.plots.style import MARKERS
 
 
@@ -40,6 +40,7 @@ def count_bars(counts: pd.Series, *, title: str = "", xlabel: str = "dishes", to
     ax.grid(axis="y", visible=False)
     if title:
         ax.set_title(title)
+    claim(fig, kind="data")
     return fig
 
 
@@ -70,12 +71,16 @@ def range_histogram(counts: pd.Series, edges: Sequence[int], *, title: str = "",
         ax.text(i, v, str(v), ha="center", va="bottom", fontsize=6)
     if title:
         ax.set_title(title)
+    claim(fig, kind="data")
     return fig
 
 
 def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"), *, group: str = "ALL",
-                 title: str = "") -> plt.Figure:
-    """Figure 2: the ALL-row score of each model without and with the "In [C], …" context.
+                 title: str = "", chance: float | None = None, method: str = "") -> plt.Figure:
+    """Figure 2: the ALL-row score of each model without and with the "In [C], …" context, n
+    (``n_dishes``) per bar; ``chance`` (the random-ranking mAP of the pool,
+    :func:`metrics.random_ranking_ap`) dotted on the mAP panel; ``method`` (how candidates were
+    ranked) in the title.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": ["m", "m"], "context": [False, True],
     ...                   "mean": [5.0, 6.0]})
@@ -89,18 +94,26 @@ def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"),
     for ax, metric in zip(axes[0], metrics):
         rows = part[part["metric"] == metric].assign(
             context=lambda t: t["context"].map({False: "without context", True: "with context"}))
-        grouped_bars(rows, x="model", y="mean", hue="context", ax=ax, ylabel=metric, rotate=20)
+        grouped_bars(rows, x="model", y="mean", hue="context", ax=ax, ylabel=metric, rotate=20,
+                     n="n_dishes" if "n_dishes" in rows else None,
+                     chance=chance if metric == "mAP" else None, legend=False)
         ax.set_title(f"{metric} ({group})")
-    if title:
-        fig.suptitle(title, fontsize=10)
+        place_legend(ax, fontsize=7)
+    models = [m for m in dict.fromkeys(part["model"].astype(str)) if "baseline" not in m]
+    fig.suptitle(f"{title}: {', '.join(models)}" + (f" ({method})" if method else ""), fontsize=10)
     fig.tight_layout()
+    claim(fig, kind="score", model=models, method=method or None, chance=chance,
+          no_chance=None if chance is not None else "not given")
     return fig
 
 
 def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "EN_zh", "ZH_zh", "ZH_en"),
-                 group: str = "ALL", metric: str = "mAP", title: str = "") -> plt.Figure:
-    """Figure 3: per model, the score in each setting; circles without context, squares with.
-    ``scores`` has ``model, setting, context, group, metric, mean``.
+                 group: str = "ALL", metric: str = "mAP", title: str = "",
+                 chance: Mapping[str, float] | None = None) -> plt.Figure:
+    """Figure 3: per model, the score in each setting; circles without context, squares with, n
+    (``n_dishes``, when given) beside each dot. ``scores`` has ``model, setting, context, group,
+    metric, mean``; ``chance`` (setting → the random-ranking score of its pool) is a dotted dash at
+    each setting.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": "m", "setting": ["EN_en", "EN_zh"],
     ...                   "context": False, "mean": [10.0, 6.0]})
@@ -115,10 +128,16 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
     for ax, model in zip(axes[0], models):
         for i, (setting, colour) in enumerate(zip(settings, colours)):
             for ctx, marker in ((False, "o"), (True, "s")):
-                v = part[(part["model"] == model) & (part["setting"] == setting) & (part["context"] == ctx)]["mean"]
-                if len(v):
-                    ax.scatter([i], [float(v.iloc[0])], color=colour, marker=marker, s=28,
+                cell = part[(part["model"] == model) & (part["setting"] == setting) & (part["context"] == ctx)]
+                if len(cell):
+                    y = float(cell["mean"].iloc[0])
+                    ax.scatter([i], [y], color=colour, marker=marker, s=28,
                                facecolors="none" if ctx else colour, linewidths=1.2)
+                    if "n_dishes" in cell:
+                        ax.annotate(f"n={int(cell['n_dishes'].iloc[0])}", (i, y), xytext=(5, -2 if ctx else 4),
+                                    textcoords="offset points", fontsize=5.5, color="#555555")
+            if chance is not None and setting in chance:
+                ax.hlines(chance[setting], i - 0.3, i + 0.3, colors="#555555", linestyles=":", linewidth=1.1)
         ax.set_xticks(range(len(settings)))
         ax.set_xticklabels(settings, rotation=30)
         ax.set_title(model)
@@ -126,22 +145,27 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
     handles = [plt.Line2D([], [], marker="o", linestyle="", color="#444444", label="without context"),
                plt.Line2D([], [], marker="s", linestyle="", markerfacecolor="none", color="#444444",
                           label="with context")]
-    fig.legend(handles=handles, frameon=False, loc="upper center", ncols=2, bbox_to_anchor=(0.5, 1.06))
+    if chance is not None:
+        handles.append(plt.Line2D([], [], linestyle=":", color="#555555", label="chance (random ranking)"))
+    fig.legend(handles=handles, frameon=False, loc="upper center", ncols=len(handles), bbox_to_anchor=(0.5, 1.06))
     if title:
         fig.suptitle(title, y=1.12, fontsize=10)
     fig.tight_layout()
+    claim(fig, kind="score", chance=list(chance.values()) if chance else None,
+          no_chance=None if chance else "released scores: the ranked candidates are not released")
     return fig
 
 
 def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequence[str] = ("EN_en", "EN_zh",
-                "ZH_zh", "ZH_en"), model: str = "Avg", metric: str = "mAP", title: str = "") -> plt.Figure:
+                "ZH_zh", "ZH_en"), model: str = "Avg", metric: str = "mAP", title: str = "",
+                chance: Mapping[str, float] | None = None) -> plt.Figure:
     """Figure 10: score per cultural group, one line per setting; solid without context,
-    dashed with.
+    dashed with; ``chance`` (group → random-ranking score) a dotted grey line.
 
     >>> s = pd.DataFrame({"model": "Avg", "metric": "mAP", "setting": "EN_en", "context": False,
     ...                   "group": ["Italy", "Japan"], "mean": [10.0, 8.0]})
-    >>> len(group_lines(s, ["Italy", "Japan"]).axes[0].lines)
-    8
+    >>> len(group_lines(s, ["Italy", "Japan"]).axes[0].lines), len(group_lines(s, ["Italy"], chance={"Italy": 1.0}).axes[0].lines)
+    (8, 9)
     """
     apply_style()
     part = scores[(scores["model"] == model) & (scores["metric"] == metric)]
@@ -152,23 +176,28 @@ def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequen
             values = [float(rows["mean"].get(g, np.nan)) for g in groups]
             ax.plot(range(len(groups)), values, color=colour, linestyle=style, marker=MARKERS[i % len(MARKERS)],
                     markersize=3.5, linewidth=1.1, label=f"{setting}{' + context' if ctx else ''}")
+    if chance is not None:
+        ax.plot(range(len(groups)), [float(chance.get(g, np.nan)) for g in groups], color="#555555", linestyle=":",
+                linewidth=1.1, label="random ranking")
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=30)
     ax.set_ylabel(f"{metric} ({model})")
-    ax.legend(frameon=False, fontsize=6, ncols=2)
     if title:
         ax.set_title(title)
+    place_legend(ax, fontsize=6, ncols=2)
+    claim(fig, kind="reported")
     return fig
 
 
 def ci_bars(cis: pd.DataFrame, *, x: str = "group", hue: str = "model", y: str = "mean", ylabel: str = "",
-            title: str = "") -> plt.Figure:
-    """Bars per group with bootstrap 95 % intervals (``ci_low``/``ci_high``).
+            title: str = "", n: str | None = None, chance: float | None = None,
+            reported: Sequence[str] = ()) -> plt.Figure:
+    """Bars per group with bootstrap 95 % intervals (``ci_low``/``ci_high``), n per bar (column
+    ``n``), a ``chance`` line when given, and ``reported`` (``hue`` levels of the paper's numbers).
 
     >>> t = pd.DataFrame({"group": ["A"], "model": ["m"], "mean": [0.5], "ci_low": [0.4], "ci_high": [0.6]})
     >>> ci_bars(t).axes[0].get_ylabel()
     'mean'
     """
     return grouped_bars(cis, x=x, y=y, hue=hue, err_low="ci_low", err_high="ci_high", ylabel=ylabel or y,
-                        title=title or None, rotate=30)
-
+                        title=title or None, rotate=30, n=n, chance=chance, reported=reported)

@@ -1,34 +1,44 @@
 """Decoder-LLM answers to the fill-in prompt → ingredients → "any predicted = any gold" accuracy.
 
-The paper's parser was not released. Ours, documented and fixed:
+The paper's parser was not released. Ours follows the contract of :mod:`culturelab.parsing`: each
+answer is a :class:`~culturelab.parsing.Parse` whose ``answer`` is the list of ingredients read, with a
+verdict (``strict``, ``lenient``, ``refusal`` or ``invalid``). The rules, fixed and measured against
+hand-labelled answers (``culturelab/parsing_gold/fmlama.csv``):
 
-1. **Where the answer is.** English: the text after the first "ingredient(s) of" (the echoed
-   prompt "The food X has the ingredients of …"), else after "is/are/include(s)/including",
-   else the whole answer. Chinese: the text between "是以" and "为主要" (the echoed template
-   "美食X是以…为主要原料制作的。"), else after "主要成分/原料/食材 是/为/有/包括", else the whole answer.
-2. **Splitting.** Only the first non-empty line counts (small models go on to repeat the
-   prompt) — unless it introduces a list ("… ingredients of:", "主要原料有：") or is itself the
-   first of several list lines: then the items of the first numbered / bulleted / markdown list
-   count, each without its gloss ("**Rice** – the base"). A refusal ("I'm sorry…", "抱歉") gives
-   nothing. English splits on ``,`` ``;`` ``&`` ``/`` (and full-width ，；) and the word "and"; Chinese on 、，,;；。
-   whitespace and 和/与/及/或/以及. Surrounding quotes, brackets and final periods are removed.
-   HTML tags, a leading list marker ("1.", "-") and an echoed instruction ("Please fill the
-   sentence", "请填充这个句子", a bare "[]") are removed first, so a model that only repeats the
-   prompt gives no ingredient (``valid = False``). A parenthesised remark stays part of its item
-   ("meat (usually beef)" is not "meat"), since matching is exact; ``split_parentheses=True``
-   splits there too (EN_en: +8 instead of +5 dishes over the paper, see the notebook).
-3. **Lemmatizing.** Every English word of gold and predicted ingredients goes through
-   ``simplemma`` (potatoes → potato, Spam → spam); Chinese strings are compared as they are.
-4. **Accuracy** per dish = 1 if any predicted ingredient equals any gold ingredient; an answer
-   with no parseable ingredient counts as wrong and is reported as ``valid = False``.
+1. **Cleaning.** Reasoning (``<think>…</think>``, a lone ``</think>``), HTML tags, markdown emphasis and
+   an echoed instruction ("Please fill the sentence", "请填充这个句子", an empty slot ``[]``) are removed.
+2. **Where the answer is** (strict). The answer is read paragraph by paragraph, sentence by sentence:
+   every sentence with an ingredient cue gives the text after it — English "ingredients of", "the
+   (main) ingredients (of X) are / include / :", "made from / with", "consists of", "contains",
+   "includes", "the answer is"; Chinese "是以…为主要", "主要原料/成分/食材 是/为/有/包括", "原料有", "答案：",
+   "…是制作…的原料", "由…制成". A list under an introductory line ("… ingredients of:", "主要原料有：")
+   gives its items (markers and glosses — "**Rice** – the base" — removed). An answer without any cue
+   counts when its first line is itself a list of short items ("rice, beans, pork", "糯米"). Reading
+   stops at the first paragraph that gives ingredients (small models go on to repeat the prompt).
+   Sentences that refuse ("Unfortunately, I don't have information…", "抱歉") are skipped; an answer
+   with nothing but refusals is a ``refusal``.
+3. **Items.** English splits on ``,`` ``;`` ``&`` ``/`` (and full-width ，；), "and", "or", "as well
+   as", "such as", "like"; Chinese on 、，,;；和与及或以及 and white space. A parenthesised remark gives
+   its items when it names ingredients ("meat (usually beef)" → meat, beef; "米饭（醋饭）" → 米饭, 醋饭;
+   "tofu (豆腐)") and is dropped when it describes preparation or amount ("Beef (thinly sliced)",
+   "(optional)", "(2 cups)", "（注：…）"). Hedges and qualifiers ("maybe", "usually", "typically", an
+   article, "thinly sliced", "等") are trimmed; words that name no ingredient ("ingredients", "etc.",
+   "spices and herbs" stays) are dropped.
+4. **Lenient** (``lenient=True``; off by default): a descriptive sentence without any ingredient cue
+   ("Pho is a Vietnamese noodle soup.") is read after its copula ("is/are", "是") — a guess no grader
+   would score as a named ingredient, reported as the lenient share.
+5. **Lemmatizing.** Every English word of gold and predicted ingredients goes through ``simplemma``
+   (potatoes → potato, Spam → spam); Chinese strings are compared as they are.
+6. **Accuracy** per dish = 1 if any predicted ingredient equals any gold ingredient; an answer with no
+   scored ingredient counts as wrong and is reported as ``valid = False`` with its verdict.
 
-With this parser the released gpt-3.5-turbo outputs give EN_en 48.62 (paper 47.64, +5 dishes
-of 508) and ZH_zh 20.28 (paper 20.28) for the "full instruction, no context" variant that the
-paper reports (see ``notebooks/fmlama/04_decoder_llms``).
+On the released gpt-3.5-turbo answers of the variant the paper reports this gives EN_en 51.97 (paper 47.64:
+its parser read fewer of the named ingredients) and ZH_zh 20.47 (paper 20.28); see
+``notebooks/fmlama/04_decoder_llms``.
 
->>> parse_answer("The food poutine has the ingredients of french fries, gravy and cheese curds.", "en")
+>>> parse_answer("The food poutine has the ingredients of french fries, gravy and cheese curds.", "en").answer
 ['french fries', 'gravy', 'cheese curds']
->>> parse_answer("美食麻婆豆腐是以豆腐、牛肉末和辣椒为主要原料制作的。", "zh")
+>>> parse_answer("美食麻婆豆腐是以豆腐、牛肉末和辣椒为主要原料制作的。", "zh").answer
 ['豆腐', '牛肉末', '辣椒']
 >>> lemmatize("sweet potatoes", "en")
 'sweet potato'
@@ -42,94 +52,212 @@ from functools import lru_cache
 
 import pandas as pd
 
-from culturelab.parsing import strip_think
-from culturelab.stats import bootstrap_ci
+from culturelab.parsing import (
+    INVALID,
+    LENIENT,
+    REFUSAL,
+    STRICT,
+    Parse,
+    find_refusal,
+    lenient_share,
+    strip_think,
+)
+from culturelab.stats import proportion_ci
 
-_EN_CUES = (re.compile(r"ingredients?\s+of\s*", re.I),
-            re.compile(r"\b(?:is|are|includes?|including|contains?)\s+", re.I))
-_ZH_CUES = (re.compile(r"是以(.*?)为主要", re.S),
-            re.compile(r"主要(?:成分|原料|食材|材料)(?:是|为|有|包括)[:：]?(.*)", re.S))
-_EN_SPLIT = re.compile(r",|，|;|；|&|/|\band\b", re.I)
-_ZH_SPLIT = re.compile(r"以及|[、，,;；。\s和与及或]")
-_PARENS = re.compile(r"[()（）]")
+LANGS = ("en", "zh")
+_EN_CUES = (
+    re.compile(r"\bingredients?\b(?:\s+(?:of|in|for|used\s+in|needed\s+for)\b"
+               r"(?:(?!\b(?:which|that|who|and\s+it)\b|,\s*and\b)[^;:\n]){0,60}?)?"
+               r"\s*(?:\b(?:are|is|include|includes|would\s+be|consist\s+of)\b\s*:?|:)\s*", re.I),
+    re.compile(r"\bingredients?\s+of\s*", re.I),
+    re.compile(r"^(.+?)\s+(?:are|is|form|make\s+up)\s+(?:the\s+)?(?:main\s+|primary\s+|key\s+|basic\s+|principal\s+)?"
+               r"ingredients?\b", re.I),
+    re.compile(r"\b(?:made|prepared|cooked)\s+(?:primarily\s+|mainly\s+|mostly\s+|usually\s+|typically\s+)?"
+               r"(?:from|with|of|using)\s+|\bconsists?\s+(?:mainly\s+|primarily\s+|mostly\s+)?of\s+"
+               r"|\b(?:contains?|includes?|including|features?|uses?)\s+", re.I),
+    re.compile(r"\b(?:the\s+)?answer\s*(?:is)?\s*[:：]?\s+|^answer\s*[:：]\s*", re.I),
+)
+_ZH_CUES = (re.compile(r"以(.*?)为主要", re.S),
+            re.compile(r"^(.*?)是制作.{0,20}?的(?:主要|常用|常见|基本)?(?:原料|食材|材料)", re.S),
+            re.compile(r"主要(?:成分|原料|食材|材料|配料)(?:是|为|有|包括|包含)?[:：]?(.*)", re.S),
+            re.compile(r"(?:原料|食材|材料|配料|成分)(?:主要|通常|一般)?(?:(?:有|是|为|包括|包含)[:：]?|[:：])(.*)", re.S),
+            re.compile(r"答案(?:(?:是|为)[:：]?|[:：])(.*)", re.S),
+            re.compile(r"由(.*?)(?:制成|做成|制作)", re.S),
+            re.compile(r"(?:包括|包含|含有)(.*)", re.S))
+_EN_COPULA = re.compile(r"\b(?:is|are|was|were)\s+", re.I)
+_ZH_COPULA = re.compile(r"是(.*)", re.S)
+_EN_SPLIT = re.compile(r",|，|;|；|&|/|(?<![\w-])(?:and|or|as\s+well\s+as|along\s+with|plus|such\s+as|like|including"
+                       r"|(?:mixed|filled|topped|stuffed|coated|covered|sprinkled|drizzled|glazed|seasoned|flavou?red|marinated)\s+with"
+                       r"|wrapped\s+in"
+                       r"|served\s+(?:with|in|on|over|alongside)|(?:sandwiched\s+)?between|made\s+(?:from|with|of)|with|e\.g\.|i\.e\.)\b",
+                       re.I)
+_ZH_SPLIT = re.compile(r"以及|或者|例如|比如|[、，,;；]")
+_ZH_WORDS = re.compile(r"[\s和与及或]")  # then within a piece that is not a clause
+_PAREN = re.compile(r"\s*[(（]([^()（）]*)[)）]")
+_PREPARATION = re.compile(r"^\s*(?:注|note\b|optional|to taste|for (?:garnish|serving|decoration)|\d|about\b|approx"
+                          r"|(?:thinly|finely|roughly|freshly|coarsely)?\s*(?:sliced|chopped|diced|minced|grated|shredded"
+                          r"|peeled|crushed|cut|cubed|mashed|cooked|boiled|fried|steamed|soaked|beaten|melted|softened)\b"
+                          r"|可选|适量|少许|切)", re.I)
+_HEDGE = re.compile(r"^(?:(?:but|maybe|perhaps|possibly|probably|also|usually|typically|often|sometimes|mainly"
+                    r"|mostly|optionally|generally|commonly|traditionally|then|other|some|various|a|an|the|of|fresh"
+                    r"|includes?|contains?|features?|uses?"
+                    r"|(?:thinly|finely|roughly|freshly|coarsely)\s+(?:sliced|chopped|diced|minced|grated|shredded)"
+                    r"|(?:a\s+)?(?:variety|mix|mixture|combination|selection|type|kind|bowl|piece|slice)s?\s+of"
+                    r"|assorted|two|three|several|many|few)\b\s*)+", re.I)
+_HEDGE_ZH = re.compile(r"^(?:如|例如|比如|通常|一般|主要|可能|也许|还有|以及|及|和|各种|一些|少量|由)+")
+_NOT_ITEM = re.compile(r"^(?:served|which|that|topped|garnished|wrapped|eaten|it|this|they|then|to|for|in\s+a)\b"
+                       r"|^(?:其他|其它|另外|额外)", re.I)
+#: an "item" that is a clause, not an ingredient name ("The food is delicious", "鸭血的营养价值很高", garbled text)
+_PROSE = {"en": re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|it's|i|you|we|this|delicious|tasty)\b|\ufffd|^\W*\d*\W*$",
+                           re.I),
+          "zh": re.compile(r"是|很|非常|可以|需要|用来|制作|做法|方法|营养|味道|口感|好吃|美味|\ufffd|^\W*\d*\W*$")}
+_COORDINATED = re.compile(r"\b[a-z]+ed\s+and\s+(?:[a-z]+-)?[a-z]+ed\s+(?=\w)", re.I)  # "breaded and deep-fried" pork
+_GENERIC = {"ingredient", "ingredients", "etc", "others", "more", "and more", "many more", "filling", "fillings",
+            "topping", "toppings", "addition", "additions", "optional additions", "garnish", "garnishes", "flavors",
+            "flavours",
+            "component", "components", "原料", "食材", "材料", "等", "其他", "其他填料", "配料", "馅料"}
 _STRIP = " \t\n.\"'`[]{}:!?…*“”‘’：。！？「」『』【】#_"
-_NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…)?\s*\]|please fill the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
+_NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…|[A-Z]|(?:ingredients?|food|item)\s*\d*)?\s*\]|please fill (?:in )?the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
 _MARKER = re.compile(r"^\s*(?:\d+\s*[.)、．:：]|[（(]\d+[)）]|[-*•·–—+]|[a-z][.)])\s*", re.I)
-_INTRO = re.compile(r"[:：][\s*_]*$")
+_INTRO = re.compile(r"[:：]\s*$")
 _GLOSS = re.compile(r"\s+[-–—]\s+|\s*[:：]\s+|[：:](?=\S)")
-_REFUSAL = re.compile(r"^\W*(?:i'?m sorry|sorry|i (?:am|'m) not (?:sure|able|familiar)|i (?:cannot|can't|don't know)"
-                      r"|as an ai|抱歉|对不起|我不(?:知道|确定|清楚)|无法)", re.I)
+_LIST_END = {"en": re.compile(r"(?:,\s*|\s+)(?:which|who|where|and\s+(?:it|then|is|are)|it\s+is|they\s+are)\b"
+                              r"|,\s*(?:that|then|before|after)\b|\s+as\s+(?:the\s+)?(?:main|primary|key|principal|"
+                              r"basic)?\s*ingredients?\b|\s+instead\s+of\b", re.I),
+             "zh": re.compile(r"[，,]\s*(?:然后|再|并|可以|通常搭配|搭配)")}
+_SENTENCE = {"en": re.compile(r"(?<!\bSt\.)(?<!\bMt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<=[.!?])\s+(?=[A-Z\"“(])"
+                              r"|(?<=[.!?])$"), "zh": re.compile(r"(?<=[。！？!?])")}
+_VERB = {"en": re.compile(r"\b(?:is|are|was|were|be|has|have|had|it's|i|you|we|this|that|which|dish|food|served"
+                          r"|typically|usually|made|cooked|known|called|popular)\b", re.I),
+         "zh": re.compile(r"是|这|我|一种|一道|一款|制作|做成|美食")}
 
 
-def _list_items(lines: list[str]) -> list[str]:
+def _clean(item: str, lang: str) -> str:
+    """An item without quotes, hedges, articles, preparation words and a trailing "etc."/"等"."""
+    item = item.replace("**", "").replace("__", "").strip(_STRIP)
+    item = re.sub(r"\s+(?:etc\.?|and so on)$", "", item, flags=re.I).strip(_STRIP)
+    if lang == "zh":
+        item = _HEDGE_ZH.sub("", re.sub(r"等.*$", "", item)).strip(_STRIP)
+    item = _HEDGE.sub("", item).strip(_STRIP)
+    prose = _PROSE[lang].search(item) or (lang == "zh" and _PROSE["en"].search(item))
+    return "" if item.casefold() in _GENERIC or _NOT_ITEM.match(item) or prose else item
+
+
+def _split(text: str, lang: str) -> list[str]:
+    """``text`` cut into candidate items (Chinese: at punctuation, then at spaces and 和/与/及/或 inside
+    a piece that is not an English clause — "The food is delicious" must not become "food")."""
+    if lang == "en":
+        return _EN_SPLIT.split(text)
+    return [w for p in _ZH_SPLIT.split(text) if not _PROSE["en"].search(p) for w in _ZH_WORDS.split(p)]
+
+
+def _items(text: str, lang: str) -> list[str]:
+    """Ingredients named in a piece of text: split, parenthesised remarks read (right after their
+    item) or dropped, cleaned."""
+    remarks: list[str] = []
+
+    def hold(m: re.Match) -> str:
+        remarks.append(m.group(1))
+        return f" \x00{len(remarks) - 1}\x00 "
+
+    out: list[str] = []
+    for piece in _split(_PAREN.sub(hold, _COORDINATED.sub("", text) if lang == "en" else text), lang):
+        held = [remarks[int(k)] for k in re.findall(r"\x00(\d+)\x00", piece)]
+        for item in [_clean(re.sub(r"\s*\x00\d+\x00\s*", " ", piece), lang),
+                     *(_clean(x, lang) for r in held if not _PREPARATION.match(r) for x in _split(r, lang))]:
+            if item and item not in out:
+                out.append(item)
+    return out
+
+
+def _list_items(lines: list[str], lang: str) -> tuple[list[str], int]:
     """The first run of list-marked lines (numbered, bulleted, markdown), markers and glosses
-    ("**Rice** – the base") removed."""
+    ("**Rice** – the base") removed, and how many lines were read."""
     items: list[str] = []
-    for line in lines:
+    for k, line in enumerate(lines):
         if _MARKER.match(line):
             item = _MARKER.sub("", line, count=1).replace("**", "").replace("__", "")
-            items.append(_GLOSS.split(item, maxsplit=1)[0])
+            items.extend(i for i in _items(_GLOSS.split(item, maxsplit=1)[0], lang) if i not in items)
         elif items:
-            break
-    return items
+            return items, k
+    return items, len(lines)
 
 
-def _answer_lines(text: str) -> list[str]:
-    """The part of an answer that holds the ingredients: a list under an introductory line
-    ("… ingredients of:" / "主要原料有：") or the first non-empty line."""
-    lines = [line.strip() for line in text.strip().split("\n") if line.strip()]
-    if not lines:
-        return []
-    if _INTRO.search(lines[0]):
-        items = _list_items(lines[1:])
-        return items or lines[1:2]
-    if not lines[0].strip(_STRIP):  # an echoed prompt with an empty slot
-        return []
-    if _MARKER.match(lines[0]) and len(lines) > 1 and _MARKER.match(lines[1]):
-        return _list_items(lines)
-    return [_MARKER.sub("", lines[0], count=1)]
+def _cue_items(sentence: str, lang: str) -> list[str] | None:
+    """The ingredients the first ingredient cue (in priority order) points to in one sentence, up to
+    where the list ends; ``None`` without a cue."""
+    for cue in _EN_CUES if lang == "en" else _ZH_CUES:
+        m = cue.search(sentence)
+        if m:
+            after = m.group(1) if cue.groups else sentence[m.end():]
+            return _items(_LIST_END[lang].split(after, maxsplit=1)[0], lang)
+    return None
 
 
-def parse_answer(answer: str, lang: str, *, split_parentheses: bool = False) -> list[str]:
-    """Predicted ingredients of one answer (``lang``: the template language, ``en`` or ``zh``).
+def _read(text: str, lang: str) -> tuple[list[str], list[str], bool]:
+    """(strict items, lenient items, refused) of a cleaned answer, read paragraph by paragraph."""
+    paragraphs = [line.strip() for line in text.split("\n") if line.strip(_STRIP)]
+    found: list[str] = []
+    loose: list[str] = []
+    refused = False
+    k = 0
+    while k < len(paragraphs):
+        line = paragraphs[k]
+        listed, cue_seen = None, False
+        if _INTRO.search(line.replace("**", "")) and not find_refusal(line):  # "Ingredients:" then a list
+            listed, used = _list_items(paragraphs[k + 1:], lang)
+            if not listed and k + 1 < len(paragraphs):
+                listed, used = _items(paragraphs[k + 1], lang), 1
+            k += used
+        elif k == 0 and _MARKER.match(line) and len(paragraphs) > 1 and _MARKER.match(paragraphs[1]):
+            listed, used = _list_items(paragraphs, lang)
+            k += used - 1
+        for sentence in [] if listed is not None else _SENTENCE[lang].split(_MARKER.sub("", line, count=1)):
+            if not sentence.strip(_STRIP):
+                continue
+            if find_refusal(sentence):
+                refused = True
+                continue
+            cued = _cue_items(sentence, lang)
+            if cued is not None:
+                listed, cue_seen = [*(listed or []), *cued], True
+            elif k == 0 and not found and not listed and not _VERB[lang].search(sentence):
+                listed = _items(sentence, lang)  # a bare list: "rice, beans", "糯米"
+            elif not loose:
+                copula = (_EN_COPULA if lang == "en" else _ZH_COPULA).search(sentence)
+                loose = _items(sentence[copula.end():] if copula and lang == "en" else
+                               (copula.group(1) if copula else sentence), lang)
+        found += [i for i in listed or [] if i not in found]
+        if k == 0 and cue_seen and not found:
+            break  # an echoed template with an empty slot: what follows is not read
+        k += 1
+    return found, loose, refused
 
-    >>> parse_answer("rice and beans", "en")
+
+def parse_answer(answer: str | None, lang: str, *, lenient: bool = False) -> Parse:
+    """The ingredients one answer names (``lang``: the template language, ``en`` or ``zh``), as a
+    :class:`~culturelab.parsing.Parse` (``answer``: the list; ``None`` when nothing was read).
+
+    >>> parse_answer("rice and beans", "en").answer
     ['rice', 'beans']
-    >>> parse_answer("The food x has the ingredients of []. Please fill the sentence.", "en")
-    []
-    >>> parse_answer("The main ingredients of poutine are:\\n1. French fries\\n2. Gravy", "en")
+    >>> parse_answer("The food x has the ingredients of []. Please fill the sentence.", "en").verdict
+    'invalid'
+    >>> parse_answer("The main ingredients of poutine are:\\n1. French fries\\n2. Gravy", "en").answer
     ['French fries', 'Gravy']
-    >>> parse_answer("主要原料有：\\n1. 米饭", "zh")
-    ['米饭']
+    >>> p = parse_answer("Pho is a Vietnamese noodle soup.", "en"); p.verdict, p.answer, p.value
+    ('lenient', ['Vietnamese noodle soup'], None)
     """
-    if lang not in {"en", "zh"}:
+    if lang not in LANGS:
         raise ValueError(f"parsers exist for 'en' and 'zh', not {lang!r}")
     text = _NOISE.sub("", strip_think(str(answer or ""))).strip()
-    if _REFUSAL.match(text):
-        return []
-    if lang == "en":
-        for cue in _EN_CUES:
-            m = cue.search(text)
-            if m:
-                text = text[m.end():]
-                break
-        split = _EN_SPLIT
-    else:
-        for cue in _ZH_CUES:
-            m = cue.search(text)
-            if m:
-                text = m.group(1)
-                break
-        split = _ZH_SPLIT
-    parts = [q for line in _answer_lines(text) for q in split.split(line)]
-    if split_parentheses:
-        parts = [q for part in parts for q in _PARENS.split(part)]
-    out = []
-    for part in parts:
-        item = part.strip(_STRIP)
-        if item:
-            out.append(item)
-    return out
+    strict, loose, refused = _read(text, lang)
+    if strict:
+        return Parse(strict, STRICT, "cue_or_list", lenient)
+    if refused or find_refusal(text):
+        return Parse(None, REFUSAL, REFUSAL, lenient)
+    if loose:
+        return Parse(loose, LENIENT, "copula", lenient)
+    return Parse(None, INVALID, "empty" if not text.strip(_STRIP) else INVALID, lenient)
 
 
 @lru_cache(maxsize=100_000)
@@ -143,25 +271,30 @@ def lemmatize(text: str, lang: str) -> str:
 
 
 def score_answers(answers: Sequence[str], gold: Sequence[Sequence[str]], lang: str, *,
-                  split_parentheses: bool = False) -> pd.DataFrame:
-    """Per answer: ``predicted`` (parsed), ``valid`` (anything parsed), ``correct`` (any match).
+                  lenient: bool = False) -> pd.DataFrame:
+    """Per answer: ``predicted`` (the ingredients scored), ``parse_verdict``, ``valid`` (an answer is
+    scored), ``correct`` (any match); lenient readings count only with ``lenient=True``.
 
-    >>> score_answers(["The food x has the ingredients of eggs."], [["egg", "flour"]], "en")["correct"].tolist()
-    [True]
+    >>> score_answers(["The food x has the ingredients of eggs.", "Flan is a custard."], [["egg"], ["egg"]],
+    ...               "en")[["predicted", "parse_verdict", "correct"]].values.tolist()
+    [[['eggs'], 'strict', True], [[], 'lenient', False]]
     """
     rows = []
     for answer, items in zip(answers, gold):
-        predicted = parse_answer(answer, lang, split_parentheses=split_parentheses)
+        parsed = parse_answer(answer, lang, lenient=lenient)
+        predicted = parsed.value or []
         pred = {lemmatize(p, lang) for p in predicted}
         ref = {lemmatize(g, lang) for g in items}
-        rows.append({"predicted": predicted, "valid": bool(predicted), "correct": bool(pred & ref)})
-    return pd.DataFrame(rows)
+        rows.append({"predicted": predicted, "parse_verdict": parsed.verdict, "valid": parsed.valid,
+                     "correct": bool(pred & ref)})
+    return pd.DataFrame(rows, columns=["predicted", "parse_verdict", "valid", "correct"])
 
 
 def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Sequence[str] | None = None,
                       all_label: str = "All", seed: int = 0) -> pd.DataFrame:
-    """Accuracy (%) per group and pooled over all dishes, with a bootstrap 95 % CI and counts —
-    the layout of Table 13 (``groups`` fixes the row order).
+    """Accuracy (%) per group and pooled over all dishes, with a 95 % Wilson interval and counts —
+    the layout of Table 13 (``groups`` fixes the row order) — and the ``lenient`` share of answers
+    (read only by lenient rules, :mod:`culturelab.parsing`; NaN without a ``parse_verdict`` column).
 
     >>> t = pd.DataFrame({"group": ["A", "A", "B"], "correct": [True, False, True], "valid": True})
     >>> accuracy_by_group(t)[["group", "accuracy", "n"]].to_dict("records")
@@ -172,18 +305,19 @@ def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Seq
     for name in [*names, all_label]:
         part = scored if name == all_label else scored[scored[group] == name]
         values = part["correct"].astype(float).to_numpy()
-        lo, hi = bootstrap_ci(values, seed=seed)
+        lo, hi = proportion_ci(int(values.sum()), len(values))
         rows.append({group: name, "accuracy": 100 * values.mean() if len(values) else float("nan"),
                      "ci_low": 100 * lo, "ci_high": 100 * hi, "n": len(values),
-                     "n_correct": int(values.sum()), "invalid": int((~part["valid"]).sum())})
+                     "n_correct": int(values.sum()), "invalid": int((~part["valid"]).sum()),
+                     "lenient": lenient_share(part["parse_verdict"]) if "parse_verdict" in part else float("nan")})
     return pd.DataFrame(rows)
 
 
 def score_generations(generations: pd.DataFrame, setting: str, *, groups: Sequence[str] | None = None,
-                      split_parentheses: bool = False, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+                      lenient: bool = False, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Score a generations table (``answer``, ``ingredients``, ``group``; e.g. from
-    :func:`culturelab.fmlama.data.load_generations`) of one code-switching setting. Returns
-    the per-dish table and the per-group accuracy table.
+    :func:`culturelab.fmlama.data.load_generations`) of one code-switching setting (``lenient``:
+    score lenient readings too). Returns the per-dish table and the per-group accuracy table.
 
     >>> g = pd.DataFrame({"group": ["Japan"], "ingredients": [["rice"]], "answer": ["... ingredients of rice."]})
     >>> score_generations(g, "EN_en")[1]["accuracy"].tolist()
@@ -192,7 +326,7 @@ def score_generations(generations: pd.DataFrame, setting: str, *, groups: Sequen
     lang = setting.split("_")[0].lower()
     per_dish = pd.concat([generations.reset_index(drop=True),
                           score_answers(generations["answer"], generations["ingredients"], lang,
-                                        split_parentheses=split_parentheses)], axis=1)
+                                        lenient=lenient)], axis=1)
     per_dish["setting"] = setting
     table = accuracy_by_group(per_dish, groups=groups, seed=seed).assign(setting=setting)
     return per_dish, table
@@ -200,7 +334,8 @@ def score_generations(generations: pd.DataFrame, setting: str, *, groups: Sequen
 
 def model_answers(model: object, view: pd.DataFrame, setting: str, *, instruction: str = "full",
                   context: bool = False, max_new_tokens: int = 32, temperature: float = 0.0,
-                  groups: Sequence[str] | None = None, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  groups: Sequence[str] | None = None, lenient: bool = False,
+                  seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``model`` answers the fill-in prompt (:func:`~culturelab.fmlama.templates.fill_in_prompt`, one
     batched ``generate`` call: greedy, or sampled at ``temperature`` with ``seed`` as in the paper's
     T = 0.7) for every dish of a setting view
@@ -224,7 +359,7 @@ def model_answers(model: object, view: pd.DataFrame, setting: str, *, instructio
                                   country=country_name(o, lang) if context else None)
                    for d, o in zip(view["dish"], view["origin"])]
     answers = model.generate(prompt_list, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
-    rows, acc = score_generations(view.assign(answer=answers), setting, groups=groups, seed=seed)
+    rows, acc = score_generations(view.assign(answer=answers), setting, groups=groups, lenient=lenient, seed=seed)
     rows = rows.assign(qid=rows["url"].map(qid), instruction=instruction, context=bool(context), prompt=prompt_list,
                        model=getattr(model, "spec", None))
     return rows, acc

@@ -2,8 +2,11 @@
 aggregated the paper's way (per group, then mean ± sample std over the 5 templates).
 
 * AP follows eq. 3–5 and the paper's code: the denominator is the number of gold ingredients
-  that could be ranked (a gold dropped by the masked LM's 10-sub-token cap is not counted),
-  and a dish with no rankable gold is skipped (NaN). Core: :func:`culturelab.metrics.retrieval.average_precision`.
+  that could be ranked (a gold dropped by the masked LM's 10-sub-token cap is not counted).
+  AP and P@k are their expected values when equal scores are ordered at random (an uncased
+  model scores ``Cinnamon`` and ``cinnamon`` identically; sorting would rank whichever is listed
+  first higher). A dish with no rankable gold has no AP and gets NaN for every metric: it is
+  left out of the means and counted (:func:`without_gold`). Core: :mod:`culturelab.metrics.retrieval`.
 * WS (eq. 6–8): l = number of gold ingredients; for each gold g the best cosine to the model's
   top-l predictions; WS = mean over gold. Vectors come from any encoder with an ``encode``
   method (``culturelab.models.encoders``: fastText ``.bin`` as in the paper, or multilingual-e5).
@@ -25,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from culturelab.metrics.retrieval import average_precision, precision_at_k
-from culturelab.stats import bootstrap_ci, correlations
+from culturelab.stats import correlations, mean_ci
 
 
 def candidate_set(ingredient_lists: Sequence[Sequence[str]]) -> list[str]:
@@ -52,13 +55,16 @@ def gold_matrix(ingredient_lists: Sequence[Sequence[str]], candidates: Sequence[
 
 
 def rank_metrics(scores: np.ndarray, gold: np.ndarray, *, rankable: np.ndarray | None = None) -> pd.DataFrame:
-    """AP, P@1, P@5 per dish (fractions) and the number of rankable gold ingredients.
+    """AP, P@1, P@5 per dish (fractions; expected values under a random order of equal scores)
+    and the number of rankable gold ingredients; NaN metrics for a dish without rankable gold.
 
     ``rankable`` (candidates × bool, or dishes × candidates) marks candidates the model could
     score; by default every finite score is rankable.
 
     >>> rank_metrics(np.array([[2.0, 1.0]]), np.array([[False, True]]))["ap"].tolist()
     [0.5]
+    >>> rank_metrics(np.array([[1.0, 1.0], [2.0, 1.0]]), np.array([[False, True], [False, False]]))["p1"].tolist()
+    [0.5, nan]
     """
     scores = np.asarray(scores, dtype=float)
     if rankable is None:
@@ -67,6 +73,19 @@ def rank_metrics(scores: np.ndarray, gold: np.ndarray, *, rankable: np.ndarray |
     gold_r = np.asarray(gold, bool) & rankable
     return pd.DataFrame({"ap": average_precision(scores, gold_r), "p1": precision_at_k(scores, gold_r, 1),
                          "p5": precision_at_k(scores, gold_r, 5), "n_gold": gold_r.sum(axis=1)})
+
+
+def without_gold(per_dish: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Per group of ``by``: ``queries`` (dish × template rows) and ``without_gold`` — those with no
+    rankable gold ingredient (``n_gold`` 0), which every metric leaves out (NaN).
+
+    >>> t = pd.DataFrame({"model": "m", "n_gold": [2, 0, 1]})
+    >>> without_gold(t, ["model"]).to_dict("records")
+    [{'model': 'm', 'queries': 3, 'without_gold': 1}]
+    """
+    flagged = per_dish.assign(without_gold=per_dish["n_gold"].eq(0))
+    return flagged.groupby(list(by), sort=False, observed=True)["without_gold"].agg(queries="size", without_gold="sum") \
+        .astype(int).reset_index()
 
 
 def top_k(scores: np.ndarray, candidates: Sequence[str], k: int) -> list[list[str]]:
@@ -149,8 +168,9 @@ def format_cell(mean: float, std: float, *, digits: int = 2, std_digits: int = 2
 
 def group_cis(per_dish: pd.DataFrame, metric: str, by: Sequence[str], *, group: str = "group",
               seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
-    """Bootstrap 95 % CI per group of the per-dish metric averaged over templates (dishes are
-    the resampled unit, so templates of one dish stay together).
+    """95 % CI per group of the per-dish metric averaged over templates: dishes are the unit, so
+    templates of one dish stay together (:func:`culturelab.stats.mean_ci`: bootstrap over dishes,
+    Wilson when every dish's value is 0 or 1).
 
     >>> t = pd.DataFrame({"m": "x", "group": "A", "url": list("abcd"), "ap": [0.0, 1.0, 0.0, 1.0]})
     >>> group_cis(t, "ap", ["m"])[["group", "mean", "n_dishes"]].to_dict("records")
@@ -162,7 +182,7 @@ def group_cis(per_dish: pd.DataFrame, metric: str, by: Sequence[str], *, group: 
     for key, part in per.groupby([*by, group], observed=True, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         vals = part[metric].to_numpy(dtype=float)
-        lo, hi = bootstrap_ci(vals, seed=seed, n_resamples=n_resamples)
+        lo, hi = mean_ci(vals, seed=seed, n_resamples=n_resamples)
         rows.append({**dict(zip([*by, group], key)), "mean": float(np.nanmean(vals)) if len(vals) else np.nan,
                      "ci_low": lo, "ci_high": hi, "n_dishes": int(np.isfinite(vals).sum())})
     return pd.DataFrame(rows)
@@ -177,3 +197,24 @@ def metric_correlation(cells: pd.DataFrame, x: str = "mAP", y: str = "mWS") -> d
     0.5
     """
     return correlations(cells[x].to_numpy(float), cells[y].to_numpy(float))
+
+
+def random_ranking_ap(n_candidates: np.ndarray | int, n_gold: np.ndarray | int) -> np.ndarray:
+    """Expected AP of a uniformly random ranking of ``n_candidates`` with ``n_gold`` of them gold,
+    exactly: E[AP] = (H_n + (R − 1)(n − H_n)/(n − 1)) / n (H_n the n-th harmonic number; ``1/R``
+    Σ_k E[P@k · rel@k] with P(rel@k) = R/n and P(rel@j, rel@k) = R(R − 1)/(n(n − 1))). The
+    mean over dishes is the chance line of an mAP table on that pool; NaN where a dish has no
+    gold (skipped, as by AP).
+
+    >>> round(float(random_ranking_ap(1287, 1)), 4), random_ranking_ap(4, [1, 4]).round(4).tolist()
+    (0.006, [0.5208, 1.0])
+    """
+    from scipy.special import digamma
+
+    n = np.asarray(n_candidates, dtype=float)
+    r = np.asarray(n_gold, dtype=float)
+    harmonic = digamma(n + 1) + np.euler_gamma
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs = np.where(n > 1, (r - 1) * (n - harmonic) / np.maximum(n - 1, 1), 0.0)
+        out = (harmonic + pairs) / n
+    return np.where((r >= 1) & (r <= n), out, np.nan)

@@ -1,24 +1,35 @@
 """Probing: rank every candidate ingredient in every (dish, template) cloze query, then score.
 
-* **Masked LMs** (``masked:<model>``): the paper's ranking, via the core backend
+* **Masked LMs** (``masked:<model>``): the paper's ranking (§4.1, eq. 1–2), via the core backend
   (:class:`culturelab.models.masked.MaskedLM`): d = 1..10 mask tokens, mean log-probability
   over the candidate's sub-tokens, one forward pass per (query, mask count), all candidates of
   one length scored in one vectorised step.
-* **Causal LMs** (beyond the paper): ``scoring="sentence"`` ranks candidates by
-  log P(candidate + rest of the sentence | text before the slot), i.e. by the probability of the
-  whole filled-in sentence, so templates whose slot comes first ("[Y] is part of the food [X]")
-  still see the dish; ``normalise="mean"`` (default) divides by the number of scored tokens, the
-  paper's mean pooling (eq. 2), ``"sum"`` keeps the sum (which favours short candidates).
-  ``scoring="prefix"`` is the core's mean log-prob of the candidate after the prefix (ignores
-  what follows the slot, so template 4 never sees the dish — kept only for comparison). Sentence
-  scoring sends each query with a chunk of candidates as one group
-  (:meth:`~culturelab.models.base.LanguageModel.loglikelihood_groups`): the backend encodes the query
-  prefix once, and the response cache stores one row per group, so a killed full-size run resumes.
+* **T5 / mT5** (``seq2seq:<model>``): the paper's span scoring (the authors' ``get_T5_ranking``):
+  the slot becomes ``<extra_id_0>``, each candidate the target ``<extra_id_0> c <extra_id_1>``,
+  scored by the mean log-probability of the candidate's own tokens.
+* **Causal LMs** (beyond the paper, which probes decoder models by generation only):
+  ``scoring="sentence"`` ranks candidates by the filled-in sentence, so templates whose slot
+  comes first ("[Y] is part of the food [X]") still see the dish; ``scoring="prefix"`` by the
+  candidate after the text before the slot (template 4 then never sees the dish).
+* **Normalisation** (``normalise``): ``eq2`` (the paper's eq. 2) averages the log-probability
+  over the **candidate's own sub-tokens** — for sentence scoring that mean plus the
+  log-probability of the rest of the sentence given the candidate (the same text for every
+  candidate, so not divided by anything); ``continuation`` (this project's earlier rule) divides
+  the log-probability of candidate *and* rest of the sentence by their token count; ``sum``
+  keeps the summed log-probability of the candidate (and, for sentence scoring, the rest).
+  Sentence scoring sends each query with a chunk of candidates as one group
+  (:meth:`~culturelab.models.base.LanguageModel.loglikelihood_groups`): the backend encodes the
+  query prefix once, and the response cache stores one row per group, so a killed full-size run
+  resumes.
 * **Frequency baseline** (beyond the paper): ranks candidates by how many *other* dishes of the
   sub-dataset list them (leave-one-out), ignoring the dish: how much of mAP is the prior.
+* **Random ranking** (the chance line): the exact expected AP of a random ranking of the pool
+  actually used (:func:`~culturelab.fmlama.metrics.random_ranking_ap`), in every table beside
+  the model and the baseline.
 * **Runs**: :func:`probe_jobs` turns named sub-datasets (a language's FMLAMA-*la*, a
   code-switching setting) into :class:`ProbeJob` s — a seeded sample of dishes and its candidate
-  pool — and :func:`probe_grid` probes a model on all of them, in every context, with the baseline.
+  pool — and :func:`probe_grid` probes a model on all of them, in every context, with the baseline
+  and the chance line.
 
 >>> q = ["The food pho has the ingredients of [Y] .", "[Y] is part of the food pho ."]
 >>> sentence_pairs(q, ["rice", "beef"])[:2]
@@ -36,12 +47,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from culturelab.fmlama.metrics import candidate_set, gold_matrix, rank_metrics, top_k, word_similarity
+from culturelab.fmlama.metrics import (
+    candidate_set,
+    gold_matrix,
+    random_ranking_ap,
+    rank_metrics,
+    top_k,
+    word_similarity,
+)
 from culturelab.fmlama.templates import SLOT, build_queries
 from culturelab.models.base import split_template
 
 SCORINGS = ("auto", "sentence", "prefix")
-NORMALISES = ("mean", "sum")
+#: how a causal or masked LM answers FMLAMA here: it ranks the candidate ingredients by log-likelihood
+METHOD = "log-likelihood ranking"
+#: ``eq2`` the paper's mean over the candidate's sub-tokens; ``continuation`` the mean over
+#: candidate + rest of the sentence (causal sentence scoring only); ``sum`` no normalisation
+NORMALISES = ("eq2", "continuation", "sum")
+#: the ``model`` of the rows of the two rankers that ignore the dish
+BASELINE = "frequency baseline"
+RANDOM = "random ranking (expected)"
 
 
 def sentence_pairs(queries: Sequence[str], candidates: Sequence[str]) -> list[tuple[str, str]]:
@@ -53,18 +78,32 @@ def sentence_pairs(queries: Sequence[str], candidates: Sequence[str]) -> list[tu
     return pairs
 
 
+def backend_of(spec: str | None) -> str:
+    """The ranking path a model spec takes: ``masked`` (mask filling, eq. 1–2), ``seq2seq``
+    (T5/mT5 span scoring), ``causal`` (log-likelihood ranking, beyond the paper) or ``""`` (no model).
+
+    >>> backend_of("masked:bert-base-cased"), backend_of("seq2seq:google/mt5-base"), backend_of("bundled:gemma3-270m")
+    ('masked', 'seq2seq', 'causal')
+    """
+    if not spec:
+        return ""
+    backend = str(spec).split(":", 1)[0]
+    return backend if backend in {"masked", "seq2seq"} else "causal"
+
+
 def score_queries(model: Any, queries: Sequence[str], candidates: Sequence[str], *,
-                  scoring: str = "auto", normalise: str = "mean", chunk: int = 100_000) -> np.ndarray:
+                  scoring: str = "auto", normalise: str = "eq2", chunk: int = 100_000) -> np.ndarray:
     """Score matrix (queries × candidates), higher is better; ``-inf`` = candidate not rankable
     (e.g. longer than the masked LM's mask cap).
 
-    Causal LMs (``sentence``, the default for them) score the candidate *with the rest of the
-    sentence*, so every template sees the dish; ``normalise="mean"`` divides by the number of
-    scored tokens (the paper's mean pooling, eq. 2 — a sum favours short candidates),
-    ``"sum"`` keeps the summed log-probability. The (query, candidate) pairs go to the model in
-    blocks of about ``chunk`` pairs (whole queries × a slice of the candidates), so memory beyond
-    the score matrix does not grow with the number of pairs (the full English set is ~16.6M), and
-    a killed run resumes from the model's response cache.
+    Masked LMs and T5/mT5 score the candidate's own sub-tokens in the full query; causal LMs
+    (``sentence``, the default for them) score the candidate *with the rest of the sentence*, so
+    every template sees the dish. ``normalise`` (module docstring): ``eq2`` the mean over the
+    candidate's sub-tokens (eq. 2), ``continuation`` the mean over candidate and rest of the
+    sentence (causal sentence scoring only), ``sum`` the summed log-probability. The (query,
+    candidate) pairs go to the model in blocks of about ``chunk`` pairs (whole queries × a slice
+    of the candidates), so memory beyond the score matrix does not grow with the number of pairs
+    (the full English set is ~16.6M), and a killed run resumes from the model's response cache.
 
     >>> score_queries(None, [], ["rice"]).shape
     (0, 1)
@@ -78,6 +117,10 @@ def score_queries(model: Any, queries: Sequence[str], candidates: Sequence[str],
         return np.zeros((0, len(candidates)), dtype=np.float32)
     if chunk < 1:
         raise ValueError(f"chunk must be a positive number of (query, candidate) pairs, not {chunk}")
+    if normalise == "continuation" and not _sentence_scoring(model, scoring):
+        raise ValueError("normalise 'continuation' (the mean over candidate and rest of the sentence) applies to "
+                         "causal sentence scoring only; masked, T5 and prefix scoring score the candidate alone: "
+                         "use 'eq2'")
     out = np.empty((len(queries), len(candidates)), dtype=np.float32)
     step_c = max(1, min(len(candidates), chunk))
     step_q = max(1, chunk // step_c)
@@ -89,17 +132,31 @@ def score_queries(model: Any, queries: Sequence[str], candidates: Sequence[str],
     return out
 
 
+def _sentence_scoring(model: Any, scoring: str) -> bool:
+    return getattr(model, "backend", "") not in {"masked", "seq2seq"} and scoring != "prefix"
+
+
+def _loglikelihoods(model: Any, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[Any]:
+    """Log-likelihoods of every (context, continuation) of ``(context, continuations)`` groups, flat."""
+    if hasattr(model, "loglikelihood_groups"):  # one cache row per (query, candidate chunk): resumable
+        return [r for row in model.loglikelihood_groups(pairs) for r in row]
+    return model.loglikelihood([(c, x) for c, xs in pairs for x in xs])  # a plain scorer (tests, adapters)
+
+
 def _score_block(model: Any, queries: list[str], candidates: list[str], scoring: str, normalise: str) -> np.ndarray:
     """One chunk of :func:`score_queries` (queries × candidates)."""
-    if getattr(model, "backend", "") in {"masked", "seq2seq"} or scoring == "prefix":
-        return np.asarray(model.rank_candidates(queries, candidates, slot=SLOT, reduce="mean"), dtype=np.float32)
-    if hasattr(model, "loglikelihood_groups"):  # one cache row per (query, candidate chunk): resumable
-        groups = [(prefix, [c + suffix for c in candidates])
-                  for prefix, suffix in (split_template(q, SLOT) for q in queries)]
-        results = [r for row in model.loglikelihood_groups(groups) for r in row]
-    else:  # a plain scorer (tests, adapters) with only loglikelihood(pairs)
-        results = model.loglikelihood(sentence_pairs(queries, candidates))
-    values = [r.logprob / max(r.n_tokens, 1) if normalise == "mean" else r.logprob for r in results]
+    if not _sentence_scoring(model, scoring):
+        return np.asarray(model.rank_candidates(queries, candidates, slot=SLOT,
+                                                reduce="sum" if normalise == "sum" else "mean"), dtype=np.float32)
+    splits = [split_template(q, SLOT) for q in queries]
+    whole = _loglikelihoods(model, [(prefix, [c + suffix for c in candidates]) for prefix, suffix in splits])
+    if normalise == "continuation":
+        values = [r.logprob / max(r.n_tokens, 1) for r in whole]
+    elif normalise == "sum":
+        values = [r.logprob for r in whole]
+    else:  # eq. 2: the candidate's own sub-tokens averaged, plus the rest of the sentence given the candidate
+        own = _loglikelihoods(model, [(prefix, candidates) for prefix, _ in splits])
+        values = [c.logprob / max(c.n_tokens, 1) + (w.logprob - c.logprob) for w, c in zip(whole, own)]
     return np.array(values, dtype=np.float32).reshape(len(queries), len(candidates))
 
 
@@ -160,7 +217,8 @@ def candidate_pool(table: pd.DataFrame, sampled: pd.DataFrame, size: int, *, see
 
 def probe(model: Any, table: pd.DataFrame, lang: str, candidates: Sequence[str], *, context: bool = False,
           template_ids: Sequence[int] = (1, 2, 3, 4, 5), version: str = "v1", scoring: str = "auto",
-          normalise: str = "mean", vectors: np.ndarray | None = None, model_name: str | None = None, n_top: int = 5) -> pd.DataFrame:
+          normalise: str = "eq2", vectors: np.ndarray | None = None, model_name: str | None = None,
+          n_top: int = 5) -> pd.DataFrame:
     """Probe one model on a table of dishes: one tidy row per (dish, template) with ``ap, p1, p5,
     n_gold`` (fractions), ``ws`` when candidate ``vectors`` are given, and the top predictions.
 
@@ -193,6 +251,13 @@ def probe(model: Any, table: pd.DataFrame, lang: str, candidates: Sequence[str],
     return out
 
 
+def _ranker_rows(table: pd.DataFrame, lang: str, name: str, candidates: Sequence[str]) -> pd.DataFrame:
+    """The identifying columns of a dish-level ranker's rows (``template`` 0, no query)."""
+    return pd.DataFrame({"url": table["url"], "template": 0, "query": "", "model": name, "lang": lang,
+                         "context": False, "group": table["group"], "dish": table["dish"],
+                         "gold": list(table["ingredients"]), "n_candidates": len(candidates)}).reset_index(drop=True)
+
+
 def probe_frequency(table: pd.DataFrame, lang: str, candidates: Sequence[str], *, reference: pd.DataFrame,
                     vectors: np.ndarray | None = None, seed: int = 0, n_top: int = 5) -> pd.DataFrame:
     """The frequency baseline in :func:`probe`'s format (one row per dish, ``template`` 0).
@@ -207,15 +272,43 @@ def probe_frequency(table: pd.DataFrame, lang: str, candidates: Sequence[str], *
     own = gold_matrix(list(table["ingredients"]), candidates) & in_ref
     scores = frequency_scores(gold_matrix(list(reference["ingredients"]), candidates), own, seed=seed)
     gold_lists = list(table["ingredients"])
-    out = pd.DataFrame({"url": table["url"], "template": 0, "query": "", "model": "frequency baseline",
-                        "lang": lang, "context": False, "group": table["group"], "dish": table["dish"],
-                        "gold": gold_lists})
-    out = pd.concat([out.reset_index(drop=True), rank_metrics(scores, gold_matrix(gold_lists, candidates))], axis=1)
+    out = pd.concat([_ranker_rows(table, lang, BASELINE, candidates),
+                     rank_metrics(scores, gold_matrix(gold_lists, candidates))], axis=1)
     if vectors is not None:
         out["ws"] = word_similarity(scores, gold_lists, candidates, vectors)
     out["top"] = top_k(scores, candidates, n_top)
-    out["n_candidates"] = len(candidates)
     return out
+
+
+def probe_chance(table: pd.DataFrame, lang: str, candidates: Sequence[str]) -> pd.DataFrame:
+    """The chance line in :func:`probe`'s format: per dish the **expected** AP, P@1 and P@5 of a
+    uniformly random ranking of ``candidates`` (exact: :func:`~culturelab.fmlama.metrics.random_ranking_ap`,
+    and E[P@k] = R/n for R gold among n, k ≤ n). Averaged like any model's rows, it is the
+    random-ranking mAP of the pool actually used.
+
+    >>> t = pd.DataFrame({"url": ["u"], "dish": ["a"], "group": "G", "ingredients": [["egg"]]})
+    >>> probe_chance(t, "en", ["egg", "tea", "rice", "salt"])[["model", "ap", "p1"]].round(4).to_dict("records")
+    [{'model': 'random ranking (expected)', 'ap': 0.5208, 'p1': 0.25}]
+    """
+    candidates = list(candidates)
+    n_gold = gold_matrix(list(table["ingredients"]), candidates).sum(axis=1)
+    n = len(candidates)
+    hit_rate = np.where(n_gold > 0, n_gold / max(n, 1), np.nan)
+    p5 = hit_rate if n >= 5 else np.where(n_gold > 0, n_gold / 5, np.nan)  # fewer than 5: every gold is in the top 5
+    out = _ranker_rows(table, lang, RANDOM, candidates)
+    return out.assign(ap=random_ranking_ap(n, n_gold), p1=hit_rate, p5=p5, n_gold=n_gold,
+                      top=[[] for _ in range(len(out))])
+
+
+def full_pool_chance(job: ProbeJob) -> pd.DataFrame:
+    """The chance rows (:func:`probe_chance`) of every dish of the job's whole sub-dataset on its
+    full candidate set: the random-ranking score of the paper's pool, beside the paper's numbers.
+
+    >>> t = pd.DataFrame({"url": list("uv"), "dish": list("ab"), "group": "G", "ingredients": [["egg"], ["tea"]]})
+    >>> full_pool_chance(ProbeJob(t.head(1), "en", ["egg"], t, {"setting": "EN_en"}))[["url", "ap", "setting"]].to_dict("records")
+    [{'url': 'u', 'ap': 0.75, 'setting': 'EN_en'}, {'url': 'v', 'ap': 0.75, 'setting': 'EN_en'}]
+    """
+    return probe_chance(job.reference, job.lang, candidate_set(job.reference["ingredients"])).assign(**job.extra)
 
 
 def limit(table: pd.DataFrame, per_group: int, max_total: int, *, seed: int = 0, group: str = "group") -> pd.DataFrame:
@@ -244,45 +337,17 @@ class ProbeJob:
     reference: pd.DataFrame
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def pool(self) -> int | str:
+        """The candidate pool as a protocol value: ``0`` when it is every ingredient of the
+        sub-dataset (the paper's, §4.1), else ``"n of N"`` (:data:`culturelab.fmlama.protocol.POOL`).
 
-def comparability(job: ProbeJob, *, data_source: str | None, model_spec: str,
-                  template_ids: Sequence[int], metric: str = "mAP",
-                  encoder_spec: str | None = None) -> tuple[str, str]:
-    """The ``(data, protocol)`` comparability of one job's scores with the paper's table
-    (:func:`culturelab.reported.compare`): ``data`` is ``"same"`` only for the released data with
-    every dish of the sub-dataset probed; ``protocol`` lists how the run differs from the paper's
-    (masked LMs, all five templates, the full candidate set). For ``metric="mWS"`` the vectors
-    must be fastText's as in the paper (``encoder_spec="fasttext:…"``); other encoders' word
-    similarities are a different scale, so the protocol says so and no Δ is drawn.
-
-    >>> t = pd.DataFrame({"url": list("uv"), "group": "a", "lang": "en", "ingredients": [["egg"], ["rice"]]})
-    >>> job = probe_jobs({"en": t}, per_group=0, max_total=0, max_candidates=0)[0]
-    >>> comparability(job, data_source="released", model_spec="masked:bert-base-cased", template_ids=[1, 2, 3, 4, 5])
-    ('same', 'same')
-    >>> comparability(job, data_source="sample", model_spec="bundled:gemma3-270m", template_ids=[1])[1]
-    'causal LM sentence scoring (paper: masked LMs); templates [1] of 1-5'
-    >>> comparability(job, data_source="released", model_spec="masked:bert-base-cased", template_ids=[1, 2, 3, 4, 5],
-    ...               metric="mWS", encoder_spec="bundled:e5-small")[1]
-    'mWS from bundled:e5-small vectors (paper: fastText)'
-    """
-    from culturelab.reported import SAME, data_of
-
-    n, total = len(job.table), len(job.reference)
-    data = data_of(data_source)
-    if data == SAME and n < total:
-        data = f"{n} of {total} dishes"
-    differs = []
-    model_kind = {"masked": "masked", "seq2seq": "seq2seq"}.get(model_spec.split(":", 1)[0], "causal")
-    if model_kind != "masked":
-        differs.append(f"{model_kind} LM sentence scoring (paper: masked LMs)")
-    if sorted(template_ids) != [1, 2, 3, 4, 5]:
-        differs.append(f"templates {list(template_ids)} of 1-5")
-    if metric == "mWS" and not str(encoder_spec or "").startswith("fasttext:"):
-        differs.append(f"mWS from {encoder_spec} vectors (paper: fastText)")
-    full = len(candidate_set(job.reference["ingredients"]))
-    if len(job.candidates) < full:
-        differs.append(f"{len(job.candidates)} of {full} candidates")
-    return data, "; ".join(differs) or SAME
+        >>> t = pd.DataFrame({"ingredients": [["egg"], ["rice"], ["tea"]]})
+        >>> ProbeJob(t, "en", ["egg", "rice", "tea"], t).pool, ProbeJob(t.head(1), "en", ["egg", "tea"], t).pool
+        (0, '2 of 3')
+        """
+        full = len(candidate_set(self.reference["ingredients"]))
+        return 0 if len(self.candidates) >= full else f"{len(self.candidates):,} of {full:,}"
 
 
 def probe_jobs(references: Mapping[str, pd.DataFrame], *, per_group: int, max_total: int, max_candidates: int,
@@ -312,13 +377,24 @@ def probe_jobs(references: Mapping[str, pd.DataFrame], *, per_group: int, max_to
     return jobs
 
 
+def encoder_spec(spec: str, lang: str) -> str:
+    """The encoder spec for one probed language: ``{lang}`` in ``spec`` stands for it (e.g.
+    ``fasttext:/vectors/cc.{lang}.300.bin``, one fastText file per language as in the paper).
+
+    >>> encoder_spec("fasttext:/v/cc.{lang}.300.bin", "ar"), encoder_spec("bundled:e5-small", "ar")
+    ('fasttext:/v/cc.ar.300.bin', 'bundled:e5-small')
+    """
+    return spec.replace("{lang}", lang)
+
+
 def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[int], contexts: Sequence[bool],
-               version: str = "v1", scoring: str = "auto", normalise: str = "mean", encoder: Any = None,
-               baseline: bool = True, seed: int = 0) -> pd.DataFrame:
-    """Probe ``model`` on several jobs in every context, plus the frequency baseline once per job
-    (``baseline``); mWS when an ``encoder`` is given. One tidy per-(dish, template) table, with
-    each job's ``extra`` columns. ``model=None`` (a backend that cannot rank, e.g. a replay file
-    of generations) gives the baseline's rows only.
+               version: str = "v1", scoring: str = "auto", normalise: str = "eq2",
+               encoder: Any = None, baseline: bool = True, seed: int = 0) -> pd.DataFrame:
+    """Probe ``model`` on several jobs in every context, plus the frequency baseline and the
+    chance line (:func:`probe_chance`) once per job (``baseline``); mWS when an ``encoder`` is
+    given (an encoder, or a function of the template language returning one). One tidy
+    per-(dish, template) table, with each job's ``extra`` columns. ``model=None`` (a backend that
+    cannot rank, e.g. a replay file of generations) gives the baseline's and the chance rows only.
 
     >>> t = pd.DataFrame({"url": ["u1", "u2"], "dish": ["a", "b"], "group": "G", "origin": "Italy",
     ...                   "ingredients": [["egg"], ["egg"]]})
@@ -329,14 +405,15 @@ def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[i
     ...     def loglikelihood(self, pairs):
     ...         return [LogLikelihood(-len(c), 1, False) for _, c in pairs]
     >>> out = probe_grid(Fake(), [job], template_ids=[1], contexts=[False])
-    >>> out[["model", "setting", "ap"]].drop_duplicates().to_dict("records")
-    [{'model': 'fake', 'setting': 'EN_en', 'ap': 1.0}, {'model': 'frequency baseline', 'setting': 'EN_en', 'ap': 1.0}]
+    >>> out[["model", "setting", "ap"]].drop_duplicates().round(2).to_dict("records")  # "egg" and "tea" tie for Fake
+    [{'model': 'fake', 'setting': 'EN_en', 'ap': 0.75}, {'model': 'frequency baseline', 'setting': 'EN_en', 'ap': 1.0}, {'model': 'random ranking (expected)', 'setting': 'EN_en', 'ap': 0.75}]
     """
     if model is None and not baseline:
         raise ValueError("probe_grid: no model and no baseline: nothing to probe")
     parts = []
     for job in jobs:
-        vectors = None if encoder is None else encoder.encode(list(job.candidates), role="query")
+        enc = encoder(job.lang) if callable(encoder) else encoder
+        vectors = None if enc is None else enc.encode(list(job.candidates), role="query")
         for context in contexts if model is not None else ():
             out = probe(model, job.table, job.lang, job.candidates, context=context, template_ids=template_ids,
                         version=version, scoring=scoring, normalise=normalise, vectors=vectors)
@@ -344,5 +421,6 @@ def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[i
         if baseline:
             base = probe_frequency(job.table, job.lang, job.candidates, reference=job.reference, vectors=vectors,
                                    seed=seed)
-            parts.extend(base.assign(context=c, **job.extra) for c in contexts)
+            chance = probe_chance(job.table, job.lang, job.candidates)
+            parts.extend(rows.assign(context=c, **job.extra) for rows in (base, chance) for c in contexts)
     return pd.concat(parts, ignore_index=True)

@@ -18,7 +18,7 @@ from typing import Any
 from culturelab import prompts, reported
 from culturelab.data.sources import DATA_SOURCES, resolve_source
 from culturelab.fmlama.data import INSTRUCTIONS, LANGUAGES, SETTINGS, Release, local_root
-from culturelab.fmlama.probing import NORMALISES, SCORINGS
+from culturelab.fmlama.probing import NORMALISES, SCORINGS, backend_of
 from culturelab.fmlama.templates import N_TEMPLATES
 from culturelab.params import Choice, one_of
 
@@ -50,23 +50,31 @@ def _template_languages(params: Mapping[str, Any]) -> list[str]:
 
 def check(_topic: str, params: Mapping[str, Any]) -> list[str]:
     """Rules that tie keys together (the notebook's topic is unused: its keys say which rules apply):
-    ``paper_column`` must be a column of the paper's probing table of every language probed,
-    and ``prompt_version`` must exist for every template language.
+    ``paper_column`` (unless ``auto``: the run's model's own column, else the paper's average) must
+    be a column of the paper's probing table of every language probed, ``prompt_version`` must
+    exist for every template language, and ``normalise: continuation`` needs causal sentence scoring.
 
     >>> check("02_probing", {"languages": ["en", "zh"], "paper_column": "mB-c", "prompt_version": "v3"})
     ['prompt_version: v3 has no templates for en, zh (it exists for he)']
     >>> check("02_probing", {"languages": ["en", "zh"], "paper_column": "Bb-zh"})
-    ["paper_column: 'Bb-zh' is not in the paper's table for en (choose from Bb-c, Bb-u, Bl-c, Bl-u, mB-c, mB-u, mT5, T5, Avg)"]
+    ["paper_column: 'Bb-zh' is not in the paper's table for en (choose from auto, Bb-c, Bb-u, Bl-c, Bl-u, mB-c, mB-u, mT5, T5, Avg)"]
+    >>> check("02_probing", {"model": "seq2seq:google/mt5-base", "normalise": "continuation"})
+    ["normalise: 'continuation' averages over candidate and rest of the sentence, which only causal sentence scoring has; seq2seq:google/mt5-base scores the candidate alone (use eq2)"]
     """
     langs = _template_languages(params)
     problems = []
-    if "paper_column" in params:
+    sentence = backend_of(params.get("model")) == "causal" and params.get("scoring") != "prefix"
+    if params.get("normalise") == "continuation" and params.get("model") and not sentence:
+        problems.append("normalise: 'continuation' averages over candidate and rest of the sentence, which only causal "
+                        f"sentence scoring has; {params['model']} scores the candidate alone"
+                        f"{' (scoring: prefix)' if params.get('scoring') == 'prefix' else ''} (use eq2)")
+    if params.get("paper_column", "auto") != "auto":
         table = reported.load("fmlama", "probing")
         for lang in [la for la in dict.fromkeys(params.get("languages", [])) if la in LANGUAGES]:
             models = list(dict.fromkeys(table[table["lang"] == lang]["model"]))
             if params["paper_column"] not in models:
                 problems.append(f"paper_column: {params['paper_column']!r} is not in the paper's table for {lang} "
-                                f"(choose from {', '.join(models)})")
+                                f"(choose from auto, {', '.join(models)})")
     version = params.get("prompt_version")
     missing = [la for la in langs if version not in PROBE_VERSIONS[la]]
     if version is not None and missing:
@@ -83,19 +91,38 @@ _SAMPLE_NOTICE = ("Using OUR FMLAMA sample (culturelab/data/samples/fmlama_sampl
 def open(run: Any) -> Release:
     """The FMLAMA release for ``run``: its ``data_source`` resolved (``auto`` = the local copy
     under ``data_dir``, else the verified download of the paper-era release), ``sample`` or
-    ``released`` stamped on the run (and a warning on the sample).
+    ``released`` stamped on the run with where it came from (and a warning on the sample). The
+    notebook stamps the counts it uses once it has sampled them (:func:`stamp_counts`).
 
     >>> class Run:
     ...     params = {"data_source": "sample", "data_dir": ""}
-    ...     def set_data_source(self, stamp): self.stamp = stamp
+    ...     def set_data_source(self, stamp, counts=None, note=""): self.stamp = stamp
     >>> run = Run()
     >>> open(run), run.stamp
     (Release(data_source='sample', data_dir=''), 'sample')
     """
+    from culturelab.fmlama.protocol import locate
+
     data_dir = run.params.get("data_dir", "")
     data_source = resolve_source(run.params.get("data_source", "auto"), local_root(data_dir), auto="download",
                                  what="the FMLAMA release (fmlama/data/Dishes.csv)", data_dir=data_dir)
-    run.set_data_source("sample" if data_source == "sample" else "released")
+    used = locate("", {"data_source": data_source, "data_dir": data_dir})
+    run.set_data_source(used.source, note=used.note)
     if data_source == "sample":
         warnings.warn(_SAMPLE_NOTICE, stacklevel=2)
     return Release(data_source, data_dir)
+
+
+def stamp_counts(run: Any, counts: Mapping[str, int]) -> None:
+    """Stamp the dishes a notebook actually probes on ``run`` (keys as the paper's
+    :class:`~culturelab.protocol.Release`: :func:`culturelab.fmlama.protocol.dishes_key`, ``CS_DISHES`` …),
+    so every label says "N of M dishes" for a sample of the release.
+
+    >>> class Run:
+    ...     data_source, data_used = "released", None
+    ...     def set_data_source(self, source, counts=None, note=""): self.counts = counts
+    >>> run = Run(); stamp_counts(run, {"FMLAMA-en dishes": 15}); run.counts
+    {'FMLAMA-en dishes': 15}
+    """
+    held = dict(getattr(run.data_used, "counts", None) or {})
+    run.set_data_source(run.data_source, counts={**held, **counts}, note=getattr(run.data_used, "note", ""))

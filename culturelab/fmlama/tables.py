@@ -12,13 +12,23 @@ Units follow the paper: mAP, P@1 and P@5 in %, mWS in [0, 1].
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from culturelab import reported
 from culturelab.fmlama.data import GROUPS
-from culturelab.fmlama.metrics import format_cell, group_means, metric_correlation, over_templates
+from culturelab.fmlama.metrics import (
+    candidate_set,
+    format_cell,
+    group_means,
+    metric_correlation,
+    over_templates,
+)
+from culturelab.fmlama.probing import BASELINE, RANDOM, ProbeJob, full_pool_chance, probe_chance
+from culturelab.protocol import LABEL_COLUMNS
 
 ROW_ORDER = (*GROUPS, "Others", "ALL")
 #: per-dish column → the paper's metric name, and the factor to the paper's unit
@@ -28,7 +38,8 @@ TABLE_OF = {"en": "2", "ar": "6", "he": "7", "ru": "8", "ko": "9", "zh": "10"}
 
 def summarise_probing(per_dish: pd.DataFrame, *, by: Sequence[str] = ("model", "context")) -> pd.DataFrame:
     """Per (model, context, group): mean ± std over templates of each metric, in the paper's
-    units; long form ``model, context, group, metric, mean, std, n_templates``.
+    units; long form ``model, context, group, metric, mean, std, n_templates`` and, when
+    ``per_dish`` names its dishes (``url``), ``n_dishes`` (the cell's n on a figure).
 
     >>> t = pd.DataFrame({"model": "m", "context": False, "template": [1, 2], "group": "A", "ap": [0.1, 0.3]})
     >>> summarise_probing(t).round(2)[["group", "metric", "mean"]].to_dict("records")
@@ -41,7 +52,11 @@ def summarise_probing(per_dish: pd.DataFrame, *, by: Sequence[str] = ("model", "
     long["mean"] *= factor
     long["std"] *= factor
     long["metric"] = long["metric"].map(lambda m: METRICS[m][0])
-    return long
+    if "url" not in per_dish:
+        return long
+    pooled = pd.concat([per_dish, per_dish.assign(group="ALL")], ignore_index=True)
+    counts = pooled.groupby([*by, "group"], sort=False, observed=True)["url"].nunique().rename("n_dishes")
+    return long.merge(counts.reset_index(), on=[*by, "group"], how="left")
 
 
 def order_groups(frame: pd.DataFrame, column: str = "group", order: Sequence[str] = ROW_ORDER) -> pd.DataFrame:
@@ -77,30 +92,84 @@ def reported_probing(lang: str, metric: str = "mAP") -> pd.DataFrame:
     return part.reset_index(drop=True)
 
 
-def compare_probing(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, paper_model: str = "Avg",
-                    context: bool = False, data: str, protocol: str) -> pd.DataFrame:
-    """Ours beside one column of the paper's table (default: the paper's average over its
-    models), per group and per our model: ``model, group, reported, ours, delta`` and the
-    comparability (``data``, ``protocol``, ``comparable``; see :func:`culturelab.reported.compare`
-    and :func:`culturelab.fmlama.probing.comparability`).
+def chance_of(summary: pd.DataFrame, metric: str = "mAP", *, context: bool = False) -> pd.Series:
+    """The chance line per group (the :data:`~culturelab.fmlama.probing.RANDOM` rows of a summary),
+    ``NaN`` where none.
 
-    >>> s = pd.DataFrame({"model": "m", "context": False, "group": ["ALL"], "metric": "mAP", "mean": [8.04], "std": [1.0]})
-    >>> t = compare_probing(s, "en", data="same", protocol="causal LM sentence scoring (paper: masked LMs)")
-    >>> t.query("group == 'ALL'")[["reported", "ours", "delta", "comparable"]].round(2).to_dict("records")
-    [{'reported': 7.04, 'ours': 8.04, 'delta': nan, 'comparable': False}]
+    >>> s = pd.DataFrame({"model": RANDOM, "context": False, "group": ["ALL"], "metric": "mAP", "mean": [9.1]})
+    >>> chance_of(s).to_dict()
+    {'ALL': 9.1}
     """
-    rep = reported_probing(lang, metric)
-    rep = rep[rep["model"] == paper_model][["group", "value"]]
-    if rep.empty:
-        raise KeyError(f"paper table {TABLE_OF[lang]} has no model {paper_model!r}")
+    part = summary[(summary["model"] == RANDOM) & (summary["metric"] == metric) & (summary["context"] == context)]
+    return part.set_index("group")["mean"]
+
+
+def paper_column(lang: str, model: str | None, choice: str = "auto", metric: str = "mAP") -> str:
+    """The column of the paper's table a model's numbers go beside: ``choice`` itself, or with
+    ``auto`` the model's own column when the paper probed it in ``lang`` (``model``: the paper's
+    name, :func:`culturelab.protocol.paper_model_of`), else the paper's average ``Avg``.
+
+    >>> paper_column("en", "mT5"), paper_column("ko", "T5"), paper_column("en", None, "mB-c")
+    ('mT5', 'Avg', 'mB-c')
+    """
+    if choice != "auto":
+        return choice
+    return model if model in set(reported_probing(lang, metric)["model"]) else "Avg"
+
+
+def compare_probing(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, deviations_of: Callable[[str], Any],
+                    paper_model: str = "auto", context: bool = False) -> pd.DataFrame:
+    """Ours beside the paper's table, per our model (the frequency baseline and the chance line
+    too) and group: ``model, group, paper_model, reported, ours, delta, chance``, the labels of
+    :func:`culturelab.reported.compare` (``data, protocol, model_status, comparable``: Δ only where
+    they match). ``deviations_of(model)`` is that model's comparison with the paper
+    (:meth:`culturelab.runner.Run.deviations`); each model goes beside its own column of the paper
+    when the paper probed it (``paper_model="auto"``), else beside ``paper_model`` or the paper's
+    ``Avg``; ``chance`` is the random-ranking score of our pool (:func:`chance_of`).
+
+    >>> from culturelab.protocol import DataUsed, Deviations
+    >>> s = pd.DataFrame({"model": ["m", RANDOM], "context": False, "group": ["ALL"] * 2, "metric": "mAP",
+    ...                   "mean": [8.04, 9.1], "std": [1.0, 0.0]})
+    >>> t = compare_probing(s, "en", deviations_of=lambda m: Deviations((), DataUsed("released"), m, ""))
+    >>> t.query("group == 'ALL'")[["model", "paper_model", "reported", "ours", "delta", "chance"]].round(2).to_dict("records")[0]
+    {'model': 'm', 'paper_model': 'Avg', 'reported': 7.04, 'ours': 8.04, 'delta': nan, 'chance': 9.1}
+    """
     ours = summary[(summary["metric"] == metric) & (summary["context"] == context)]
+    chance = chance_of(summary, metric, context=context)
     out = []
     for model, part in ours.groupby("model", sort=False):
-        cmp = reported.compare(rep, part.rename(columns={"mean": "value"}), on=["group"], data=data, protocol=protocol)
-        out.append(cmp.assign(model=model, paper_model=paper_model, metric=metric))
+        deviations = deviations_of(model)
+        column = paper_column(lang, deviations.paper_model, paper_model, metric)
+        rep = reported_probing(lang, metric)
+        rep = rep[rep["model"] == column][["group", "value"]]
+        if rep.empty:
+            raise KeyError(f"paper table {TABLE_OF[lang]} has no model {column!r}")
+        cmp = reported.compare(rep, part.rename(columns={"mean": "value"}), on=["group"], deviations=deviations,
+                               model_row=column)
+        out.append(cmp.assign(model=model, paper_model=column, metric=metric, chance=cmp["group"].map(chance)))
     table = pd.concat(out, ignore_index=True)[["model", "metric", "group", "paper_model", "reported", "ours", "delta",
-                                               "data", "protocol", "comparable"]]
+                                               "chance", *LABEL_COLUMNS]]
     return order_groups(table).reset_index(drop=True)
+
+
+def pool_table(jobs: Sequence[ProbeJob], key: str = "lang") -> pd.DataFrame:
+    """Per job (``key``: its language, or its ``extra`` key such as ``setting``): dishes probed of
+    the sub-dataset, candidates ranked of all, and the **random-ranking mAP (%)** of the pool used
+    and of the paper's full pool — the chance line of every mAP table of the run.
+
+    >>> t = pd.DataFrame({"url": list("uv"), "dish": list("ab"), "group": "G", "ingredients": [["egg"], ["tea"]]})
+    >>> pool_table([ProbeJob(t.head(1), "en", ["egg", "tea"], t)]).iloc[0].to_dict()
+    {'lang': 'en', 'dishes probed': 1, 'dishes': 2, 'candidates ranked': 2, 'all candidates': 2, 'random-ranking mAP, this pool': 75.0, "random-ranking mAP, the paper's pool": 75.0}
+    """
+    rows = []
+    for job in jobs:
+        full = candidate_set(job.reference["ingredients"])
+        rows.append({key: job.lang if key == "lang" else job.extra[key], "dishes probed": len(job.table),
+                     "dishes": len(job.reference), "candidates ranked": len(job.candidates), "all candidates": len(full),
+                     "random-ranking mAP, this pool": 100 * float(np.nanmean(probe_chance(job.table, job.lang,
+                                                                                           job.candidates)["ap"])),
+                     "random-ranking mAP, the paper's pool": 100 * float(np.nanmean(full_pool_chance(job)["ap"]))})
+    return pd.DataFrame(rows)
 
 
 def frequent_ingredients(lists: Sequence[Sequence[str]], n: int = 10) -> list[tuple[str, int]]:
@@ -151,35 +220,42 @@ def paper_cells(lang: str, metric: str = "mAP") -> pd.DataFrame:
     return wide.loc[[g for g in ROW_ORDER if g in wide.index]]
 
 
-def side_by_side(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, context: bool = False) -> pd.DataFrame:
-    """The paper's table (its models, "paper: …") next to ours ("ours: …"), same rows.
+def side_by_side(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, context: bool = False,
+                 paper_chance: pd.Series | None = None) -> pd.DataFrame:
+    """The paper's table (its models, "paper: …") next to ours ("ours: …": the model, the
+    frequency baseline and the random-ranking score of our pool), same rows; ``paper_chance``
+    (group → score) adds the random-ranking score of the paper's full pool.
 
     >>> s = pd.DataFrame({"model": "m", "context": False, "group": ["ALL"], "metric": "mAP", "mean": [8.0], "std": [1.0]})
-    >>> side_by_side(s, "zh").loc["ALL", ["paper: Avg", "ours: m"]].tolist()
-    ['10.62', '8.00±1.00']
+    >>> side_by_side(s, "zh", paper_chance=pd.Series({"ALL": 1.4})).loc["ALL", ["paper: Avg", "ours: m", "random ranking, paper's pool"]].tolist()
+    ['10.62', '8.00±1.00', '1.40']
     """
     paper = paper_cells(lang, metric).add_prefix("paper: ")
     ours = wide_cells(summary[summary["lang"] == lang] if "lang" in summary else summary, metric, context=context)
-    return paper.join(ours.add_prefix("ours: "), how="outer").loc[
-        [g for g in ROW_ORDER if g in paper.index or g in ours.index]]
+    table = paper.join(ours.add_prefix("ours: "), how="outer")
+    if paper_chance is not None:
+        table["random ranking, paper's pool"] = paper_chance.reindex(table.index).map(
+            lambda v: format_cell(v, float("nan"), digits=4 if metric == "mWS" else 2))
+    return table.loc[[g for g in ROW_ORDER if g in paper.index or g in ours.index]]
 
 
 def metric_correlations(summary: pd.DataFrame, x: str = "mAP", y: str = "mWS", *,
-                        encoder_spec: str | None = None) -> pd.DataFrame:
-    """Per language, Pearson and Spearman between two metrics **pooled over all cells** (every
-    model × group of the plain templates), as the paper correlates its tables' cells, beside the
-    paper's Pearson (``correlations.csv``; NaN where it states none). The paper's mWS is
-    fastText's: ``comparable`` only when ``encoder_spec`` is a ``fasttext:`` one (for
-    ``y="mWS"``), else ``paper_pearson`` is shown but not comparable. Needs more than 2 cells.
+                        deviations_of: Callable[[str], Any] | None = None) -> pd.DataFrame:
+    """Per language and model, Pearson and Spearman between two metrics **pooled over all cells**
+    (every group of the plain templates), as the paper correlates its tables' cells, beside the
+    paper's Pearson over its models' cells (``correlations.csv``; NaN where it states none). The
+    frequency baseline and the chance line are no models of the paper's tables: their cells stay
+    out. ``deviations_of(lang)`` labels each language's row (:func:`culturelab.reported.compare`;
+    the paper's r pools its own models, so ours stands beside it). Needs more than 2 cells.
 
     >>> s = pd.DataFrame({"lang": "en", "model": ["m"] * 3 + ["f"] * 3 + ["m"] * 3 + ["f"] * 3,
     ...                   "context": False, "group": list("abcabcabcabc"),
     ...                   "metric": ["mAP"] * 6 + ["mWS"] * 6, "mean": [1, 2, 3, 4, 5, 6, .1, .3, .2, .4, .5, .6]})
-    >>> metric_correlations(s)[["lang", "pearson", "cells", "paper_pearson", "comparable"]].round(2).to_dict("records")
-    [{'lang': 'en', 'pearson': 0.94, 'cells': 6, 'paper_pearson': 0.66, 'comparable': False}]
+    >>> metric_correlations(s)[["lang", "pearson", "cells", "reported"]].round(2).to_dict("records")
+    [{'lang': 'en', 'pearson': 0.94, 'cells': 6, 'reported': 0.66}]
     """
-    wide = summary[~summary["context"]].pivot_table(index=["lang", "model", "group"], columns="metric",
-                                                    values="mean").reset_index()
+    models = summary[~summary["context"] & ~summary["model"].isin([BASELINE, RANDOM])]
+    wide = models.pivot_table(index=["lang", "model", "group"], columns="metric", values="mean").reset_index()
     rows = []
     for lang, part in wide.groupby("lang"):
         if y in part and part[y].notna().sum() > 2:
@@ -187,7 +263,11 @@ def metric_correlations(summary: pd.DataFrame, x: str = "mAP", y: str = "mWS", *
             rows.append({"lang": lang, "models": part["model"].nunique(), "pearson": r["pearson"],
                          "spearman": r["spearman"], "cells": r["n"]})
     paper = reported.load("fmlama", "correlations")
-    paper = paper[(paper["x"] == x) & (paper["y"] == y)].set_index("lang")["value"]
+    paper = paper[(paper["x"] == x) & (paper["y"] == y)][["lang", "value"]]
     table = pd.DataFrame(rows, columns=["lang", "models", "pearson", "spearman", "cells"])
-    comparable = y != "mWS" or str(encoder_spec or "").startswith("fasttext:")
-    return table.assign(paper_pearson=table["lang"].map(paper), comparable=comparable)
+    if deviations_of is None:
+        return table.merge(paper.rename(columns={"value": "reported"}), on="lang", how="left")
+    parts = [reported.compare(paper[paper["lang"] == lang], row.rename(columns={"pearson": "value"}), on=["lang"],
+                              deviations=deviations_of(lang), model_row="models, their cells pooled")
+             .merge(row.drop(columns="pearson"), on="lang") for lang, row in table.groupby("lang")]
+    return pd.concat(parts, ignore_index=True) if parts else table

@@ -1,4 +1,4 @@
-"""Multiple-choice accuracy with invalid answers counted, per group, with bootstrap CIs.
+"""Multiple-choice accuracy with invalid answers counted, per group, with 95 % Wilson intervals.
 
 Per-instance tables carry ``correct`` (bool) and ``valid`` (bool: the answer could be
 parsed). Invalid answers count as wrong, as in the papers, and their rate is reported.
@@ -16,16 +16,21 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from culturelab.parsing import lenient_share
 from culturelab.stats import summarise
 
 
 def accuracy_table(df: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
-    """Accuracy, 95 % CI, invalid-answer rate and n for each group of ``by``.
+    """Accuracy, 95 % Wilson interval (:func:`culturelab.stats.summarise`), invalid-answer rate and n
+    for each group of ``by``; with a ``parse_verdict`` column also the ``lenient_share``
+    (:func:`culturelab.parsing.lenient_share`).
 
     >>> t = pd.DataFrame({"model": ["a", "a", "b", "b"], "correct": [1, 1, 1, 0], "valid": [1, 1, 1, 0]})
     >>> accuracy_table(t, ["model"])[["model", "accuracy", "invalid_rate", "n"]].to_dict("records")
     [{'model': 'a', 'accuracy': 1.0, 'invalid_rate': 0.0, 'n': 2},
      {'model': 'b', 'accuracy': 0.5, 'invalid_rate': 0.5, 'n': 2}]
+    >>> accuracy_table(t.assign(parse_verdict=["strict", "lenient", "strict", "invalid"]), ["model"])["lenient_share"].tolist()
+    [0.5, 0.0]
     """
     table = summarise(df.assign(correct=df["correct"].astype(float)), "correct", by, seed=seed)
     table = table.rename(columns={"mean": "accuracy"})
@@ -33,6 +38,11 @@ def accuracy_table(df: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -
         inv = (~df["valid"].astype(bool)).groupby([df[b] for b in by], sort=True, observed=True).mean() if by \
             else pd.Series([(~df["valid"].astype(bool)).mean()])
         table["invalid_rate"] = inv.to_numpy()
+    if "parse_verdict" in df.columns:
+        verdicts = df["parse_verdict"]
+        share = verdicts.groupby([df[b] for b in by], sort=True, observed=True).apply(lenient_share) \
+            if by else pd.Series([lenient_share(verdicts)])
+        table["lenient_share"] = share.to_numpy()
     return table
 
 

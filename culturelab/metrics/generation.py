@@ -159,11 +159,11 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: s
     >>> bertscore([], [])
     array([], dtype=float32)
     """
-    from culturelab import planning
+    from culturelab.models import counting
 
-    if planning.counting():
+    if counting.counting():
         texts = [*map(str, predictions), *map(str, references)]
-        planning.record("embed", model, len(texts), planning.count_tokens(texts))
+        counting.record("embed", model, len(texts), counting.count_tokens(texts))
         return np.zeros(len(predictions))
     if not predictions:
         return np.zeros(0, dtype=np.float32)

@@ -1,67 +1,51 @@
 """Ranking metrics for retrieval and cloze probing: AP / mAP, P@k, R@n and MRR.
 
 All functions take a score matrix ``scores`` (queries × candidates, higher = better) and a
-boolean ``gold`` matrix of the same shape, and work on whole matrices at once.
+boolean ``gold`` matrix of the same shape, and work on whole matrices at once (numpy, in blocks
+of :data:`BLOCK_ROWS` queries, so peak memory does not grow with the number of queries).
 
-Ties. ``ties="stable"`` (the default) breaks equal scores by candidate order, as a stable sort
-does; ``ties="expected"`` gives the expected value of the metric when equal scores are put in a
-uniformly random order (R@n and MRR), which does not depend on how the candidates happen to be
-listed. For one gold item per query, :func:`rank_counts` gives the two numbers both need
+**Ties.** ``ties="expected"`` (the default) gives the expected value of each metric when equal
+scores are put in a uniformly random order, so a metric does not depend on how the candidates
+happen to be listed: four tied candidates, one of them gold, give the same AP wherever the gold
+is listed. ``ties="stable"`` breaks equal scores by candidate order (a stable sort), which is
+what code that sorts candidates does (trec_eval instead breaks ties by document name, in
+reverse: also order-dependent). The expectations are exact, by linearity: within a tied block
+of ``t`` candidates holding ``g`` gold, each slot is gold with probability ``g / t``, and a gold
+item in slot ``j`` has, on average, ``(j − 1)(g − 1)/(t − 1)`` of the block's other gold before
+it (AP); R@n and MRR take the hypergeometric chance that the first slots of the block hold no gold.
+scikit-learn's ``average_precision_score`` instead treats a tied block as one threshold (all of
+it retrieved at once), which gives 0.25 for four tied candidates with one gold where the
+expected AP is (1 + 1/2 + 1/3 + 1/4) / 4 ≈ 0.52; with distinct scores all three agree.
+
+**Queries without gold.** A query with no gold item (none listed, or none rankable) has no
+AP — there is no gold rank to average over — and the same rule holds for every metric here:
+it gets NaN, so means (``np.nanmean``, pandas) leave it out, and callers report how many
+queries that was (:func:`n_without_gold`). trec_eval instead scores such a query 0 when it is
+in the qrels with no relevant document (and drops it when it is not in the qrels at all);
+scikit-learn gives 0 with a warning. Scoring it 0 would charge the model for the candidate set.
+
+For one gold item per query, :func:`rank_counts` gives the two numbers the expectations need
 (candidates scored above the gold, and candidates tied with it) and can be computed block by block.
 
 >>> import numpy as np
 >>> s = np.array([[0.9, 0.8, 0.1], [0.1, 0.2, 0.3]]); g = np.array([[0, 1, 0], [1, 0, 0]], bool)
 >>> average_precision(s, g).round(3).tolist(), precision_at_k(s, g, 1).tolist(), recall_at_n(s, g, 2).tolist()
 ([0.5, 0.333], [0.0, 0.0], [1.0, 0.0])
+>>> tied = np.zeros((2, 4)); one_gold = np.eye(4, dtype=bool)[[0, 3]]  # the gold listed first or last
+>>> average_precision(tied, one_gold).round(4).tolist(), average_precision(tied, one_gold, ties="stable").tolist()
+([0.5208, 0.5208], [1.0, 0.25])
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+TIES = ("expected", "stable")
 
-def _ranked_gold(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
-    """Gold flags in ranked order (stable: ties keep candidate order); ``-inf`` scores rank last."""
-    scores = np.asarray(scores, dtype=float)
-    gold = np.asarray(gold, dtype=bool)
-    if scores.shape != gold.shape:
-        raise ValueError(f"scores {scores.shape} and gold {gold.shape} must have the same shape")
-    order = np.argsort(-scores, axis=1, kind="stable")
-    return np.take_along_axis(gold, order, axis=1)
-
-
-def average_precision(scores: np.ndarray, gold: np.ndarray, *, rankable: np.ndarray | None = None) -> np.ndarray:
-    """AP per query: mean of P@k at the ranks of the gold items (FMLAMA eq. 3–5).
-
-    Gold items that cannot be ranked (``rankable`` False, e.g. dropped by a sub-token cap) are
-    left out of the denominator, as in the paper's code; a query with no rankable gold gets NaN
-    (callers skip it).
-
-    >>> average_precision([[0.9, 0.5, 0.1]], [[0, 1, 1]]).round(3).tolist()  # (1/2 + 2/3) / 2
-    [0.583]
-    >>> average_precision([[0.9, 0.5, 0.1]], [[0, 1, 1]], rankable=[[1, 1, 0]]).tolist()
-    [0.5]
-    """
-    gold = np.asarray(gold, bool) & (np.ones_like(gold, bool) if rankable is None else np.asarray(rankable, bool))
-    flags = _ranked_gold(scores, gold)
-    hits = np.cumsum(flags, axis=1)
-    ranks = np.arange(1, flags.shape[1] + 1)
-    precision = hits / ranks
-    n_gold = flags.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n_gold > 0, (precision * flags).sum(axis=1) / n_gold, np.nan)
-
-
-def precision_at_k(scores: np.ndarray, gold: np.ndarray, k: int) -> np.ndarray:
-    """Share of the top ``k`` candidates that are gold.
-
-    >>> precision_at_k([[0.9, 0.5, 0.1]], [[0, 1, 1]], 2).tolist()
-    [0.5]
-    """
-    return _ranked_gold(scores, gold)[:, :k].sum(axis=1) / k
-
-
-TIES = ("stable", "expected")
+#: queries scored at once (FMLAMA: thousands of dishes × 1,287 candidates)
+BLOCK_ROWS = 1024
 
 
 def _check_ties(ties: str) -> None:
@@ -69,82 +53,142 @@ def _check_ties(ties: str) -> None:
         raise ValueError(f"ties must be one of {TIES}, not {ties!r}")
 
 
-def _levels(scores: np.ndarray, gold: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per query: distinct score levels (best first), items and gold items at each level."""
-    out = []
-    for s, g in zip(np.asarray(scores, dtype=float), np.asarray(gold, dtype=bool)):
-        values, inverse = np.unique(-s, return_inverse=True)  # ascending −score = best level first
-        out.append((values, np.bincount(inverse, minlength=len(values)),
-                    np.bincount(inverse, weights=g.astype(float), minlength=len(values)).astype(int)))
+def _blocks(scores: np.ndarray, gold: np.ndarray, ties: str) -> dict[str, np.ndarray]:
+    """Per query, candidates in ranked order (``-inf`` last, stable), and for each ranked slot:
+    ``rank`` (1-based), ``slot`` within its tied block (1-based), the block's ``size``, the gold
+    items in the block (``in_block``) and above it (``above``). With ``ties="stable"`` every slot
+    is its own block."""
+    order = np.argsort(-scores, axis=1, kind="stable")
+    s = np.take_along_axis(scores, order, axis=1)
+    g = np.take_along_axis(gold, order, axis=1)
+    q, n = s.shape
+    pos = np.broadcast_to(np.arange(n), (q, n))
+    new = np.ones((q, n), bool)  # the slot opens a block
+    if ties == "expected":
+        new[:, 1:] = s[:, 1:] != s[:, :-1]
+    last = np.ones((q, n), bool)
+    last[:, :-1] = new[:, 1:]
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, pos + 1, n)[:, ::-1], axis=1)[:, ::-1]
+    cum = np.zeros((q, n + 1))
+    cum[:, 1:] = np.cumsum(g, axis=1)
+    above = np.take_along_axis(cum, start, axis=1)
+    return {"rank": pos + 1.0, "slot": pos - start + 1.0, "size": (end - start).astype(float),
+            "in_block": np.take_along_axis(cum, end, axis=1) - above, "above": above}
+
+
+def _per_query(metric: Callable[[dict[str, np.ndarray]], np.ndarray], scores: np.ndarray, gold: np.ndarray,
+               ties: str) -> np.ndarray:
+    """``metric`` of the tied blocks of each query, :data:`BLOCK_ROWS` queries at a time; NaN for
+    a query without gold."""
+    _check_ties(ties)
+    scores = np.asarray(scores, dtype=float)
+    gold = np.asarray(gold, dtype=bool)
+    if scores.shape != gold.shape:
+        raise ValueError(f"scores {scores.shape} and gold {gold.shape} must have the same shape")
+    out = np.full(len(scores), np.nan)
+    for i in range(0, len(scores) if scores.shape[1] else 0, BLOCK_ROWS):
+        b = _blocks(scores[i : i + BLOCK_ROWS], gold[i : i + BLOCK_ROWS], ties)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[i : i + BLOCK_ROWS] = np.where(gold[i : i + BLOCK_ROWS].any(axis=1), metric(b), np.nan)
     return out
 
 
-def _expected_hit(size: int, golds: int, take: int) -> float:
-    """P(at least one of ``golds`` items among ``take`` drawn at random from a tied block of ``size``)."""
-    from scipy.special import comb
+def n_without_gold(gold: np.ndarray) -> int:
+    """How many queries (rows) have no gold item: the queries every metric here leaves out (NaN).
 
-    if take <= 0 or golds == 0:
-        return 0.0
-    return float(1.0 - comb(size - golds, take, exact=True) / comb(size, take, exact=True))
+    >>> n_without_gold([[0, 1, 0], [0, 0, 0]])
+    1
+    """
+    return int((~np.asarray(gold, bool).any(axis=1)).sum())
 
 
-def recall_at_n(scores: np.ndarray, gold: np.ndarray, n: int, *, ties: str = "stable") -> np.ndarray:
+def _gold_chance(b: dict[str, np.ndarray]) -> np.ndarray:
+    """Probability that each ranked slot holds a gold item."""
+    return b["in_block"] / b["size"]
+
+
+def average_precision(scores: np.ndarray, gold: np.ndarray, *, rankable: np.ndarray | None = None,
+                      ties: str = "expected") -> np.ndarray:
+    """AP per query: mean of P@k at the ranks of the gold items (FMLAMA eq. 3–5), by default
+    its expectation under a random order of equal scores.
+
+    Gold items that cannot be ranked (``rankable`` False, e.g. dropped by a sub-token cap) are
+    left out of the denominator, as in the paper's code; a query with no rankable gold gets NaN.
+
+    >>> average_precision([[0.9, 0.5, 0.1]], [[0, 1, 1]]).round(3).tolist()  # (1/2 + 2/3) / 2
+    [0.583]
+    >>> average_precision([[0.9, 0.5, 0.1]], [[0, 1, 1]], rankable=[[1, 1, 0]]).tolist()
+    [0.5]
+    >>> average_precision([[0.5, 0.5]], [[1, 1]]).tolist(), average_precision([[0.5, 0.5]], [[0, 0]]).tolist()
+    ([1.0], [nan])
+    """
+    gold = np.asarray(gold, bool) & (True if rankable is None else np.asarray(rankable, bool))
+
+    def ap(b: dict[str, np.ndarray]) -> np.ndarray:
+        # given a gold item in slot j of its block, each of the block's g − 1 other gold is before it with chance (j − 1)/(t − 1)
+        others_before = (b["slot"] - 1) * (b["in_block"] - 1) / np.maximum(b["size"] - 1, 1)
+        hits = b["above"] + 1 + others_before
+        n_gold = b["above"][:, -1] + b["in_block"][:, -1]
+        return (_gold_chance(b) * hits / b["rank"]).sum(axis=1) / n_gold
+
+    return _per_query(ap, scores, gold, ties)
+
+
+def precision_at_k(scores: np.ndarray, gold: np.ndarray, k: int, *, ties: str = "expected") -> np.ndarray:
+    """Share of the top ``k`` candidates that are gold (expected under a random order of ties).
+
+    >>> precision_at_k([[0.9, 0.5, 0.1]], [[0, 1, 1]], 2).tolist()
+    [0.5]
+    >>> precision_at_k([[0.9, 0.5, 0.5, 0.5]], [[0, 0, 0, 1]], 2).round(4).tolist()  # 1/2 × 1/3
+    [0.1667]
+    """
+    return _per_query(lambda b: _gold_chance(b)[:, :k].sum(axis=1) / k, scores, gold, ties)
+
+
+def recall_at_n(scores: np.ndarray, gold: np.ndarray, n: int, *, ties: str = "expected") -> np.ndarray:
     """1 if any gold item is in the top ``n`` (the linking-actions R@n of Turkish PLU), else 0;
-    with ``ties="expected"`` the probability of that under a random order of equal scores.
+    by default the probability of that under a random order of equal scores.
 
     >>> s, g = [[0.9, 0.5, 0.1]], [[0, 1, 1]]
     >>> recall_at_n(s, g, 1).tolist(), recall_at_n(s, g, 2).tolist()
     ([0.0], [1.0])
-    >>> recall_at_n([[0.5, 0.5, 0.5, 0.1]], [[0, 0, 1, 0]], 1, ties="expected").round(4).tolist()
+    >>> recall_at_n([[0.5, 0.5, 0.5, 0.1]], [[0, 0, 1, 0]], 1).round(4).tolist()
     [0.3333]
     """
-    _check_ties(ties)
-    if ties == "stable":
-        return _ranked_gold(scores, gold)[:, :n].any(axis=1).astype(float)
-    _ranked_gold(scores, gold)  # shape check
-    out = []
-    for _, sizes, golds in _levels(scores, gold):
-        above = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        level = int(np.searchsorted(np.cumsum(sizes), n, side="left")) if n > 0 else -1
+    from scipy.stats import hypergeom
+
+    def hit(b: dict[str, np.ndarray]) -> np.ndarray:
         if n <= 0:
-            out.append(0.0)
-        elif level >= len(sizes) or golds[:level].any():  # the cut is past every item, or a gold is above it
-            out.append(float(golds[: level + 1].any()))
-        else:
-            out.append(_expected_hit(int(sizes[level]), int(golds[level]), n - int(above[level])))
-    return np.asarray(out, dtype=float)
+            return np.zeros(len(b["rank"]))
+        cut = min(n, b["rank"].shape[1]) - 1  # the last slot inside the top n
+        size, in_block, above = b["size"][:, cut], b["in_block"][:, cut], b["above"][:, cut]
+        taken = b["slot"][:, cut]  # slots of the cut block inside the top n
+        miss = hypergeom.pmf(0, size.astype(int), in_block.astype(int), taken.astype(int))
+        return np.where(above > 0, 1.0, 1.0 - miss)
+
+    return _per_query(hit, scores, gold, ties)
 
 
-def reciprocal_rank(scores: np.ndarray, gold: np.ndarray, *, ties: str = "stable") -> np.ndarray:
-    """1 / rank of the first gold item (0 when there is none); with ``ties="expected"`` its
-    expectation under a random order of equal scores.
+def reciprocal_rank(scores: np.ndarray, gold: np.ndarray, *, ties: str = "expected") -> np.ndarray:
+    """1 / rank of the first gold item, by default its expectation under a random order of
+    equal scores.
 
     >>> reciprocal_rank([[0.9, 0.5, 0.1], [0.3, 0.2, 0.1]], [[0, 1, 1], [0, 0, 0]]).tolist()
-    [0.5, 0.0]
-    >>> reciprocal_rank([[0.5, 0.5]], [[0, 1]], ties="expected").tolist()  # (1/1 + 1/2) / 2
-    [0.75]
+    [0.5, nan]
+    >>> reciprocal_rank([[0.5, 0.5]], [[0, 1]]).tolist(), reciprocal_rank([[0.5, 0.5]], [[0, 1]], ties="stable").tolist()
+    ([0.75], [0.5])
     """
-    _check_ties(ties)
-    if ties == "stable":
-        flags = _ranked_gold(scores, gold)
-        first = flags.argmax(axis=1)
-        return np.where(flags.any(axis=1), 1.0 / (first + 1), 0.0)
-    _ranked_gold(scores, gold)
-    from scipy.special import comb
+    from scipy.stats import hypergeom
 
-    out = []
-    for _, sizes, golds in _levels(scores, gold):
-        hit = np.flatnonzero(golds)
-        if not len(hit):
-            out.append(0.0)
-            continue
-        lvl = int(hit[0])
-        before, size, g = int(sizes[:lvl].sum()), int(sizes[lvl]), int(golds[lvl])
-        # the first of g golds placed at random among `size` slots lands at x with P = C(size−x, g−1) / C(size, g)
-        x = np.arange(1, size - g + 2)
-        p = np.array([comb(size - k, g - 1, exact=True) for k in x], dtype=float) / comb(size, g, exact=True)
-        out.append(float(np.sum(p / (before + x))))
-    return np.asarray(out, dtype=float)
+    def rr(b: dict[str, np.ndarray]) -> np.ndarray:
+        # the first gold sits in slot j of the first block holding gold: no gold in slots 1..j−1, then gold
+        first = (b["above"] == 0) & (b["in_block"] > 0)
+        size, in_block, slot = (np.where(first, b[k], 1).astype(int) for k in ("size", "in_block", "slot"))
+        chance = hypergeom.pmf(0, size, in_block, slot - 1) * in_block / (size - slot + 1)
+        return np.where(first, chance / b["rank"], 0.0).sum(axis=1)
+
+    return _per_query(rr, scores, gold, ties)
 
 
 def rank_counts(scores: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

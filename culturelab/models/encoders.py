@@ -112,11 +112,11 @@ class Encoder:
         texts = [str(t) for t in texts]
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        from culturelab import planning
+        from culturelab.models import counting
 
-        if planning.counting():  # culturelab plan: count the texts, embed nothing
-            planning.record("embed", self.spec, len(texts), planning.count_tokens(texts))
-            return planning.dummy_vectors(texts)
+        if counting.counting():  # culturelab plan: count the texts, embed nothing
+            counting.record("embed", self.spec, len(texts), counting.count_tokens(texts))
+            return counting.dummy_vectors(texts)
         keys = [ResponseCache.key({"kind": "embed", "encoder": self.spec, "role": role, "text": t}) for t in texts]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))

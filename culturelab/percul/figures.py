@@ -4,7 +4,8 @@ Each function takes a tidy table and returns a matplotlib figure; notebooks save
 ``run.savefig``. Paper numbers come from :mod:`culturelab.percul.paper`. Where our models are
 drawn, each point, bar or cell shows its n and 95 % CI, the chance level (¼ for four options;
 the rules' base rate for distractor shares) is marked, and what rests on fewer than
-:data:`~culturelab.plots.MIN_N` stories is greyed out.
+:data:`~culturelab.plots.MIN_N` stories is faded, hollow or hatched. Each figure declares what it
+shows for the figure audit (:func:`culturelab.plots.claim`).
 
 >>> from culturelab.percul import paper
 >>> fig = fig4_size(paper.size_points())
@@ -23,15 +24,19 @@ from culturelab.percul.data import CATEGORIES, RULE_NAMES, RULES
 from culturelab.percul.prompts import category_labels
 from culturelab.plots import (
     MIN_N,
+    claim,
     grouped_bars,
     heatmap,
     mark_chance,
+    mark_reported,
     note_small_n,
+    place_legend,
     radar,
     size_vs_score,
     too_few,
 )
-from culturelab.plots.honest import SMALL_N_COLOUR
+from culturelab.plots.audit import short_name
+from culturelab.plots.honest import SMALL_N
 from culturelab.plots.style import MARKERS, palette
 
 #: the chance level of a four-option question
@@ -47,18 +52,23 @@ def _human_line(ax: plt.Axes, human: float | None) -> None:
 
 
 def fig4_size(points: pd.DataFrame, ours: pd.DataFrame | None = None, *, human: float | None = None,
-              title: str = "Figure 4 — macro accuracy vs model size") -> plt.Figure:
-    """Accuracy vs parameters (log x), one line per family; ``ours`` (``family``, ``params_b``,
-    ``macro``, and ``macro_ci_low``/``macro_ci_high``/``n`` when known) is overlaid with hollow
-    markers, dotted lines, 95 % CI whiskers and its n; points on fewer than ``MIN_N`` stories
-    are grey."""
+              title: str = "Figure 4 — macro accuracy vs model size", method: str = "") -> plt.Figure:
+    """Accuracy vs parameters (log x), one line per family (the paper's); ``ours`` (``family``,
+    ``params_b``, ``macro``, and ``model``, ``macro_ci_low``/``macro_ci_high``/``n`` when known) is
+    overlaid with hollow markers, dotted lines, 95 % CI whiskers and its n, labelled with the model
+    and ``method``; points on fewer than ``MIN_N`` stories have a hollow outline."""
     fig = size_vs_score(points, "params_b", "macro", "family", ylabel="macro accuracy", title=title)
     ax = fig.axes[0]
+    mark_reported(ax.lines)
+    models = []
     if ours is not None and len(ours):
         for i, (fam, part) in enumerate(ours.sort_values("params_b").groupby("family", sort=False)):
             colour = palette(9)[(i + 5) % 9]
+            names = sorted({short_name(str(m)) for m in part["model"]}) if "model" in part else [fam]
+            models += list(part["model"].astype(str).unique()) if "model" in part else []
             ax.plot(part["params_b"], part["macro"], linestyle=":", marker=MARKERS[(i + 5) % len(MARKERS)],
-                    markerfacecolor="white", color=colour, markersize=6, label=f"{fam} (ours)")
+                    markerfacecolor="white", color=colour, markersize=6,
+                    label=f"{', '.join(names)} (ours{', ' + method if method else ''})")
             if {"macro_ci_low", "macro_ci_high"} <= set(part):
                 ax.errorbar(part["params_b"], part["macro"], yerr=[part["macro"] - part["macro_ci_low"],
                                                                    part["macro_ci_high"] - part["macro"]],
@@ -66,16 +76,17 @@ def fig4_size(points: pd.DataFrame, ours: pd.DataFrame | None = None, *, human: 
             if "n" in part:
                 small = too_few(part["n"])
                 ax.scatter(part["params_b"][small], part["macro"][small], s=30, facecolors="white",
-                           edgecolors=SMALL_N_COLOUR, linewidths=1.4, zorder=5)
+                           edgecolors=colour, linewidths=1.4, zorder=5, gid=SMALL_N)
                 for x, y, n in zip(part["params_b"], part["macro"], part["n"]):
                     ax.annotate(f"n={int(n)}", (x, y), xytext=(4, -9), textcoords="offset points", fontsize=5.5,
                                 color="#555555")
                 if small.any():
-                    note_small_n(fig, MIN_N, what="hollow grey points")
+                    note_small_n(fig, MIN_N, what="hollow points")
     mark_chance(ax, CHANCE)
     _human_line(ax, human)
     ax.set_ylim(0, 1)
-    ax.legend(frameon=False, fontsize=6.5, ncols=2, loc="upper left")
+    place_legend(ax, fontsize=6.5, ncols=2)
+    claim(fig, kind="score", chance=CHANCE, model=models, method=method or None)
     return fig
 
 
@@ -83,14 +94,19 @@ def fig5_heatmap(matrix: pd.DataFrame, *, counts: pd.DataFrame | None = None, ci
                  ci_high: pd.DataFrame | None = None, title: str = "Figure 5 — accuracy per category") -> plt.Figure:
     """Model × category accuracy, cells annotated to 3 decimals; with ``counts`` (stories per
     cell) each cell shows its n (and its 95 % CI where ``ci_low``/``ci_high`` hold one), cells
-    on fewer than ``MIN_N`` stories are greyed and chance (¼) is marked on the colour bar."""
+    on fewer than ``MIN_N`` stories are hatched and chance (¼) is marked on the colour bar. Cells
+    with an interval need taller rows and wider columns than the paper's plain shares."""
     m = matrix.rename(columns=SHORT)
     extra = {k: v.rename(columns=SHORT) for k, v in (("counts", counts), ("ci_low", ci_low), ("ci_high", ci_high))
              if v is not None}
-    size = (0.62 * m.shape[1] + 2.6, (0.45 if counts is not None else 0.3) * m.shape[0] + 1.4)
+    wide = ci_low is not None
+    size = ((0.95 if wide else 0.62) * m.shape[1] + 2.6, (0.62 if wide else 0.45 if counts is not None else 0.3)
+            * m.shape[0] + 1.4)
     fig = heatmap(m, fmt=".3f", vmin=0, vmax=1, cbar_label="accuracy", title=title, figsize=size,
                   chance=CHANCE if counts is not None else None, **extra)
     fig.axes[0].tick_params(axis="x", rotation=45)
+    claim(fig, kind="score", chance=CHANCE if counts is not None else None,
+          no_chance=None if counts is not None else "the paper's accuracies alone")
     return fig
 
 
@@ -110,13 +126,16 @@ def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "m
     legend.set_bbox_to_anchor((1.12, 1.05))
     for text in legend.get_texts():
         text.set_fontsize(7)
+    claim(fig, kind="score" if n else "reported", chance=chance, no_chance=None if chance is not None else "not drawn")
     return fig
 
 
-def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs English (translated)") -> plt.Figure:
+def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs English (translated)",
+                     method: str = "") -> plt.Figure:
     """Paired bars per model (``persian``, ``english`` macro) with 95 % CI whiskers
-    (``<split>_ci_low``/``<split>_ci_high``) and n (``n``: stories per split), annotated with
-    Δ = en − fa; chance (¼) marked."""
+    (``<split>_ci_low``/``<split>_ci_high``) and n (``n``: stories per split; the paper's models,
+    named ``… (paper)``, have none), annotated with Δ = en − fa; chance (¼) marked; ``method``,
+    our scoring, is named in the title."""
     rows = []
     for _, r in gap.iterrows():
         for split in ("persian", "english"):
@@ -124,16 +143,26 @@ def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs
                          "ci_low": r.get(f"{split}_ci_low", np.nan), "ci_high": r.get(f"{split}_ci_high", np.nan),
                          "n": r.get("n", np.nan)})
     long = pd.DataFrame(rows)
+    models = [str(m).rsplit(" (ours", 1)[0] for m in gap["model"] if "(ours" in str(m)]
+    ours = ", ".join(short_name(m) for m in models)
     fig = grouped_bars(long, "model", "macro", "split", err_low="ci_low", err_high="ci_high", n="n", chance=CHANCE,
-                       ylabel="macro accuracy", title=title, rotate=25)
+                       ylabel="macro accuracy", rotate=25, legend=False,
+                       title=f"{title}\nours: {ours}{' by ' + method if method else ''}" if models else title)
     ax = fig.axes[0]
+    paper_models = [i for i, m in enumerate(dict.fromkeys(long["model"])) if str(m).endswith("(paper)")]
+    for container in ax.containers:
+        for i, patch in enumerate(getattr(container, "patches", [])):
+            if i in paper_models:
+                mark_reported(patch)
     for i, (_, row) in enumerate(gap.iterrows()):
         top = np.nanmax([row["persian"], row["english"], row.get("persian_ci_high", np.nan),
                          row.get("english_ci_high", np.nan)])
         ax.annotate(f"Δ {row['delta']:+.3f}", (i, top + 0.02), ha="center", fontsize=7)
     ax.set_ylim(0, 1.1)
     fig.set_size_inches(fig.get_size_inches()[0], 3.8)
-    fig.subplots_adjust(bottom=0.4)  # room for the slanted names above the run's corner stamp
+    fig.subplots_adjust(bottom=0.4)  # room for the slanted names
+    place_legend(ax, ncols=3)
+    claim(fig, kind="score" if models else "reported", chance=CHANCE, model=models, method=method or None)
     return fig
 
 
@@ -150,6 +179,7 @@ def fig6_finetune(table: pd.DataFrame, *, title: str = "Figure 6 — Persian fin
         ax.set_ylim(0, 1)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
+    claim(fig, kind="reported")
     return fig
 
 
@@ -162,7 +192,8 @@ def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -
     scale's bar, so the columns line up) or side by side (one bar). Each panel is a dict: ``matrix`` (rows × rules), ``title``, and for our numbers
     ``n`` (a Series: what each row rests on — picks, or shown distractors for a base-rate
     reference), ``ci_low``/``ci_high`` (same shape as ``matrix``). Cells of rows with n below
-    ``MIN_N`` are greyed; rows without ``n`` (the paper's published shares) are drawn as printed.
+    ``MIN_N`` are hatched; a panel without ``n`` (the paper's published shares) is drawn as printed
+    and marked as the paper's (:func:`~culturelab.plots.mark_reported`).
     """
     mats = [p["matrix"].reindex(columns=RULES) for p in panels]
     vmax = max(0.5, *(float(np.nanmax(m.to_numpy())) for m in mats if m.size))
@@ -188,6 +219,8 @@ def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -
                 cbar_label="share", title=panel["title"], cbar=not side_by_side or i == len(panels) - 1, **labelled)
         ax.set_xlabel("")
         ax.set_ylabel("")
+        if panel.get("n") is None:
+            mark_reported(ax)
         if not side_by_side and i < len(panels) - 1:
             ax.set_xticklabels([])
     fig.suptitle(title, fontsize=10)
@@ -196,38 +229,56 @@ def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -
 
 
 def fig16_beside_paper(published: pd.DataFrame, picks: pd.DataFrame | None = None,
-                       items: pd.DataFrame | None = None, *, source: str = "") -> plt.Figure:
+                       items: pd.DataFrame | None = None, *, source: str = "", method: str = "") -> plt.Figure:
     """Figure 16: the paper's models (shares as published) and, below on the same scale, ours
     (``picks`` of :func:`~culturelab.percul.distractors.distractor_picks`): each cell with its 95 %
     interval and n (the model's picks), rows on fewer than ``MIN_N`` picks greyed, and a chance
     row — each rule's share among the distractors shown (``items``' rule labels), which a model
-    picking distractors at random would match."""
+    picking distractors at random would match; ``method``, our scoring, is named in the title."""
     panels = [{"matrix": published, "title": f"paper: {len(published)} models (published shares)"}]
     if picks is not None and len(picks):
         ours = distractors.rule_matrix(picks, "model")
         n, low, high = distractors.rule_uncertainty(picks, "model")
         base = distractors.rule_base_rates(items).set_axis(["chance: rule base rate"])
         shown = pd.Series([sum(r != "correct" for r in rules) for rules in items["rules"]]).sum()
-        panels.append({"matrix": pd.concat([ours, base]), "title": f"ours ({source} data, rule labels ours)",
+        names = ", ".join(short_name(str(m)) for m in picks["model"].unique())
+        panels.append({"matrix": pd.concat([ours, base]),
+                       "title": f"ours: {names}{' by ' + method if method else ''} ({source} data, rule labels ours)",
                        "n": pd.concat([n, pd.Series({"chance: rule base rate": shown})]),
                        "ci_low": low, "ci_high": high})
-    return rule_panels(panels, title="Figure 16 — rules of the distractors models picked")
+    fig = rule_panels(panels, title="Figure 16 — rules of the distractors models picked")
+    if picks is None or not len(picks):
+        claim(fig, kind="reported")
+        return fig
+    claim(fig, kind="score", chance="chance: rule base rate", method=method or None,
+          model=sorted(str(m) for m in picks["model"].unique()))
+    return fig
 
 
 def fig8_with_base_rates(picks: pd.DataFrame, items: pd.DataFrame, *, pooling: str = "sum_counts",
-                         source: str = "") -> plt.Figure:
+                         source: str = "", method: str = "") -> plt.Figure:
     """Figure 8 (its values are not in the paper): per category, the rules of the distractors our
-    models picked (95 % interval, n picks per category, greyed below ``MIN_N``) beside the chance
-    reference — each rule's share among the distractors shown in that category."""
+    models picked (95 % interval, n picks per category, hatched below ``MIN_N``), and a first row
+    with every category pooled (``all categories``: the row with the most picks), beside the chance
+    reference — each rule's share among the distractors shown, per category and pooled."""
     shares = distractors.rule_matrix(picks, "category", pooling=pooling)
     n, low, high = distractors.rule_uncertainty(picks, "category", pooling=pooling)
-    base = distractors.rule_base_rates(items, by="category").reindex(shares.index)
-    shown = items.assign(_k=[sum(r != "correct" for r in rules) for rules in items["rules"]]).groupby(
-        "category", observed=True)["_k"].sum()
-    return rule_panels([{"matrix": shares, "title": f"picked ({pooling})", "n": n, "ci_low": low, "ci_high": high},
-                        {"matrix": base, "title": "chance: rules among the distractors shown", "n": shown}],
-                       title=f"Figure 8 — rules of the picked distractors per category ({source} data)",
-                       side_by_side=True)
+    pooled = picks.assign(pool="all categories")  # its own index: a category index keeps known categories only
+    all_n, all_low, all_high = distractors.rule_uncertainty(pooled, "pool", pooling=pooling)
+    shares = pd.concat([distractors.rule_matrix(pooled, "pool", pooling=pooling), shares])
+    n, low, high = pd.concat([all_n, n]), pd.concat([all_low, low]), pd.concat([all_high, high])
+    base = pd.concat([distractors.rule_base_rates(items).set_axis(["all categories"]),
+                      distractors.rule_base_rates(items, by="category")]).reindex(shares.index)
+    k = items.assign(_k=[sum(r != "correct" for r in rules) for rules in items["rules"]])
+    shown = pd.concat([pd.Series({"all categories": k["_k"].sum()}), k.groupby("category", observed=True)["_k"].sum()])
+    models = sorted(str(m) for m in picks["model"].unique())
+    fig = rule_panels([{"matrix": shares, "title": f"picked by {', '.join(short_name(m) for m in models)} "
+                        f"({method + ', ' if method else ''}{pooling})", "n": n, "ci_low": low, "ci_high": high},
+                       {"matrix": base, "title": "chance: rules among the distractors shown", "n": shown}],
+                      title=f"Figure 8 — rules of the picked distractors per category ({source} data)",
+                      side_by_side=True)
+    claim(fig, kind="score", chance="chance: rules among the distractors shown", model=models, method=method or None)
+    return fig
 
 
 def category_bars(table: pd.DataFrame, *, hue: str = "model", human: float | None = None,
@@ -239,18 +290,20 @@ def category_bars(table: pd.DataFrame, *, hue: str = "model", human: float | Non
     t = table.assign(category=[f"{SHORT.get(c, c)}\n{fa[c]}" if c in fa else SHORT.get(c, c)
                                for c in table["category"].astype(str)])
     fig = grouped_bars(t, "category", "accuracy", hue, err_low="ci_low", err_high="ci_high", ylabel="accuracy",
-                       title=title, rotate=35, n="n" if "n" in t else None, chance=CHANCE)
+                       title=title, rotate=35, n="n" if "n" in t else None, chance=CHANCE, legend=False)
     ax = fig.axes[0]
     _human_line(ax, human)
     ax.set_ylim(0, 1.05)
-    ax.legend(frameon=False, fontsize=7, ncols=2)
+    place_legend(ax, fontsize=7, ncols=2)
+    claim(fig, kind="score", chance=CHANCE, method=list(dict.fromkeys(t[hue].astype(str))) if hue == "method" else None)
     return fig
 
 
-def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str = "Reliability diagram"
-                        ) -> plt.Figure:
+def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str = "Reliability diagram",
+                        method: str = "log-likelihood") -> plt.Figure:
     """Accuracy vs confidence per bin (marker size ∝ bin count, n written beside each point,
-    bins on fewer than ``MIN_N`` answers hollow grey) against the diagonal and chance (¼)."""
+    bins on fewer than ``MIN_N`` answers hollow) against the diagonal and chance (¼);
+    ``method``, how the confidences were obtained, must be named in ``title``."""
     fig, ax = plt.subplots(figsize=(3.8, 3.6))
     ax.plot([0, 1], [0, 1], color="#999999", linestyle="--", linewidth=1, label="perfect calibration")
     mark_chance(ax, CHANCE)
@@ -264,33 +317,35 @@ def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str
         small = too_few(part["n"])
         small_any |= bool(small.any())
         ax.scatter(part["confidence"][small], part["accuracy"][small], s=26, facecolors="white",
-                   edgecolors=SMALL_N_COLOUR, linewidths=1.2, zorder=4)
+                   edgecolors=colour, linewidths=1.2, zorder=4, gid=SMALL_N)
         for x, y, n in zip(part["confidence"], part["accuracy"], part["n"]):
             ax.annotate(f"n={int(n)}", (x, y), xytext=(3, -8), textcoords="offset points", fontsize=5,
                         color="#555555")
     if small_any:
-        note_small_n(fig, MIN_N, what="hollow grey bins")
+        note_small_n(fig, MIN_N, what="hollow bins")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("confidence (max option probability)")
     ax.set_ylabel("accuracy")
     ax.set_title(title)
-    ax.legend(frameon=False, fontsize=6.5)
+    place_legend(ax, fontsize=6.5)
+    claim(fig, kind="score", chance=CHANCE, method=method, model=[str(m) for m in names])
     return fig
 
 
-def position_bars(prior: pd.DataFrame, *, title: str = "Where the answers fall") -> plt.Figure:
+def position_bars(prior: pd.DataFrame, *, title: str = "Where the answers fall", method: str = "") -> plt.Figure:
     """Share of predictions per option position (95 % CI, n = the model's answers) vs the share
-    of correct answers there; chance (¼) marked."""
+    of correct answers there; chance (¼) marked; ``method``, our scoring, in the title."""
     model_rows = prior.assign(series=prior["model"].astype(str), share=prior["predicted_share"],
                               n=prior["n_predictions"])
     gold = prior.drop_duplicates("position").assign(series="correct answers", share=prior["answer_share"],
                                                     ci_low=np.nan, ci_high=np.nan, n=prior["n_items"])
     long = pd.concat([model_rows, gold], ignore_index=True)
     fig = grouped_bars(long, "position", "share", "series", err_low="ci_low", err_high="ci_high", n="n",
-                       chance=CHANCE, ylabel="share", title=title)
+                       chance=CHANCE, ylabel="share", title=f"{title} — {method}" if method else title, legend=False)
     ax = fig.axes[0]
     ax.set_xlabel("option position")
     ax.set_ylim(0, max(1.0, float(np.nanmax(long["ci_high"].fillna(long["share"])))) + 0.25)
-    ax.legend(frameon=False, fontsize=7, ncols=3, loc="upper center")
+    place_legend(ax, fontsize=7, ncols=3)
+    claim(fig, kind="score", chance=CHANCE, method=method or None, model=sorted(prior["model"].astype(str).unique()))
     return fig

@@ -15,16 +15,17 @@ a model spec we run to its Table 5 row (:func:`paper_name`), so our numbers sit 
 
 from __future__ import annotations
 
-import functools
 import itertools
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from culturelab import reported
 from culturelab.percul.data import CATEGORIES, RULES, SPLITS, released_counts
+from culturelab.percul.protocol import paper_name, paper_numbers
+from culturelab.protocol import LABEL_COLUMNS, Deviations, label_rows
 
 PAPER = "percul"
 PERSIAN, ENGLISH = SPLITS
@@ -66,26 +67,6 @@ def finetune_pairs() -> dict[str, str]:
     """
     t = _figure_models("fig6")
     return dict(zip(t["model"], t["paired_with"]))
-
-
-@functools.cache
-def _model_ids() -> dict[str, str]:
-    """Hub/API id (lower case, organisation and date suffix removed) → Table 5 name."""
-    t = reported.load(PAPER, "model_ids")
-    return dict(zip(t["id"], t["model"]))
-
-
-def paper_name(spec: str) -> str | None:
-    """The Table 5 row of a model spec we ran, if the paper evaluated that model.
-
-    >>> paper_name("hf:meta-llama/Llama-3.1-8B-Instruct"), paper_name("openai:gpt-4o-2024-08-06")
-    ('Llama 3.1 8B', 'GPT 4o')
-    >>> paper_name("bundled:gemma3-270m") is None
-    True
-    """
-    name = str(spec).split("#")[-1].split(":", 1)[-1].rstrip("/").split("/")[-1].lower()
-    name = re.sub(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest|\d{3})$", "", name)
-    return _model_ids().get(name)
 
 
 def table5_long() -> pd.DataFrame:
@@ -296,99 +277,111 @@ def category_difficulty(table: pd.DataFrame | None = None) -> pd.DataFrame:
                          "models_at_least_0.90": [int((t[c] >= 0.9 - 1e-9).sum()) for c in CATEGORIES]})
 
 
-def beside_paper(ours: pd.DataFrame, rep: pd.DataFrame, on: Sequence[str], value: str, *, data: str
+def beside_paper(ours: pd.DataFrame, rep: pd.DataFrame, on: Sequence[str], value: str,
+                 deviations_of: Callable[[Mapping[str, Any]], Deviations], by: Sequence[str] = ("model", "method")
                  ) -> pd.DataFrame:
-    """Our rows with the paper's number for the same cell (``reported``; joined on ``on``, the
-    paper's ``value`` column) and their comparability: ``delta`` = ours − reported only where
-    ``data`` and the row's ``protocol`` are both ``"same"`` (:func:`culturelab.reported.compare`,
-    one call per protocol). Rows the paper has no number for keep ``reported`` empty.
+    """Our rows with the paper's number for the same cell (``reported``; joined on ``on``, which
+    holds ``paper_model``, the paper's ``value`` column) and the labels of each row's comparison
+    with the paper: ``deviations_of`` gets the row's ``by`` values (those it has, e.g. ``model``
+    and ``method``; :func:`culturelab.percul.protocol.results_of`). ``delta`` = ours − reported
+    only where data, protocol and model are the paper's (:func:`culturelab.reported.compare`).
+    Rows the paper has no number for keep ``reported`` empty.
 
+    >>> from culturelab.protocol import DataUsed, compare
+    >>> from culturelab.percul.protocol import MODELS, PROTOCOL
     >>> rep = pd.DataFrame({"paper_model": ["GPT 4o"], "value": [0.8]})
-    >>> o = pd.DataFrame({"paper_model": ["GPT 4o", "GPT 4o"], "macro": [0.7, 0.6],
-    ...                   "protocol": ["same", "option log-likelihood instead of generation"]})
-    >>> beside_paper(o, rep, ["paper_model"], "macro", data="same")[["reported", "delta"]].round(2).to_dict("list")
-    {'reported': [0.8, 0.8], 'delta': [-0.1, nan]}
+    >>> o = pd.DataFrame({"model": "openai:gpt-4o", "paper_model": ["GPT 4o", "GPT 4o"], "macro": [0.7, 0.6],
+    ...                   "method": ["generate", "loglik-text-mean"]})
+    >>> of = lambda g: compare(PROTOCOL["01_benchmark"], g, DataUsed("released", {"stories": 592}), model=g["model"],
+    ...                        paper_models=MODELS)
+    >>> beside_paper(o, rep, ["paper_model"], "macro", of)[["reported", "delta", "comparable"]].round(2).to_dict("list")
+    {'reported': [0.8, 0.8], 'delta': [-0.1, nan], 'comparable': [True, False]}
     """
-    on = list(on)
-    mine = ours.reset_index(drop=True)
-    if "protocol" not in mine:
-        mine = mine.assign(protocol="not stated")
-    mine = mine.assign(_row=range(len(mine)))
-    joined = mine[[*on, "_row", "protocol", value]].merge(rep[[*on, "value"]], on=on, how="inner")
-    columns = ["reported", "delta", "data", "comparable"]
+    on, by = list(on), [c for c in by if c in ours]
+    mine = label_rows(ours.reset_index(drop=True).assign(_row=lambda d: range(len(d))), deviations_of, by)
+    joined = mine[[*on, *by, "_row", value]].merge(rep[[*on, "value"]], on=on, how="inner")
     parts = [reported.compare(part[[*on, "_row", "value"]], part[[*on, "_row", value]], on=[*on, "_row"],
-                              ours_value=value, data=data, protocol=protocol)
-             for protocol, part in joined.groupby("protocol", sort=False)]
-    found = (pd.concat(parts, ignore_index=True)[["_row", *columns]] if parts
-             else pd.DataFrame(columns=["_row", *columns]))
-    out = mine.merge(found, on="_row", how="left").drop(columns="_row")
-    out["data"] = data
-    out["comparable"] = out["comparable"].astype("boolean").fillna(False).astype(bool)
-    return out
+                              ours_value=value, deviations=deviations_of(dict(zip(by, key))),
+                              model_row=str(part["paper_model"].iloc[0]))
+             for key, part in (joined.groupby(by, sort=False) if by else [((), joined)]) if len(part)]
+    found = (pd.concat(parts, ignore_index=True)[["_row", "reported", "delta"]] if parts
+             else pd.DataFrame(columns=["_row", "reported", "delta"]))
+    return mine.merge(found, on="_row", how="left").drop(columns="_row")
 
 
-def leaderboard(ours: pd.DataFrame, *, label: str = "ours", data: str = "not stated") -> pd.DataFrame:
+def leaderboard(ours: pd.DataFrame, deviations_of: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
     """Table 3 with our runs inserted (one row per model × method), sorted by macro accuracy.
 
     ``ours`` is :func:`culturelab.percul.scoring.summary` output (``model``, ``method``, ``macro``,
-    …, and the run's ``protocol`` per row, :func:`culturelab.percul.scoring.protocol_of`).
-    Where the paper evaluated the same model, ``reported`` holds its Table 3 macro and ``delta``
-    = ours − reported when ``data`` and ``protocol`` are both ``"same"`` (else the two numbers
-    stand side by side, ``data``/``protocol`` saying why); ``gap_to_human`` = macro − 0.930.
+    …). Each of our rows carries the labels of its comparison with the paper (``deviations_of``
+    of its model and method, :func:`culturelab.percul.protocol.results_of`); where the paper
+    evaluated the same model, ``reported`` holds its Table 3 macro and ``delta`` = ours −
+    reported when data, protocol and model are the paper's (else the two numbers stand side by
+    side, the labels saying why). The paper's rows carry the labels of its published numbers
+    (:func:`culturelab.percul.protocol.paper_numbers`); ``gap_to_human`` = macro − 0.930.
     """
     t3 = table3().rename(columns={"value": "macro"})
-    paper_rows = t3[["model", "type", "macro"]].assign(source="paper (Table 3)")
+    paper_rows = t3[["model", "type", "macro"]].assign(source="paper (Table 3)", **paper_numbers().columns())
     o = ours.assign(paper_model=ours["model"].map(paper_name))
     rep = t3.rename(columns={"model": "paper_model", "macro": "value"})[["paper_model", "value"]]
-    o = beside_paper(o, rep, ["paper_model"], "macro", data=data)
+    o = beside_paper(o, rep, ["paper_model"], "macro", deviations_of)
     label_col = o["model"] + (" [" + o["method"] + "]" if "method" in o else "")
     cols = [c for c in ("macro_ci_low", "macro_ci_high", "micro", "invalid_rate", "refusal_rate", "n") if c in o]
-    ours_rows = o.assign(model=label_col, type="ours", source=label)[
-        ["model", "type", "macro", *cols, "source", "reported", "delta", "data", "protocol", "comparable"]]
+    ours_rows = o.assign(model=label_col, type="ours", source="ours")[
+        ["model", "type", "macro", *cols, "source", "reported", "delta", *LABEL_COLUMNS]]
     table = (pd.concat([paper_rows, ours_rows], ignore_index=True) if len(ours_rows)
              else paper_rows.reindex(columns=list(dict.fromkeys([*paper_rows.columns, *ours_rows.columns]))))
     table["gap_to_human"] = table["macro"] - human_baseline()
     return table.sort_values("macro", ascending=False).reset_index(drop=True)
 
 
-def compare_ours(ours: pd.DataFrame, *, split: str = PERSIAN, data: str = "not stated") -> pd.DataFrame:
+def compare_ours(ours: pd.DataFrame, deviations_of: Callable[[Mapping[str, Any]], Deviations], *,
+                 split: str = PERSIAN) -> pd.DataFrame:
     """Our per-category accuracies next to Table 5's, for models the paper evaluated.
 
-    ``ours`` has ``model`` (spec), ``category``, ``accuracy`` and ``protocol`` (and optionally
-    ``method``, and a ``macro`` row per model with category ``macro``); returns ``model``,
-    (``method``,) ``paper_model``, ``category``, ``reported``, ``ours``, ``delta`` (only where
-    comparable), ``data``, ``protocol``, ``comparable`` — rows with a paper counterpart only.
+    ``ours`` has ``model`` (spec), ``category``, ``accuracy`` (and optionally ``method``, and a
+    ``macro`` row per model with category ``macro``); each row is labelled by ``deviations_of``
+    of its model and method (:func:`beside_paper`); returns ``model``, (``method``,)
+    ``paper_model``, ``category``, ``reported``, ``ours``, ``delta`` (only where comparable) and
+    the label columns — rows with a paper counterpart only.
     """
     t = table5_long()
     t = t[t["split"] == split].replace({"category": {"Macro Avg.": "macro"}})
     keys = [c for c in ("model", "method") if c in ours]
-    columns = [*keys, "paper_model", "category", "reported", "ours", "delta", "data", "protocol", "comparable"]
+    columns = [*keys, "paper_model", "category", "reported", "ours", "delta", *LABEL_COLUMNS]
     mine = ours.assign(paper_model=ours["model"].map(paper_name), category=ours["category"].astype(str))
     mine = mine.dropna(subset=["paper_model"])
     if mine.empty:
         return pd.DataFrame(columns=columns)
     rep = t.rename(columns={"model": "paper_model"})[["paper_model", "category", "value"]]
-    table = beside_paper(mine, rep, ["paper_model", "category"], "accuracy", data=data)
+    table = beside_paper(mine, rep, ["paper_model", "category"], "accuracy", deviations_of, by=keys)
     return table.rename(columns={"accuracy": "ours"}).dropna(subset=["reported"])[columns].reset_index(drop=True)
 
 
-def translation_vs_paper(gap: pd.DataFrame, *, data: str = "not stated") -> pd.DataFrame:
-    """Our Persian → English gaps (:func:`culturelab.percul.translation.split_gap` rows with a
-    ``protocol``) beside the paper's (Figure 7) for the models it translated.
+def translation_vs_paper(gap: pd.DataFrame, deviations_of: Callable[[Mapping[str, Any]], Deviations]
+                         ) -> pd.DataFrame:
+    """Our Persian → English gaps (:func:`culturelab.percul.translation.split_gap` rows, one per
+    model) beside the paper's (Figure 7) for the models it translated, labelled by the comparison
+    of their English results (``deviations_of`` of the model on the English split: our English
+    prompt is never the paper's, so there is no Δ unless that comparison says otherwise).
 
-    >>> g = pd.DataFrame({"model": ["hf:x/Llama-3.1-405B-Instruct"], "delta": [-0.05], "protocol": "same"})
-    >>> translation_vs_paper(g, data="same")[["reported", "delta_vs_paper"]].round(3).to_dict("records")
+    >>> from culturelab.protocol import DataUsed, compare
+    >>> from culturelab.percul.protocol import MODELS, PROTOCOL
+    >>> g = pd.DataFrame({"model": ["hf:x/Llama-3.1-405B-Instruct"], "delta": [-0.05]})
+    >>> same = lambda g: compare(PROTOCOL["03_translation"], {}, DataUsed("released"), model=g["model"],
+    ...                          paper_models=MODELS)
+    >>> translation_vs_paper(g, same)[["reported", "delta_vs_paper"]].round(3).to_dict("records")
     [{'reported': -0.067, 'delta_vs_paper': 0.017}]
     """
+    columns = ["model", "paper_model", "gap", "reported", "delta_vs_paper", *LABEL_COLUMNS]
     rep = translation_gap().rename(columns={"model": "paper_model", "delta": "value"})[["paper_model", "value"]]
     mine = gap.assign(paper_model=gap["model"].map(paper_name)).dropna(subset=["paper_model"])
     mine = mine.rename(columns={"delta": "gap"})
     if mine.empty:
-        return pd.DataFrame(columns=["model", "paper_model", "gap", "reported", "delta_vs_paper", "data", "protocol",
-                                     "comparable"])
-    table = beside_paper(mine, rep, ["paper_model"], "gap", data=data).dropna(subset=["reported"])
-    return table.rename(columns={"delta": "delta_vs_paper"})[
-        ["model", "paper_model", "gap", "reported", "delta_vs_paper", "data", "protocol", "comparable"]]
+        return pd.DataFrame(columns=columns)
+    table = beside_paper(mine, rep, ["paper_model"], "gap", lambda g: deviations_of({**g, "split": ENGLISH}),
+                         by=["model"]).dropna(subset=["reported"])
+    return table.rename(columns={"delta": "delta_vs_paper"})[columns]
 
 
 def wide_categories(long: pd.DataFrame, index: str = "model", value: str = "accuracy",

@@ -1,30 +1,39 @@
-"""Model answers to the Figure 9 prompt → the chosen option, with a fallback chain.
+"""Model answers to the Figure 9 prompt → the chosen option, under the contract of
+:mod:`culturelab.parsing` (strict by default; lenient as a named option; refusals counted).
 
-The prompt asks for ``{"Explanation": <str>, "Choice Number": <1..4>}``. Real answers come
-in code fences, with Persian (۱۲۳۴) or Arabic-Indic (١٢٣٤) digits, single quotes, prose
-around the JSON, or no JSON at all. :func:`parse_answer` tries, in order:
+The prompt asks for ``{"Explanation": <str>, "Choice Number": <Sing Number 1 to 4>}`` and nothing
+else. The paper does not describe its parser; the spec's (§2.3) reads only that format, which is our
+**strict** rule:
 
-1. ``json`` — strict JSON: the first ``{…}`` block that ``json.loads`` accepts, key ``Choice
-   Number`` (any case/spacing; ``choice``/``answer``/``گزینه`` accepted), a number 1–4 or a
-   string holding one (or an option's text);
-2. ``json_relaxed`` — a ``"Choice Number": ۳``-like pair anywhere (broken JSON, Persian digits);
-3. ``digit`` — an answer that *opens* with a number (``"۲) …"``), or a number after a cue
-   (``گزینه ۲``, ``پاسخ: ۳``, ``option 2``, ``answer is 4``);
-4. ``refusal`` — "not available in the provided options", "نمی‌توانم …", … (invalid);
-5. ``digit`` — a lone standalone number 1–4 anywhere;
-6. ``option_text`` — exactly one option's text appears in the answer (or a close fuzzy match
-   of a short answer).
+1. ``json`` — the first ``{…}`` block that ``json.loads`` accepts (code fences stripped), key ``Choice
+   Number`` (any case, spacing or ``_``; or its Persian translation ``شماره گزینه``), a number 1–4 or a
+   string holding exactly one (Persian ۱۲۳۴, Arabic-Indic ١٢٣٤ or Latin digits);
+2. ``json_relaxed`` — a ``"Choice Number": ۳``-like pair anywhere (broken JSON, an object cut at its
+   closing line).
 
-Two different numbers at the same step are ``ambiguous``; an echo of the template's
-placeholder is ``template_echo``; nothing usable is ``invalid``. Every one of those is a
-:class:`~culturelab.parsing.Choice` with ``index=None`` — counted as wrong, never a crash.
+A number outside 1–4 is ``out_of_range``, two different numbers ``ambiguous``, an echo of the
+template's placeholder ``template_echo``. Then refusals ("not available in the provided options",
+"متأسفانه نمی‌توانم …", any language of :func:`culturelab.parsing.find_refusal`). **Lenient** readings
+(the spec's "last resort", off by default; ``lenient=True`` scores them):
+
+3. ``json_key`` — another key (``answer``, ``choice``, ``گزینه``, ``پاسخ``) or an option's text as the value;
+4. ``digit`` — an answer that *is* a number (``"۴"``, ``"(۲)"``), a number after an answer cue (``گزینه ۲``,
+   ``پاسخ: ۳``, ``option 2``, ``answer is 4``), or one numbered option written out (``"۲)قورمه‌سبزی"``);
+5. ``option_text`` — exactly one option's text appears in the answer.
+
+Never an answer, in either mode: a bare digit inside prose ("این داستان مربوط به ۲ خواهر است", an
+explanation cut after "۳ نفر"), an echoed option list (``option_echo``: two or more numbered option
+lines), alternatives ("۲ یا ۳": ``ambiguous``). Every answer is a :class:`~culturelab.parsing.Choice`
+with its verdict; ``index`` is ``None`` unless it is scored — counted as wrong, never a crash.
 
 >>> parse_answer('```json\\n{"Explanation": "…", "Choice Number": 3}\\n```').index
 2
->>> parse_answer("گزینه ۲").method, parse_answer("گزینه ۲").index
-('digit', 1)
->>> parse_answer("۲ یا ۳").method
-'ambiguous'
+>>> p = parse_answer("گزینه ۲"); p.verdict, p.method, p.index
+('lenient', 'digit', None)
+>>> parse_answer("گزینه ۲", lenient=True).index
+1
+>>> parse_answer("این داستان مربوط به ۲ خواهر است", lenient=True).verdict
+'invalid'
 """
 
 from __future__ import annotations
@@ -34,32 +43,28 @@ import re
 from collections.abc import Sequence
 
 import pandas as pd
-from rapidfuzz import fuzz, process
 
-from culturelab.parsing import Choice, strip_think
+from culturelab.parsing import INVALID, LENIENT, REFUSAL, STRICT, Choice, find_refusal, strip_think
 from culturelab.percul.data import normalise_persian
 
-VALID_METHODS = ("json", "json_relaxed", "digit", "option_text")
-INVALID_METHODS = ("refusal", "ambiguous", "out_of_range", "template_echo", "empty", "invalid")
+STRICT_METHODS = ("json", "json_relaxed")
+LENIENT_METHODS = ("json_key", "digit", "option_text")
+INVALID_METHODS = (REFUSAL, "ambiguous", "out_of_range", "template_echo", "option_echo", "empty", INVALID)
 
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 _FENCE = re.compile(r"```[A-Za-z]*")
 _PLACEHOLDER = re.compile(r"<\s*sing(?:le)?\s+number[^>]*>", re.I)
 _KEY = re.compile(r"[^a-z\u0600-\u06ff]")
-_CHOICE_KEYS = {"choicenumber", "choice", "answer", "answernumber", "option", "گزینه", "شمارهگزینه", "پاسخ"}
+_STRICT_KEYS = {"choicenumber", "شمارهگزینه", "شمارهیگزینه"}
+_LENIENT_KEYS = {"choice", "answer", "answernumber", "option", "optionnumber", "گزینه", "پاسخ", "جواب"}
 _RELAXED = re.compile(r"""["'«]?\s*(?:choice[\s_-]*number|شماره[\s\u200c]*(?:ی\s*)?گزینه)\s*["'»]?\s*[:=：]\s*"""
                       r"""["'«(\[]?\s*(-?\d+)""", re.I)
-_LEADING = re.compile(r"""^[\s*_#>"'«(\[]*(?:گزینه(?:\s*ی|ٔ)?\s*)?(\d)(?!\d)\s*(?:[).:\-–»\]"']|$|\s)""")
 _CUED = re.compile(r"(?:گزینه(?:\s*ی|ٔ)?(?:\s*شماره)?|پاسخ(?:\s*صحیح|\s*درست)?|جواب(?:\s*صحیح|\s*درست)?|"
                    r"option|choice|answer(?:\s+is)?|correct\s+(?:option|answer)\s+is)\s*[:：\-]?\s*[(\[«\"']?\s*"
                    r"(\d)(?!\d)", re.I)
 _ALTERNATIVES = re.compile(r"(?<!\d)(\d)\s*(?:or|یا|and|و|/|,|،)\s*(?:گزینه(?:\s*ی)?\s*)?(\d)(?!\d)", re.I)
-_BARE = re.compile(r"(?<![\w.])(\d)(?![\w]|\.\d)")
-_REFUSAL = re.compile("|".join([
-    r"not available in the (?:provided|given) options", r"none of the (?:above|options|choices)",
-    r"(?:cannot|can't|can not|unable to|won't) (?:answer|determine|choose|select|help|provide)",
-    r"as an ai", r"i(?:'m| am) sorry", r"i don't know", r"هیچ ?کدام", r"نمی ?(?:توانم|دانم)", r"قادر (?:به|نیستم)", r"متاسفانه|متأسفانه",
-    r"در (?:میان )?گزینه ?ها (?:وجود )?(?:ندارد|نیست)", r"اطلاعات کافی (?:نیست|ندارم|وجود ندارد)",
-]), re.I)
+_LONE = re.compile(r"""^[\s*_#>"'«(\[]*(\d)[\s*_"'».)\]]*$""")
+_NUMBERED = re.compile(r"""^[\s*_#>"'«(\[]*(\d)\s*[).:\-–]\s*(\S.*)$""", re.M)
 
 
 def _norm(text: str) -> str:
@@ -91,124 +96,127 @@ def _json_blocks(text: str) -> list[tuple[str, bool]]:
     return blocks
 
 
-def _number(value: str, n: int) -> Choice | None:
+def _number(value: str, n: int) -> tuple[int | None, str] | None:
+    """(0-based choice or None, method) held by a string value, or ``None`` when it holds no number."""
     digits = re.findall(r"\d+", normalise_persian(value))
     if len(set(digits)) > 1:
-        return Choice(None, "ambiguous")
+        return None, "ambiguous"
     if digits:
         k = int(digits[0])
-        return Choice(k - 1, "json") if 1 <= k <= n else Choice(None, "out_of_range")
+        return (k - 1, "json") if 1 <= k <= n else (None, "out_of_range")
     return None
 
 
-def _from_json(text: str, n: int, options: Sequence[str] | None) -> Choice | None:
+def _from_object(obj: dict, n: int, options: Sequence[str] | None) -> tuple[int | None, str] | None:
+    """(0-based choice or None, method) held by a parsed JSON object, or ``None`` when it has no choice
+    key. ``Choice Number`` (or ``شماره گزینه``) is strict (``json``); another key, or an option's
+    text as the value, is lenient (``json_key``)."""
+    for key, value in obj.items():
+        name = _KEY.sub("", str(key).lower())
+        if name not in _STRICT_KEYS | _LENIENT_KEYS or value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)):
+            k = int(value)
+            found = (k - 1, "json") if 1 <= k <= n and k == value else (None, "out_of_range")
+        else:
+            found = _number(str(value), n)
+            if found is None and options:
+                by_text = _match_option(str(value), options)
+                found = (by_text, "json_key") if by_text is not None else None
+        if found is None:
+            continue
+        index, method = found
+        return (index, "json_key") if name in _LENIENT_KEYS and index is not None else (index, method)
+    return None
+
+
+def _from_json(text: str, n: int, options: Sequence[str] | None) -> tuple[int | None, str] | None:
     for block, relaxed in _json_blocks(text):
         try:
             obj = json.loads(block)
         except ValueError:
             continue
-        if not isinstance(obj, dict):
-            continue
-        found = _from_object(obj, n, options)
-        if found is not None:
-            return Choice(found.index, "json_relaxed") if relaxed and found.valid else found
+        if isinstance(obj, dict):
+            found = _from_object(obj, n, options)
+            if found is not None:
+                return (found[0], "json_relaxed") if relaxed and found[1] == "json" else found
     return None
 
 
-def _from_object(obj: dict, n: int, options: Sequence[str] | None) -> Choice | None:
-    """The choice held by a parsed JSON object (``Choice Number`` or a synonym), if any."""
-    for key, value in obj.items():
-        if _KEY.sub("", str(key).lower()) not in _CHOICE_KEYS or value is None or isinstance(value, bool):
-            continue
-        if isinstance(value, (int, float)):
-            k = int(value)
-            return Choice(k - 1, "json") if 1 <= k <= n and k == value else Choice(None, "out_of_range")
-        found = _number(str(value), n)
-        if found is not None:
-            return found
-        if options:
-            by_text = _match_option(str(value), options)
-            if by_text is not None and by_text.valid:
-                return Choice(by_text.index, "json")
-    return None
-
-
-def _distinct(matches: list[str], n: int) -> Choice | None:
-    values = {int(m) for m in matches if 1 <= int(m) <= n}
-    if len(values) == 1:
-        return Choice(values.pop() - 1, "digit")
-    if len(values) > 1:
-        return Choice(None, "ambiguous")
-    return None
-
-
-def _match_option(text: str, options: Sequence[str], fuzzy_threshold: float = 90.0) -> Choice | None:
-    """The one option whose text appears in ``text`` (whole words, after normalisation)."""
-    answer = " " + re.sub(r"[^\w\s]", " ", _norm(text)) + " "
-    answer = re.sub(r"\s+", " ", answer)
+def _match_option(text: str, options: Sequence[str]) -> int | None:
+    """The one option whose text appears in ``text`` (whole words, after normalisation; the longest of
+    nested matches, "کلاه" inside "کلاه نمدی"); ``None`` when none or several."""
+    answer = " " + re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", _norm(text))) + " "
     norm = [re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", _norm(o))).strip() for o in options]
     hits = [i for i, o in enumerate(norm) if o and f" {o} " in answer]
-    # "کلاه" inside "کلاه نمدی": keep only the longest of nested matches
     hits = [i for i in hits if not any(j != i and norm[i] in norm[j] for j in hits)]
-    if len(hits) == 1:
-        return Choice(hits[0], "option_text")
-    if len(hits) > 1:
-        return Choice(None, "ambiguous")
-    short = answer.strip()
-    if short and len(short) <= 2 * max(len(o) for o in norm):
-        best = process.extractOne(short, norm, scorer=fuzz.ratio)
-        if best and best[1] >= fuzzy_threshold:
-            return Choice(best[2], "option_text")
+    return hits[0] if len(hits) == 1 else None
+
+
+def _lenient_digit(text: str, n: int, options: Sequence[str] | None) -> int | None:
+    """A lenient number: the whole answer is one number, a number follows an answer cue (one value
+    only), or the answer writes out one numbered option (``۲)قورمه‌سبزی``, the text matching)."""
+    lone = _LONE.match(text)
+    if lone and 1 <= int(lone.group(1)) <= n:
+        return int(lone.group(1)) - 1
+    cued = {int(d) for d in _CUED.findall(normalise_persian(text)) if 1 <= int(d) <= n}
+    if len(cued) == 1:
+        return cued.pop() - 1
+    numbered = _NUMBERED.findall(text)
+    if len(numbered) == 1 and 1 <= int(numbered[0][0]) <= n:
+        k, written = int(numbered[0][0]) - 1, _norm(numbered[0][1]).strip(" .")
+        if options is None or _match_option(written, options) == k or (
+                len(written) >= 3 and _norm(options[k]).startswith(written)):  # "1) Brazier" for "Brazier (manqal)"
+            return k
     return None
 
 
 def parse_answer(text: str | None, options: Sequence[str] | None = None, *, n_options: int = 4,
-                 use_option_text: bool = True) -> Choice:
-    """Parse one answer (see the module docstring for the chain); ``index`` is 0-based.
+                 lenient: bool = False) -> Choice:
+    """Parse one answer (see the module docstring for the rules); ``index`` is 0-based.
 
     >>> parse_answer('{"Explanation": "…", "Choice Number": "۴"}').index
     3
-    >>> parse_answer("The answer is not available in the provided options").method
+    >>> parse_answer("The answer is not available in the provided options").verdict
     'refusal'
-    >>> parse_answer("به نظرم قورمه‌سبزی", ["قیمه", "قورمه‌سبزی", "ته‌دیگ", "آش"]).index
-    1
+    >>> p = parse_answer("به نظرم قورمه‌سبزی", ["قیمه", "قورمه‌سبزی", "ته‌دیگ", "آش"]); p.method, p.index
+    ('option_text', None)
+    >>> parse_answer("۱)قیمه\\n۲)قورمه‌سبزی\\n۳)ته‌دیگ", lenient=True).method
+    'option_echo'
     """
-    raw = strip_think(text or "")
+    raw = strip_think(text).translate(_DIGITS)
     if not raw.strip():
-        return Choice(None, "empty")
-    body = _FENCE.sub("", raw)
+        return Choice(None, INVALID, "empty", lenient)
+    body = _PLACEHOLDER.sub(" ", _FENCE.sub("", raw))
     found = _from_json(body, n_options, options)
+    if found is None:
+        relaxed = {int(v) for v in _RELAXED.findall(normalise_persian(body))}
+        if len(relaxed) == 1:
+            k = relaxed.pop()
+            found = (k - 1, "json_relaxed") if 1 <= k <= n_options else (None, "out_of_range")
+        elif relaxed:
+            found = (None, "ambiguous")
     if found is not None:
-        return found
-    digits = normalise_persian(body)
-    relaxed = _RELAXED.findall(digits)
-    if relaxed:
-        values = {int(v) for v in relaxed}
-        if len(values) > 1:
-            return Choice(None, "ambiguous")
-        k = values.pop()
-        return Choice(k - 1, "json_relaxed") if 1 <= k <= n_options else Choice(None, "out_of_range")
-    echoed = bool(_PLACEHOLDER.search(digits))
-    digits = _PLACEHOLDER.sub(" ", digits)
-    alternatives = [(int(a), int(b)) for a, b in _ALTERNATIVES.findall(digits)]
-    if any(a != b and 1 <= a <= n_options and 1 <= b <= n_options for a, b in alternatives):
-        return Choice(None, "ambiguous")  # "۲ یا ۳", "1 or 2"
-    lead = _LEADING.match(digits)
-    if lead and 1 <= int(lead.group(1)) <= n_options:
-        return Choice(int(lead.group(1)) - 1, "digit")
-    cued = _distinct(_CUED.findall(digits), n_options)
-    if cued is not None:
-        return cued
-    if _REFUSAL.search(_norm(body)):
-        return Choice(None, "refusal")
-    bare = _distinct(_BARE.findall(digits), n_options)
-    if bare is not None:
-        return bare
-    if use_option_text and options:
-        by_text = _match_option(_PLACEHOLDER.sub(" ", body), options)
-        if by_text is not None:
-            return by_text
-    return Choice(None, "template_echo" if echoed else "invalid")
+        index, method = found
+        verdict = INVALID if index is None else (STRICT if method in STRICT_METHODS else LENIENT)
+        return Choice(index, verdict, method, lenient)
+    if find_refusal(body):
+        return Choice(None, REFUSAL, REFUSAL, lenient)
+    if len({k for k, _ in _NUMBERED.findall(body)}) >= 2:
+        return Choice(None, INVALID, "option_echo", lenient)
+    pairs = [(int(a), int(b)) for a, b in _ALTERNATIVES.findall(normalise_persian(body))]
+    if any(a != b and 1 <= a <= n_options and 1 <= b <= n_options for a, b in pairs):
+        return Choice(None, INVALID, "ambiguous", lenient)  # "۲ یا ۳", "1 or 2"
+    numbered = _NUMBERED.findall(body)
+    if options and len(numbered) == 1 and _match_option(numbered[0][1], options) not in (int(numbered[0][0]) - 1, None):
+        return Choice(None, INVALID, "ambiguous", lenient)  # "۳) کرسی": the number and the text disagree
+    digit = _lenient_digit(body, n_options, options)
+    if digit is not None:
+        return Choice(digit, LENIENT, "digit", lenient)
+    by_text = _match_option(body, options) if options else None
+    if by_text is not None:
+        return Choice(by_text, LENIENT, "option_text", lenient)
+    return Choice(None, INVALID, "template_echo" if _PLACEHOLDER.search(raw) else INVALID, lenient)
 
 
 def parse_report(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:

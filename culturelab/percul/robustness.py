@@ -28,7 +28,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import softmax
 
-from culturelab.stats import proportion_ci
+from culturelab.stats import clustered_proportion_ci
 
 SCHEMES = ("none", "cyclic", "all", "random")
 
@@ -98,15 +98,17 @@ def permutation_summary(results: pd.DataFrame, by: Sequence[str] = ("model",)) -
     return pd.DataFrame(rows)
 
 
-def position_prior(results: pd.DataFrame) -> pd.DataFrame:
-    """Per model: share of predictions at each position (of ``n_predictions`` valid answers, with
-    its 95 % Wilson interval ``ci_low``/``ci_high``), share of correct answers there (of
-    ``n_items``), the mean probability mass per position, and a χ² test of the predictions
-    against uniform.
+def position_prior(results: pd.DataFrame, *, cluster: str = "id") -> pd.DataFrame:
+    """Per model: share of predictions at each position (of ``n_predictions`` valid answers to
+    ``n_stories`` stories, with its 95 % interval ``ci_low``/``ci_high`` clustered by story — the
+    orders of one story are not independent answers: :func:`culturelab.stats.clustered_proportion_ci`),
+    share of correct answers there (of ``n_items``), the mean probability mass per position, and a
+    χ² test of the predictions against uniform.
 
-    >>> t = pd.DataFrame({"model": "m", "pred": [0, 0, 1, -1], "answer": [0, 1, 1, 2], "options": [list("abcd")] * 4})
-    >>> position_prior(t)[["position", "predicted_share", "n_predictions", "answer_share"]].round(2).head(2).to_dict("list")
-    {'position': [1, 2], 'predicted_share': [0.67, 0.33], 'n_predictions': [3, 3], 'answer_share': [0.25, 0.5]}
+    >>> t = pd.DataFrame({"model": "m", "id": ["s1", "s1", "s2", "s2"], "pred": [0, 0, 1, -1],
+    ...                   "answer": [0, 1, 1, 2], "options": [list("abcd")] * 4})
+    >>> position_prior(t)[["position", "predicted_share", "n_predictions", "n_stories"]].round(2).head(2).to_dict("list")
+    {'position': [1, 2], 'predicted_share': [0.67, 0.33], 'n_predictions': [3, 3], 'n_stories': [2, 2]}
     """
     rows = []
     for model, part in results.groupby("model", sort=False):
@@ -115,10 +117,13 @@ def position_prior(results: pd.DataFrame) -> pd.DataFrame:
         gold = np.bincount(part["answer"], minlength=n)
         probs = option_probs(part["scores"]).mean(axis=0) if "scores" in part else np.full(n, np.nan)
         chi = stats.chisquare(pred) if pred.sum() else None
+        valid = part[part["pred"] >= 0]
+        per_story = pd.crosstab(valid[cluster], valid["pred"]).reindex(columns=range(n), fill_value=0)
         for pos in range(n):
-            low, high = proportion_ci(int(pred[pos]), int(pred.sum()))
+            low, high = clustered_proportion_ci(per_story[pos], per_story.sum(axis=1))
             rows.append({"model": model, "position": pos + 1, "predicted_share": pred[pos] / max(pred.sum(), 1),
                          "ci_low": low, "ci_high": high, "n_predictions": int(pred.sum()),
+                         "n_stories": len(per_story),
                          "answer_share": gold[pos] / max(gold.sum(), 1), "n_items": int(gold.sum()),
                          "mean_prob": float(probs[pos]), "chi2_p": float(chi.pvalue) if chi is not None else np.nan})
     return pd.DataFrame(rows)

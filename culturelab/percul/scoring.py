@@ -29,6 +29,7 @@ import pandas as pd
 
 from culturelab.metrics.choice import macro_accuracy
 from culturelab.models.base import LanguageModel
+from culturelab.parsing import lenient_share
 from culturelab.percul.data import CATEGORIES, SPLITS
 from culturelab.percul.parsing import parse_answer
 from culturelab.percul.prompts import LATIN_DIGITS, PERSIAN_DIGITS, answer_cue, language_of
@@ -39,14 +40,11 @@ METHODS = ("generate", "loglikelihood")
 INVALID_POLICIES = ("wrong", "exclude")
 LOGLIK_TARGETS = ("text", "number")
 #: stop generating at the line that closes the JSON object (the parser closes it again); the
-#: paper let models write to their maximum length — set ``stop=None`` for that
+#: paper let models write to their maximum length (:mod:`culturelab.percul.protocol`) — set ``stop=None`` for that
 JSON_STOP = ("\n}",)
-#: the paper's decoding (§4): temperature 0, models "allowed to generate up to their maximum generation
-#: length"; a limit of at least this many new tokens, with no early stop, counts as that
-PAPER_MAX_NEW_TOKENS = 1024
 #: the columns of :func:`summary` (also when there is nothing to summarise)
-SUMMARY_COLUMNS = ["macro", "macro_ci_low", "macro_ci_high", "micro", "invalid_rate", "refusal_rate", "n",
-                   "n_categories"]
+SUMMARY_COLUMNS = ["macro", "macro_ci_low", "macro_ci_high", "micro", "invalid_rate", "refusal_rate",
+                   "lenient_share", "n", "n_categories"]
 
 
 def subset(items: pd.DataFrame, max_instances: int = 0) -> pd.DataFrame:
@@ -66,63 +64,46 @@ def subset(items: pd.DataFrame, max_instances: int = 0) -> pd.DataFrame:
     return order.drop(columns=["_rank", "_cat"]).sort_index().reset_index(drop=True)
 
 
-def protocol_of(method: str, split: str = SPLITS[0], *, prompt_version: str = "v1",
-                max_new_tokens: int = PAPER_MAX_NEW_TOKENS, stop: Sequence[str] | None = None,
-                answer_in_persian: bool = True, invalid_policy: str = "wrong") -> str:
-    """How a run's answers compare with the paper's protocol (§4, Figure 9): ``"same"``, or the
-    steps that differ (``; ``-joined) — the ``protocol`` of :func:`culturelab.reported.compare`.
-
-    The paper's protocol as published: the Figure 9 prompt as printed (``v1``), generation at
-    temperature 0 up to the model's maximum length (no early stop; ≥ :data:`PAPER_MAX_NEW_TOKENS`
-    new tokens), unparseable answers counted wrong. Its ``{CAT}`` words are attested for one
-    category only (ours for the other ten), which no setting can change.
-
-    >>> protocol_of("generate")
-    'same'
-    >>> protocol_of("loglik-text-mean")
-    'option log-likelihood instead of generation'
-    >>> protocol_of("generate", max_new_tokens=40, stop=["\\n}"])
-    'generation stopped early: at most 40 new tokens, stop at the closing JSON brace (the paper: to the maximum length)'
-    """
-    if not (method == "generate" or method.startswith("loglik")):
-        raise ValueError(f"unknown method {method!r}; use generate or loglik-*")
-    steps = []
-    if method != "generate":
-        steps.append("option log-likelihood instead of generation")
-    elif max_new_tokens < PAPER_MAX_NEW_TOKENS or stop:
-        why = [f"at most {max_new_tokens} new tokens"] + (["stop at the closing JSON brace"] if stop else [])
-        steps.append(f"generation stopped early: {', '.join(why)} (the paper: to the maximum length)")
-    if prompt_version != "v1":
-        steps.append(f"prompt {prompt_version} instead of Figure 9 as printed")
-    if method == "generate" and not answer_in_persian:
-        steps.append("without 'Your answer must be in Persian'")
-    if method == "generate" and invalid_policy != "wrong":
-        steps.append("unparseable answers excluded (the paper counts them wrong)")
-    if split != SPLITS[0]:
-        steps.append("English prompt is ours (the paper's prompt for the translated split is not published)")
-    return "; ".join(steps) or "same"
-
-
-def add_protocol(table: pd.DataFrame, split: str = SPLITS[0], **settings: Any) -> pd.DataFrame:
-    """``table`` (one row per ``method``) with each row's :func:`protocol_of` as ``protocol``.
-
-    >>> add_protocol(pd.DataFrame({"method": ["generate"]}), max_new_tokens=2048)["protocol"].tolist()
-    ['same']
-    """
-    return table.assign(protocol=[protocol_of(m, split, **settings) for m in table["method"]])
-
-
 def run_generation(model: LanguageModel, items: pd.DataFrame, *, max_new_tokens: int = 256,
-                   stop: Sequence[str] | None = None, use_option_text: bool = True,
+                   stop: Sequence[str] | None = None, lenient: bool = False,
                    **generate_kwargs: Any) -> pd.DataFrame:
     """The paper's protocol: greedy answers to ``items["prompt"]`` (see
-    :func:`culturelab.percul.prompts.add_prompts`), parsed with the fallback chain. Adds
-    ``raw_output``, ``pred`` (−1 when invalid), ``valid``, ``parse_method``, ``correct``, ``method``."""
+    :func:`culturelab.percul.prompts.add_prompts`), parsed by
+    :func:`culturelab.percul.parsing.parse_answer` (strict; ``lenient`` also scores lenient
+    readings). Adds ``raw_output``, ``pred`` (−1 when not scored), ``valid``, ``parse_method``,
+    ``parse_verdict``, ``parse_answer``, ``correct``, ``method``."""
     def parser(text: str, n: int, options: Sequence[str]):
-        return parse_answer(text, options, n_options=n, use_option_text=use_option_text)
+        return parse_answer(text, options, n_options=n, lenient=lenient)
 
     return mcq.score_generation(model, items, parser=parser, max_new_tokens=max_new_tokens, temperature=0.0,
                                 stop=list(stop or []), **generate_kwargs)
+
+
+def rescore(results: pd.DataFrame, *, lenient: bool = True) -> pd.DataFrame:
+    """The generated answers of ``results`` parsed again — scoring lenient readings too (or not) —
+    without any model call: ``pred``, ``valid``, ``correct`` and the ``parse_*`` columns are recomputed
+    for the ``generate`` rows; other rows are unchanged.
+
+    >>> t = pd.DataFrame({"method": ["generate"], "raw_output": ["۲"], "options": [["a", "b", "c", "d"]],
+    ...                   "answer": [1], "pred": [-1], "valid": [False], "correct": [False]})
+    >>> rescore(t)[["pred", "valid", "correct", "parse_verdict"]].values.tolist()
+    [[1, True, True, 'lenient']]
+    """
+    out = results.copy()
+    generated = (out["method"] == "generate").to_numpy() if "method" in out else np.zeros(len(out), bool)
+    if not generated.any():
+        return out
+    parsed = [parse_answer(t, o, n_options=len(o), lenient=lenient)
+              for t, o in zip(out.loc[generated, "raw_output"], out.loc[generated, "options"])]
+    out.loc[generated, "pred"] = [p.index if p.valid else -1 for p in parsed]
+    out.loc[generated, "valid"] = [p.valid for p in parsed]
+    out.loc[generated, "correct"] = out.loc[generated, "pred"] == out.loc[generated, "answer"]
+    for col, values in (("parse_method", [p.method for p in parsed]), ("parse_verdict", [p.verdict for p in parsed]),
+                        ("parse_answer", [p.answer for p in parsed])):
+        if col not in out:
+            out[col] = None
+        out.loc[generated, col] = pd.Series(values, index=out.index[generated], dtype=object)
+    return out
 
 
 def loglik_context(question: str, split: str, version: str = "v1") -> str:
@@ -214,7 +195,8 @@ def stratified_bootstrap_macro(correct: Sequence[float], categories: Sequence[An
 def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_policy: str = "wrong",
             n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
     """One row per group: ``macro`` (paper's metric) with a stratified bootstrap CI, ``micro``,
-    ``invalid_rate``, ``refusal_rate``, ``n`` and ``n_categories``."""
+    ``invalid_rate``, ``refusal_rate``, ``lenient_share`` (answers read only by lenient rules,
+    :mod:`culturelab.parsing`; NaN for log-likelihood scoring), ``n`` and ``n_categories``."""
     by = list(by)
     rows = []
     for key, part in results.groupby(by, observed=True, sort=False):
@@ -227,6 +209,8 @@ def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_po
                      "micro": float(kept["correct"].mean()) if len(kept) else float("nan"),
                      "invalid_rate": float((~part["valid"].astype(bool)).mean()),
                      "refusal_rate": float((methods == "refusal").mean()) if len(methods) else 0.0,
+                     "lenient_share": lenient_share(part["parse_verdict"]) if "parse_verdict" in part
+                     else float("nan"),
                      "n": len(part), "n_categories": int(part["category"].nunique())})
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])
 
@@ -260,7 +244,7 @@ def family_and_size(spec: str, n_params: int | None = None) -> tuple[str, float 
 
 def evaluate(model: LanguageModel, items: pd.DataFrame, methods: Sequence[str] = METHODS, *,
              max_new_tokens: int = 256, stop: Sequence[str] | None = JSON_STOP, loglik_target: str = "text",
-             loglik_normalise: str = "mean", version: str = "v1", use_option_text: bool = True) -> pd.DataFrame:
+             loglik_normalise: str = "mean", version: str = "v1", lenient: bool = False) -> pd.DataFrame:
     """Run the chosen ``methods`` on ``items`` (with ``prompt``/``question`` columns) and stack the
     per-story results, tagged with ``model`` (the spec) and ``method``."""
     unknown = set(methods) - set(METHODS)
@@ -269,7 +253,7 @@ def evaluate(model: LanguageModel, items: pd.DataFrame, methods: Sequence[str] =
     parts = []
     if "generate" in methods:
         parts.append(run_generation(model, items, max_new_tokens=max_new_tokens, stop=stop,
-                                    use_option_text=use_option_text))
+                                    lenient=lenient))
     if "loglikelihood" in methods:
         parts.append(run_loglikelihood(model, items, target=loglik_target, normalise=loglik_normalise,
                                        version=version))

@@ -14,12 +14,15 @@ then calls :func:`open` to get its data.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from culturelab.data.sources import DATA_SOURCES
 from culturelab.params import Choice, one_of
 from culturelab.percul import distractors, paper, prompts, robustness, scoring
-from culturelab.percul.data import SPLITS, Benchmark, load, load_pair
+from culturelab.percul.data import CATEGORIES, SPLITS, Benchmark, load, load_pair, table1_mismatches
+from culturelab.percul.protocol import locate, release_counts
+from culturelab.percul.scoring import subset
 
 
 def _table5_rows(value: Any) -> str | None:
@@ -58,25 +61,40 @@ def check(topic: str, params: Mapping[str, Any]) -> list[str]:
 
 
 def open(run: Any, split: str | None = None, pair: bool = False) -> Benchmark | tuple[Benchmark, Benchmark]:
-    """The notebook's data, with ``sample``/``released`` stamped on ``run``: one split (``split``,
-    else the ``split`` parameter, else ``original_persian``) or both (``pair=True``, paired by
-    story ID), from the ``data_source`` and ``data_dir`` parameters (see
-    :func:`culturelab.percul.data.load`).
+    """The notebook's data, restricted to the stories it asks and stamped on ``run``: one split
+    (``split``, else the ``split`` parameter, else ``original_persian``) or both (``pair=True``,
+    the same stories in each, paired by story ID), from the ``data_source`` and ``data_dir``
+    parameters (:func:`culturelab.percul.data.load`), cut to ``max_instances`` stories
+    (:func:`culturelab.percul.scoring.subset`, round-robin over the categories; 0 = all).
+
+    The run is stamped with ``sample``/``released``, the stories used and, for a release, how
+    many of its 11 categories hold Table 1's count (:func:`culturelab.percul.protocol.release_counts`:
+    a release cut down by ``max_instances`` reads "N of 592 stories", never the paper's data),
+    and where the data came from; the Table 1 check of a release is printed.
 
     >>> class Run:
-    ...     params = {"data_source": "sample", "data_dir": ""}
-    ...     def set_data_source(self, source): self.stamp = source
+    ...     notebook = "percul/01_benchmark"
+    ...     params = {"data_source": "sample", "data_dir": "", "max_instances": 3}
+    ...     def set_data_source(self, source, counts, note): self.stamp = (source, counts["stories"])
     >>> run = Run()
     >>> bench = open(run, split="gpt_english_translation")
-    >>> bench.split, run.stamp
-    ('gpt_english_translation', 'sample')
+    >>> bench.split, len(bench.items), run.stamp
+    ('gpt_english_translation', 3, ('sample', 3))
     """
     params = run.params
     where = {"data_source": params.get("data_source", "auto"), "data_dir": params.get("data_dir", "")}
-    if pair:
-        fa, en = load_pair(**where)
-        run.set_data_source(fa.source)
-        return fa, en
-    bench = load(split or params.get("split", SPLITS[0]), **where)
-    run.set_data_source(bench.source)
-    return bench
+    located = locate(run.notebook.rpartition("/")[2], params)
+    benches = load_pair(**where) if pair else (load(split or params.get("split", SPLITS[0]), **where),)
+    first = benches[0]
+    matching = len(CATEGORIES)
+    if first.source == "released":
+        mismatches = table1_mismatches(first.items)
+        matching -= len(mismatches)
+        print(f"Table 1 check of {first.location}: {len(first.items)} stories; "
+              + (f"{matching} of {len(CATEGORIES)} categories hold Table 1's count; differ (ours, Table 1): "
+                 f"{mismatches}" if mismatches else f"every category holds Table 1's count ({len(CATEGORIES)})"))
+    chosen = subset(first.items, params.get("max_instances", 0))["id"]
+    benches = tuple(replace(b, items=b.items.set_index("id", drop=False).loc[chosen].reset_index(drop=True))
+                    for b in benches)
+    run.set_data_source(first.source, counts=release_counts(len(chosen), matching), note=located.note)
+    return benches if pair else benches[0]

@@ -8,30 +8,94 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.legend import Legend
 
-from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, mark_chance, note_small_n, too_few
+from culturelab.plots.audit import claim, mark_reported
+from culturelab.plots.honest import MIN_N, SMALL_N, fade, mark_chance, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 _HATCHES = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
 
 
+def place_legend(ax: plt.Axes, **kwargs: Any) -> Legend:
+    """The legend of ``ax`` (frameless, ``kwargs`` passed on) in the first corner of the axes where
+    it fits (no wider than the axes, at most half their height) and covers no plotted data and no
+    text of the figure (the audit's geometry,
+    :mod:`culturelab.plots.audit`), else outside, right of the axes, in one column. Call it after the
+    axes' limits are final.
+
+    >>> fig, ax = plt.subplots(); _ = ax.bar([0, 1, 2], [1, 1, 0.2], label="score")
+    >>> place_legend(ax).get_bbox_to_anchor().bounds == ax.bbox.bounds  # top left and right are bars
+    True
+    >>> _ = ax.bar([3, 4, 5], [1, 1, 1]); place_legend(ax)._loc  # no free corner: outside, right
+    2
+    >>> plt.close(fig)
+    """
+    from culturelab.plots import audit
+
+    fig = ax.figure
+    kwargs.setdefault("frameon", False)
+    renderer = audit.renderer_of(fig)
+    frame = ax.get_window_extent(renderer)
+    for loc in ("upper right", "upper left", "lower right", "lower left", "upper center"):
+        legend = ax.legend(loc=loc, **kwargs)
+        extent = legend.get_window_extent(renderer)
+        if extent.width > frame.width or extent.height > frame.height / 2:  # a corner of the axes only
+            continue
+        texts = [t["corners"] for t in audit.texts_of(fig, renderer) if t["artist"] is not legend]
+        if not audit.legend_hits(legend, fig, renderer) and not any(
+                audit.overlap(audit.box_corners(extent), t) for t in texts):
+            return legend
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), **{**kwargs, "ncols": 1})
+
+
+def fit_ticklabels(ax: plt.Axes) -> None:
+    """Slant the x tick labels of ``ax`` further (30°, then 90°) while two of them collide.
+
+    >>> fig, ax = plt.subplots(figsize=(2, 2)); _ = ax.bar(["a long label", "another long one", "a third"], [1, 2, 3])
+    >>> fit_ticklabels(ax); ax.get_xticklabels()[0].get_rotation()
+    30.0
+    >>> plt.close(fig)
+    """
+    from culturelab.plots import audit
+
+    for angle in (30, 90):
+        renderer = audit.renderer_of(ax.figure)
+        labels = audit.visible_ticklabels(ax, "x")
+        boxes = [c for c in (audit.text_corners(t, renderer) for t in labels) if c is not None]
+        if not any(audit.overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
+            return
+        if labels and labels[0].get_rotation() >= angle:
+            continue
+        for label in ax.get_xticklabels():
+            label.set(rotation=angle, ha="right" if angle < 90 else "center", rotation_mode="anchor"
+                      if angle < 90 else "default")
+
+
 def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | None = None,
                  err_high: str | None = None, ax: plt.Axes | None = None, title: str | None = None,
                  ylabel: str | None = None, rotate: int = 0, n: str | None = None, chance: float | None = None,
-                 min_n: int = MIN_N) -> plt.Figure:
+                 min_n: int = MIN_N, legend: bool = True, ylim: tuple[float, float] | None = None,
+                 reported: Sequence[str] = ()) -> plt.Figure:
     """Bars of ``y`` per ``x``, one bar per ``hue`` level (hatched for greyscale), optional CI whiskers.
 
-    For model scores: ``n`` names the column of item counts (written under each bar; bars with
-    fewer than ``min_n`` items are greyed out) and ``chance`` draws the chance level.
+    For model scores: ``n`` names the column of item counts (written at the foot of each bar, on a
+    white label that reads on any bar; bars with fewer than ``min_n`` items are faded, in their own
+    colour) and ``chance`` draws the chance level. ``reported``: ``hue`` levels that are the paper's
+    numbers (no n of ours: :func:`culturelab.plots.mark_reported`). ``ylim`` is set before the legend
+    goes where it covers no bar (:func:`place_legend`; ``legend=False``: none); x labels that would
+    collide are slanted.
 
     >>> t = pd.DataFrame({"country": ["TR", "IR"], "lang": ["en", "en"], "acc": [0.6, 0.4], "n": [40, 3]})
     >>> ax = grouped_bars(t, "country", "acc", "lang", n="n", chance=0.25).axes[0]
-    >>> from matplotlib.colors import to_hex
-    >>> [to_hex(p.get_facecolor()) for p in ax.patches], ax.texts[1].get_text()
-    (['#000000', '#d9d9d9'], 'n=3')
+    >>> [round(p.get_facecolor()[3], 2) for p in ax.patches], ax.texts[1].get_text()
+    ([0.85, 0.3], 'n=3')
     >>> plt.close("all")
 
     >>> t = pd.DataFrame({"country": ["TR", "TR", "IR", "IR"], "lang": ["en", "native"] * 2,
@@ -45,7 +109,7 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
     xs = list(dict.fromkeys(df[x].astype(str)))
     hues = list(dict.fromkeys(df[hue].astype(str)))
     if ax is None:
-        fig, ax = plt.subplots(figsize=(max(4.0, 0.5 * len(xs) * len(hues) + 1.5), 3.0))
+        fig, ax = plt.subplots(figsize=(min(11.0, max(4.0, 0.5 * len(xs) * len(hues) + 1.5)), 3.0))
     else:
         fig = ax.figure
     width = 0.8 / len(hues)
@@ -64,25 +128,33 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
         bars = ax.bar(xpos, vals, width, color=colour, alpha=0.85,
                       hatch=_HATCHES[i % len(_HATCHES)], edgecolor="white", linewidth=0.5, label=h, yerr=yerr,
                       error_kw={"elinewidth": 0.8, "capsize": 2})
-        for bar, grey in zip(bars, small):
-            if grey:
-                bar.set_facecolor(SMALL_N_COLOUR)
-                bar.set_alpha(1.0)
+        for bar, faint, count in zip(bars, small, counts if n else small):
+            if faint and (not n or not np.isnan(count)):
+                bar.set(alpha=None, facecolor=fade(colour), edgecolor=colour, gid=SMALL_N)
+        if h in reported:
+            mark_reported(bars)
         if n:
             for xp, count in zip(xpos, counts):
                 if not np.isnan(count):
                     ax.annotate(f"n={int(count)}", (xp, 0), xytext=(0, 2), textcoords="offset points",
-                                ha="center", va="bottom", fontsize=5, rotation=90, color="#333333")
-        if small.any():
-            note_small_n(fig, min_n, what="bars")
+                                ha="center", va="bottom", fontsize=5.5, rotation=90, color="#222222", zorder=4,
+                                bbox={"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none",
+                                      "alpha": 0.9})
+        if (small & ~np.isnan(counts)).any() if n else False:
+            note_small_n(fig, min_n)
     if chance is not None:
         mark_chance(ax, chance)
+        claim(fig, chance=chance)
     ax.set_xticks(base)
     ax.set_xticklabels(xs, rotation=rotate, ha="right" if rotate else "center")
     ax.set_ylabel(ylabel or y)
-    ax.legend(frameon=False, ncols=min(len(hues) + (chance is not None), 4))
     if title:
         ax.set_title(title)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    fit_ticklabels(ax)
+    if legend:
+        place_legend(ax, ncols=min(len(hues) + (chance is not None), 4))
     return fig
 
 

@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, mark_chance, note_small_n, too_few
+from culturelab.plots.audit import claim
+from culturelab.plots.bars import place_legend
+from culturelab.plots.honest import MIN_N, SMALL_N, mark_chance, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 from culturelab.stats import summarise
 
@@ -23,15 +25,16 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
                  title: str | None = None, ylabel: str | None = None, seed: int = 0,
                  baseline: pd.DataFrame | None = None, chance: float | None = None, min_n: int = MIN_N,
                  show_n: bool = True, hue_order: Sequence | None = None) -> plt.Figure:
-    """Mean of ``y`` per ``x`` (and ``hue``) with 95 % bootstrap bands.
+    """Mean of ``y`` per ``x`` (and ``hue``) with 95 % bands (:func:`culturelab.stats.summarise`:
+    Wilson for 0/1 values, else bootstrap).
 
     ``hue_order`` fixes each hue level's colour and marker by its position, also when some level
     has no rows (several panels then draw a level alike).
 
     ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
     random-permutation expectation at each step count; ``chance`` a constant one. Each point
-    is labelled with its n (``show_n``); points resting on fewer than ``min_n`` items are hollow
-    and grey.
+    is labelled with its n (``show_n``: a row per series, in its colour, along the bottom of the axes); points resting on fewer than ``min_n`` items are hollow
+    (in their series' colour). The legend goes where it covers no data (:func:`place_legend`).
 
     >>> t = pd.DataFrame({"steps": [3] * 12 + [4] * 2, "acc": [1, 0] * 7})
     >>> ax = metric_curve(t, "steps", "acc", chance=0.5).axes[0]
@@ -63,26 +66,25 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
                 label=str(g) if hue else y)
         ax.fill_between(part[x], part["ci_low"], part["ci_high"], color=colour, alpha=0.12, linewidth=0)
         small = too_few(part["n"], min_n)
-        ax.scatter(part[x][small], part["mean"][small], s=22, facecolors="white", edgecolors=SMALL_N_COLOUR,
-                   linewidths=1.2, zorder=4)
+        ax.scatter(part[x][small], part["mean"][small], s=22, facecolors="white", edgecolors=colour,
+                   linewidths=1.2, zorder=4, gid=SMALL_N)
         if small.any():
             note_small_n(fig, min_n, what="hollow points")
         if show_n:
-            for xv, yv, count in zip(part[x], part["mean"], part["n"]):
-                # each curve's labels a line lower than the previous curve's: close points keep readable labels
-                ax.annotate(f"n={count}", (xv, yv), xytext=(0, -9 - 6 * i), textcoords="offset points", ha="center",
-                            fontsize=5, color="#555555")
+            for xv, count in zip(part[x], part["n"]):  # one row per series along the bottom of the axes
+                ax.annotate(f"n={count}", (xv, 0), xycoords=ax.get_xaxis_transform(), xytext=(0, 2 + 7 * i),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=5, color=colour)
     if baseline is not None:
-        b = baseline.sort_values(x)
-        ax.plot(b[x], b[y], color="#777777", linestyle=":", linewidth=1.2, label="random")
+        _baseline_line(ax, baseline, x, y)
     if chance is not None:
         mark_chance(ax, chance)
+        claim(fig, chance=chance)
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel or y)
     if title:
         ax.set_title(title)
     if hue or baseline is not None or chance is not None:
-        ax.legend(frameon=False)
+        place_legend(ax)
     return fig
 
 
@@ -115,8 +117,10 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
     panels = [*metrics.items(), ("_valid", "valid answers (share)")]
     for ax, (metric, label) in zip(axes[0], panels):
         part = data if metric == "_valid" else answered
-        if part.empty:
+        if part.empty:  # the random line stays: it shows where chance lies, and the panel is not empty
             ax.text(0.5, 0.5, "no valid answers", ha="center", va="center", transform=ax.transAxes, fontsize=7)
+            if baseline is not None and metric != "_valid":
+                _baseline_line(ax, baseline, x, metric)
         else:
             metric_curve(part, x, metric, hue=hue, hue_order=named, ax=ax, ylabel=label, seed=seed,
                          baseline=None if metric == "_valid" else baseline, show_n=metric != "_valid")
@@ -144,6 +148,12 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
                ncols=min(len(shown), 4), frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.84))
     return fig
+
+
+def _baseline_line(ax: plt.Axes, baseline: pd.DataFrame, x: str, y: str) -> None:
+    """The reference (e.g. the random-order expectation per ``x``) as a dotted grey line labelled "random"."""
+    b = baseline.sort_values(x)
+    ax.plot(b[x], b[y], color="#777777", linestyle=":", linewidth=1.2, label="random")
 
 
 def _percent(share: float) -> str:

@@ -15,8 +15,10 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
-from culturelab.plots.honest import MIN_N, SMALL_N_COLOUR, note_small_n, too_few
+from culturelab.plots.audit import claim
+from culturelab.plots.honest import MIN_N, SMALL_N, footnote, note_small_n, too_few
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 
@@ -40,14 +42,15 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
           title: str | None = None, rmax: float | None = None, ax: plt.Axes | None = None,
           fill_alpha: float = 0.06, missing: str = "zero", rlabel: str | None = None, n: str | None = None,
           ci_low: str | None = None, ci_high: str | None = None, chance: float | Mapping[str, float] | None = None,
-          chance_note: str | None = None, min_n: int = MIN_N) -> plt.Figure:
+          chance_note: str | None = None, min_n: int = MIN_N, max_bands: int = 3) -> plt.Figure:
     """Draw ``value`` per ``category`` (angles) with one closed polygon per ``series``.
 
     ``categories`` fixes the order of the spokes; categories missing for a series are drawn at 0
     (``missing="zero"``) or left as gaps in the outline, unfilled (``missing="gap"``).
     ``rlabel`` names the metric on the radial axis. For model scores (one row per series ×
-    category): ``ci_low``/``ci_high`` columns draw a 95 % band, ``n`` the item counts (points
-    resting on fewer than ``min_n`` items are drawn hollow and grey, and the spoke label shows
+    category): ``ci_low``/``ci_high`` columns draw a 95 % band (for at most ``max_bands`` series:
+    more bands hide each other, and a caption says so), ``n`` the item counts (points resting on
+    fewer than ``min_n`` items are drawn hollow, in their series' colour, and the spoke label shows
     the smallest n), ``chance`` a dashed ring at the metric's chance level (:func:`chance_ring`).
     Where the series are different metrics, ``chance`` maps a series to its own level (a dashed
     ring in the series' colour). Where a metric has no chance level (ROUGE, an aggregate of such
@@ -87,19 +90,22 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
         rows = df[df[series].astype(str) == name].groupby(df[category].astype(str))
         ax.plot(closed_a, closed_v, color=colour, linestyle=LINESTYLES[i % len(LINESTYLES)],
                 marker=MARKERS[i % len(MARKERS)], markersize=3.5, linewidth=1.3, label=name)
-        if ci_low and ci_high:
+        if ci_low and ci_high and len(colours) <= max_bands:
             lo = rows[ci_low].mean().reindex(cats).to_numpy(dtype=float)
             hi = rows[ci_high].mean().reindex(cats).to_numpy(dtype=float)
             ax.fill_between(closed_a, np.append(lo, lo[0]), np.append(hi, hi[0]), color=colour, alpha=0.15,
                             linewidth=0)
-        elif not np.isnan(vals).any():
+        elif not np.isnan(vals).any() and len(colours) <= max_bands:
             ax.fill(closed_a, closed_v, color=colour, alpha=fill_alpha)
         if n:
             small = too_few(rows[n].sum().reindex(cats).to_numpy(dtype=float), min_n)
-            ax.scatter(angles[small], vals[small], s=22, facecolors="white", edgecolors=SMALL_N_COLOUR,
-                       linewidths=1.2, zorder=4)
+            ax.scatter(angles[small], vals[small], s=22, facecolors="white", edgecolors=colour,
+                       linewidths=1.2, zorder=4, gid=SMALL_N)
             if small.any():
                 note_small_n(fig, min_n, what="hollow points")
+    if ci_low and ci_high and len(colours) > max_bands:
+        footnote(fig, f"no 95 % bands: {len(colours)} series' bands would hide each other (the intervals are in "
+                      "the table)")
     levels: dict[str, float] = {}
     if isinstance(chance, Mapping):  # one ring per series, in its colour
         levels = {k: float(v) for k, v in chance.items() if k in colours}
@@ -108,9 +114,9 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     elif chance is not None:
         chance_ring(ax, float(chance))
         levels = dict.fromkeys(names, float(chance))
+    claim(fig, chance=levels, no_chance=chance_note if any(name not in levels for name in names) else None)
     if chance_note and any(name not in levels for name in names):
-        # one line below the corner notes (small-n legend, the run's sample stamp), never over them
-        fig.text(0.01, -0.035, f"no chance ring: {chance_note}", fontsize=6, color="#666666", ha="left", va="top")
+        footnote(fig, f"no chance ring: {chance_note}")
     labels = cats
     if n:
         least = df.groupby(df[category].astype(str))[n].min()
@@ -124,6 +130,7 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     peak = float(np.nanmax(df[[value, ci_high]].to_numpy(dtype=float))) if ci_high else float(np.nanmax(df[value]))
     top = rmax if rmax is not None else max(peak * 1.05, max(levels.values(), default=0.0) * 1.1, 1e-9)
     ax.set_ylim(0, top)
+    ax.yaxis.set_major_locator(MaxNLocator(4))  # few rings: their labels stay apart near the centre
     ax.tick_params(axis="y", labelsize=6.5)
     ax.grid(True, alpha=0.4)
     ax.spines["polar"].set_alpha(0.4)

@@ -6,7 +6,10 @@
 * Palette: colour-blind-safe and ordered by lightness so it stays readable in greyscale;
   markers and line styles double-encode series.
 * ``save(fig, path)`` writes a vector PDF and a 200-dpi PNG for matplotlib figures, and a
-  self-contained HTML file for plotly figures.
+  self-contained HTML file for plotly figures. It refuses a figure with an empty panel, stacks the
+  captions (:func:`culturelab.plots.honest.footnote`) below everything drawn and a title stamp
+  (:func:`stamp_title`) above it, and with ``audit_to`` writes the figure's audit record there
+  (:mod:`culturelab.plots.audit`).
 
 >>> apply_style()["pdf.fonttype"]
 42
@@ -15,6 +18,7 @@
 from __future__ import annotations
 
 import importlib.metadata as md
+import json
 from pathlib import Path
 from typing import Any
 
@@ -84,22 +88,97 @@ def apply_style() -> dict[str, Any]:
     return params
 
 
-def save(fig: Any, path: str | Path, *, dpi: int = 200) -> list[Path]:
+class EmptyFigureError(ValueError):
+    """A figure with a panel in which nothing is plotted: it is not saved."""
+
+
+#: gid of a suptitle that carries a stamp (:func:`stamp_title`): placed above everything drawn
+STAMPED = "culturelab:stamped-title"
+
+
+def stamp_title(fig: Any, stamp: str) -> None:
+    """Put ``stamp`` (e.g. "sample data (not the paper's data)") in the figure's title: a line of
+    its suptitle, or the suptitle itself when there is none; :func:`save` places it above
+    everything else drawn.
+
+    >>> fig = plt.figure(); _ = fig.suptitle("Fig. 3"); stamp_title(fig, "sample data"); fig.get_suptitle()
+    'Fig. 3\\nsample data'
+    >>> plt.close(fig)
+    """
+    old = fig.get_suptitle()
+    if stamp in old or (stamp.startswith("sample data") and "sample data" in old.lower()):
+        return
+    title = fig.suptitle(f"{old}\n{stamp}" if old else stamp, **({} if old else {"fontsize": 9}))
+    title.set_gid(STAMPED)
+
+
+def place_margins(fig: Any) -> None:
+    """Stack the captions of ``fig`` (:func:`culturelab.plots.honest.footnote`) below, and a stamped
+    suptitle (:func:`stamp_title`) above, the tight bounding box of everything else drawn.
+
+    >>> from culturelab.plots.honest import footnote
+    >>> fig, ax = plt.subplots(figsize=(3, 2)); _ = ax.plot([1, 2]); notes = [footnote(fig, "a"), footnote(fig, "b")]
+    >>> place_margins(fig); bool(notes[0].get_position()[1] > notes[1].get_position()[1])
+    True
+    >>> plt.close(fig)
+    """
+    from culturelab.plots.honest import FOOTNOTE
+
+    notes = [t for t in fig.texts if t.get_gid() == FOOTNOTE]
+    title = getattr(fig, "_suptitle", None)
+    title = title if title is not None and title.get_gid() == STAMPED else None
+    if not notes and title is None:
+        return
+    for text in [*notes, *([title] if title is not None else [])]:
+        text.set_visible(False)
+    fig.canvas.draw()
+    box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+    width, height = fig.get_size_inches()
+    if title is not None:
+        title.set(visible=True, y=(box.y1 + 0.06) / height, va="bottom")
+    y = box.y0 - 0.04
+    for note in notes:
+        note.set(visible=True, x=box.x0 / width, y=y / height, ha="left", va="top")
+        y -= (note.get_text().count("\n") + 1) * note.get_fontsize() * 1.3 / 72
+
+
+def save(fig: Any, path: str | Path, *, dpi: int = 200, audit_to: str | Path | None = None) -> list[Path]:
     """Write ``fig`` next to ``path`` (suffix ignored): ``.pdf`` + ``.png`` for matplotlib,
     ``.html`` (self-contained, opens offline) for plotly. Returns the written files.
 
+    A matplotlib figure with a panel in which nothing is plotted raises :class:`EmptyFigureError`
+    (naming the figure and the panel) and writes nothing. ``audit_to``: a JSON file for the
+    figure's audit record (:func:`culturelab.plots.audit.record`).
+
     >>> import tempfile
-    >>> fig, ax = plt.subplots(figsize=(1, 1))
+    >>> fig, ax = plt.subplots(figsize=(1, 1)); _ = ax.plot([1, 2])
     >>> [p.suffix for p in save(fig, Path(tempfile.mkdtemp()) / "demo.svg", dpi=50)]
     ['.pdf', '.png']
     >>> plt.close(fig)
+    >>> fig, ax = plt.subplots(); _ = ax.set_title("size vs score")
+    >>> save(fig, Path(tempfile.mkdtemp()) / "fig8_size_ours")
+    Traceback (most recent call last):
+    culturelab.plots.style.EmptyFigureError: fig8_size_ours: nothing is plotted in axes 0 ('size vs score'); not saved
+    >>> plt.close(fig)
     """
     base = Path(path).with_suffix("")
-    base.parent.mkdir(parents=True, exist_ok=True)
     if hasattr(fig, "write_html"):  # plotly
+        base.parent.mkdir(parents=True, exist_ok=True)
         out = base.with_suffix(".html")
         fig.write_html(out, include_plotlyjs=True, full_html=True)
         return [out]
+    from culturelab.plots import audit
+
+    empty = audit.empty_panels(fig)
+    if empty:
+        raise EmptyFigureError(f"{base.name}: nothing is plotted in {', '.join(empty)}; not saved")
+    place_margins(fig)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    if audit_to is not None:
+        target = Path(audit_to)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps({"figure": base.name, **audit.record(fig)}, indent=1, ensure_ascii=False,
+                                     default=float), encoding="utf-8")
     written = []
     for suffix in (".pdf", ".png"):
         out = base.with_suffix(suffix)

@@ -6,7 +6,7 @@ keep their own task code; these functions only rename and pick columns.
 
 >>> frame = pd.DataFrame({"procedure_id": ["CN-05"], "row": [3], "country": ["China"], "category": ["Food"],
 ...                       "language": ["zh"], "qtype": ["SA"], "method": ["loglik"], "valid": [True],
-...                       "correct": [True]})
+...                       "correct": [True], "data": ["sample data"], "protocol": ["same"]})
 >>> adapt("captex/03_mcq", frame, model="bundled:x")[["benchmark", "task", "instance", "score", "chance"]].to_dict("records")
 [{'benchmark': 'captex', 'task': 'mcq SA (loglik)', 'instance': 'CN-05/3', 'score': 1.0, 'chance': 0.25}]
 """
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 TIDY = ["model", "benchmark", "task", "instance", "language", "culture", "category", "score", "binary",
-        "chance", "valid", "data_source"]
+        "chance", "valid", "data_source", "data", "protocol"]
 
 
 def _col(frame: pd.DataFrame, name: str, default: object = None) -> pd.Series:
@@ -55,13 +55,22 @@ def _n_options(value: object, default: int = 4) -> int:
 def _frame(model: str, benchmark: str, task: pd.Series | str, instance: pd.Series, score: pd.Series,
            chance: pd.Series | float, valid: pd.Series, *, binary: bool, language: pd.Series | str | None = None,
            culture: pd.Series | str | None = None, category: pd.Series | str | None = None,
-           data_source: pd.Series | str | None = None) -> pd.DataFrame:
+           labels: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The tidy rows; ``labels`` is the results frame whose ``data_source`` and the ``data`` and
+    ``protocol`` labels of the run's comparison with its paper (:func:`culturelab.protocol.compare`)
+    each row carries (aligned on the index)."""
     out = pd.DataFrame({"model": model, "benchmark": benchmark, "task": task, "instance": instance.astype(str),
                         "language": language, "culture": culture, "category": category,
                         "score": pd.to_numeric(score, errors="coerce").astype(float), "binary": binary,
-                        "chance": chance, "valid": valid.astype(bool), "data_source": data_source},
+                        "chance": chance, "valid": valid.astype(bool)},
                        index=instance.index)
+    for name in ("data_source", "data", "protocol"):
+        if labels is not None and name != "data_source" and name not in labels.columns:
+            raise KeyError(f"{benchmark}: results without the {name!r} label of the run's comparison with its "
+                           f"paper (columns: {list(labels.columns)}); re-run the notebook")
+        out[name] = None if labels is None else _col(labels, name).reindex(out.index)
     return out[TIDY].reset_index(drop=True)
+
 
 
 def captex_mcq(frame: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -72,7 +81,7 @@ def captex_mcq(frame: pd.DataFrame, model: str) -> pd.DataFrame:
                   frame["procedure_id"].astype(str) + "/" + frame["row"].astype(str),
                   _bool(frame["correct"]).astype(float), chance, _bool(_col(frame, "valid", True)), binary=True,
                   language=_col(frame, "language"), culture=_col(frame, "country"),
-                  category=_col(frame, "category"), data_source=_col(frame, "data_source"))
+                  category=_col(frame, "category"), labels=frame)
 
 
 def captex_reorder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -80,27 +89,31 @@ def captex_reorder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
     constrained to valid orders (a protocol deviation) are a task of their own.
 
     >>> t = pd.DataFrame({"procedure_id": ["CN-01"] * 2, "language": ["en"] * 2, "rho": [0.0, 0.4],
-    ...                   "decoding": ["free", "constrained"]})
-    >>> captex_reorder(t, "m")["task"].tolist()
-    ['reorder ρ', 'reorder ρ (constrained decoding)']
+    ...                   "decoding": ["free", "constrained"], "data": "same",
+    ...                   "protocol": ["same", "answers constrained to valid orders (the paper: free generation)"]})
+    >>> captex_reorder(t, "m")[["task", "protocol"]].values.tolist()[1]
+    ['reorder ρ (constrained decoding)', 'answers constrained to valid orders (the paper: free generation)']
     """
     _require(frame, "captex/02_reordering", ["procedure_id", "language", "rho"])
     task = "reorder ρ" + _col(frame, "decoding", "free").map(lambda d: "" if d == "free" else f" ({d} decoding)")
     return _frame(model, "captex", task, frame["procedure_id"].astype(str) + "/" + frame["language"].astype(str),
                   frame["rho"], 0.0, _bool(_col(frame, "valid", True)), binary=False,
                   language=frame["language"], culture=_col(frame, "country"), category=_col(frame, "category"),
-                  data_source=_col(frame, "data_source"))
+                  labels=frame)
 
 
 def fmlama_probing(frame: pd.DataFrame, model: str) -> pd.DataFrame:
-    """FmLAMA cloze probing (``fmlama/02_probing``): P@1 per dish, chance 1/#candidates."""
+    """FmLAMA cloze probing (``fmlama/02_probing``): P@1 per dish; chance is the share of the
+    candidates that are the dish's gold ingredients (``n_gold / n_candidates``: the top of a random
+    ranking is gold that often), ``1 / n_candidates`` where the results have no ``n_gold``."""
     _require(frame, "fmlama/02_probing", ["dish", "lang", "p1", "template"])
     n = pd.to_numeric(_col(frame, "n_candidates", np.nan), errors="coerce")
+    gold = pd.to_numeric(_col(frame, "n_gold", 1), errors="coerce")
     return _frame(model, "fmlama", "probing P@1 (template " + frame["template"].astype(str) + ")",
                   frame["dish"].astype(str) + "/" + frame["lang"].astype(str), frame["p1"],
-                  (1 / n).where(n > 0), pd.Series(True, index=frame.index), binary=True,
+                  (gold / n).where(n > 0), pd.Series(True, index=frame.index), binary=True,
                   language=frame["lang"], culture=_col(frame, "group"), category=None,
-                  data_source=_col(frame, "data_source"))
+                  labels=frame)
 
 
 def turkish_plu_mc(frame: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -110,7 +123,7 @@ def turkish_plu_mc(frame: pd.DataFrame, model: str) -> pd.DataFrame:
     return _frame(model, "turkish_plu", frame["task"].astype(str) + " (" + frame["method"].astype(str) + ")",
                   frame["id"].astype(str), _bool(frame["correct"]).astype(float), chance,
                   _bool(_col(frame, "valid", True)), binary=True, language="tr", culture="Turkey",
-                  category=_col(frame, "category"), data_source=_col(frame, "data_source"))
+                  category=_col(frame, "category"), labels=frame)
 
 
 def percul_stories(frame: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -120,7 +133,7 @@ def percul_stories(frame: pd.DataFrame, model: str) -> pd.DataFrame:
     return _frame(model, "percul", "stories (" + frame["method"].astype(str) + ")", frame["id"].astype(str),
                   _bool(frame["correct"]).astype(float), chance, _bool(_col(frame, "valid", True)), binary=True,
                   language="fa", culture="Iran", category=_col(frame, "category"),
-                  data_source=_col(frame, "data_source"))
+                  labels=frame)
 
 
 def fmlama_decoder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -132,7 +145,7 @@ def fmlama_decoder(frame: pd.DataFrame, model: str) -> pd.DataFrame:
     return _frame(model, "fmlama", task, frame["qid"].astype(str) + "/" + frame["setting"].astype(str),
                   _bool(frame["correct"]).astype(float), np.nan, _bool(frame["valid"]), binary=True,
                   language=frame["lang"], culture=_col(frame, "group"), category=None,
-                  data_source=_col(frame, "data_source"))
+                  labels=frame)
 
 
 #: CulturalRecipes per-output metric column → profile task (scores ×100 in the notebook, 0–1 here)
@@ -162,7 +175,7 @@ def cultural_recipes_adaptation(frame: pd.DataFrame, model: str) -> pd.DataFrame
                             part["recipe_id"].astype(str) + "/" + part["direction"].astype(str),
                             pd.to_numeric(part[column]) / 100, np.nan, _bool(part["valid"]), binary=False,
                             language=part["direction"], culture=part["direction"].map(lambda d: LANGS[d][1]),
-                            category=None, data_source=_col(part, "data_source")))
+                            category=None, labels=part))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=TIDY)
 
 

@@ -27,8 +27,9 @@ def scores(tidy: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0, n_resam
     out = stats.summarise(tidy, "score", keys, seed=seed, n_resamples=n_resamples)
     aggs = {"chance": ("chance", lambda c: float(pd.to_numeric(c, errors="coerce").mean())),
             "invalid_rate": ("valid", lambda v: float(1 - v.astype(bool).mean()))}
-    if "data_source" in tidy.columns:
-        aggs["data_source"] = ("data_source", "first")
+    for name in ("data_source", "data", "protocol"):  # the labels of the runs' comparisons with their papers
+        if name in tidy.columns:
+            aggs[name] = (name, lambda v: "; ".join(dict.fromkeys(str(x) for x in v.dropna())) or None)
     extra = tidy.groupby(keys, sort=True, observed=True, dropna=False).agg(**aggs).reset_index()
     return out.merge(extra, on=keys, how="left")
 
@@ -116,24 +117,21 @@ def compare_models(tidy: pd.DataFrame, *, alpha: float = 0.05, seed: int = 0) ->
     return out
 
 
-#: benchmark task prefix → (paper, table, filter on the table, scale to a 0–1 score, protocol note)
-REFERENCES: dict[tuple[str, str], tuple[str, str, dict[str, str], float, str]] = {
-    ("captex", "reorder ρ"): ("captex", "table4", {"metric": "rho"}, 1.0,
-                              "paper: instruction-tuned 8–14B models, zero-shot generation"),
-    ("percul", "stories"): ("percul", "table5", {"category": "Macro Avg.", "split": "original_persian"}, 1.0,
-                            "paper: generation with JSON answers; ours: the method in brackets"),
-    **{("turkish_plu", t): ("turkish_plu", "table6", {"task": t}, 0.01,
-                            "paper: fine-tuned or MC-head encoders (ZS/FT); ours: prompted LM")
-       for t in ("gi", "si", "nep", "so")},
+#: benchmark task prefix → (paper, table, filter on the table, scale to a 0–1 score)
+REFERENCES: dict[tuple[str, str], tuple[str, str, dict[str, str], float]] = {
+    ("captex", "reorder ρ"): ("captex", "table4", {"metric": "rho"}, 1.0),
+    ("percul", "stories"): ("percul", "table5", {"category": "Macro Avg.", "split": "original_persian"}, 1.0),
+    **{("turkish_plu", t): ("turkish_plu", "table6", {"task": t}, 0.01) for t in ("gi", "si", "nep", "so")},
 }
 
 
 def nearest_reported(score_table: pd.DataFrame) -> pd.DataFrame:
     """For each of our benchmark × task scores with a paper counterpart, the paper models just below
-    and just above it, with the data and protocol comparability spelled out.
+    and just above it, with the ``data`` and ``protocol`` labels of the comparison of our runs with
+    the paper (:func:`culturelab.protocol.compare`, carried by every results row).
 
     >>> ours = pd.DataFrame({"model": ["m"], "benchmark": ["captex"], "task": ["reorder ρ"], "mean": [0.35],
-    ...                      "data_source": ["sample"]})
+    ...                      "data": ["sample data (ours, not the paper's)"], "protocol": ["same"]})
     >>> r = nearest_reported(ours).iloc[0]
     >>> r["below"], r["above"], r["data"]
     ('Mistral-Nemo-Base-2407 (0.33)', 'Bloomz-560m (0.37)', "sample data (ours, not the paper's)")
@@ -144,7 +142,7 @@ def nearest_reported(score_table: pd.DataFrame) -> pd.DataFrame:
         ref = REFERENCES.get((rec["benchmark"], prefix))
         if ref is None:
             continue
-        paper, table, where, scale, protocol = ref
+        paper, table, where, scale = ref
         rep = reported.load(paper, table)
         for col, val in where.items():
             rep = rep[rep[col].astype(str) == val]
@@ -158,7 +156,6 @@ def nearest_reported(score_table: pd.DataFrame) -> pd.DataFrame:
 
         rows.append({"model": rec["model"], "benchmark": rec["benchmark"], "task": rec["task"],
                      "ours": rec["mean"], "below": label(below), "above": label(above),
-                     "source": f"{paper} {table}", "data": reported.data_of(rec.get("data_source")),
-                     "protocol": protocol})
+                     "source": f"{paper} {table}", "data": rec.get("data"), "protocol": rec.get("protocol")})
     return pd.DataFrame(rows, columns=["model", "benchmark", "task", "ours", "below", "above", "source", "data",
                                        "protocol"])

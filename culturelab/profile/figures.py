@@ -1,5 +1,5 @@
 """The profile's figures: scores per benchmark × task (95 % CI, chance, n) and radar charts over
-cultures and categories. Cells on fewer than ``MIN_N`` items are drawn grey (see
+cultures and categories. Bars on fewer than ``MIN_N`` items are faded (see
 :mod:`culturelab.plots.honest`).
 
 >>> t = pd.DataFrame({"model": ["m", "m"], "benchmark": ["b", "b"], "task": ["t1", "t2"], "mean": [0.5, 0.3],
@@ -16,8 +16,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from culturelab.plots import MIN_N, note_small_n, palette, radar, too_few
-from culturelab.plots.honest import SMALL_N_COLOUR
+from culturelab.plots import MIN_N, claim, fade, footnote, note_small_n, palette, radar, stamp_title, too_few
+from culturelab.plots.honest import SMALL_N
+
+#: how the profile scores: multiple-choice tasks by option log-likelihood, the rest by generation
+METHOD = "MCQs by option log-likelihood, open tasks by greedy generation"
 
 
 def _columns(sizes: dict[str, int], n_columns: int) -> list[list[str]]:
@@ -41,9 +44,13 @@ def _bar_panel(ax: plt.Axes, table: pd.DataFrame, tasks: list[str], models: list
     for j, model in enumerate(models):
         part = table[table["model"] == model].set_index("task").reindex(tasks)
         y = np.arange(len(tasks)) + (j - (len(models) - 1) / 2) * height
-        grey = too_few(part["n"].to_numpy(float), min_n)
-        ax.barh(y, part["mean"], height=height, color=[(SMALL_N_COLOUR if g else colours[model]) for g in grey],
-                label=model)
+        faint = too_few(part["n"].to_numpy(float), min_n)
+        bars = ax.barh(y, part["mean"], height=height, color=[(fade(colours[model]) if f else colours[model])
+                                                               for f in faint], edgecolor=colours[model],
+                       linewidth=0.6, label=model)
+        for bar, f in zip(bars, faint):
+            if f:
+                bar.set_gid(SMALL_N)
         ax.errorbar(part["mean"], y, xerr=[part["mean"] - part["ci_low"], part["ci_high"] - part["mean"]],
                     fmt="none", ecolor="#333333", elinewidth=0.8, capsize=2)
         for yi, m, hi, n, bad in zip(y, part["mean"], part["ci_high"], part["n"], part["invalid_rate"]):
@@ -63,7 +70,9 @@ def _bar_panel(ax: plt.Axes, table: pd.DataFrame, tasks: list[str], models: list
 
 def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -> plt.Figure:
     """One panel per benchmark (dealt to ``n_columns`` columns), one horizontal bar per task and
-    model, with its 95 % CI, a chance tick (dotted) and n; bars on fewer than ``min_n`` items are grey.
+    model, with its 95 % CI, a chance tick (dotted) and n; bars on fewer than ``min_n`` items are
+    faded; the models and how they were scored (:data:`METHOD`) in the title, "(sample data)" in the
+    title of a benchmark's panel when its rows come from sample data (``data_source``).
 
     >>> t = pd.DataFrame({"model": "m", "benchmark": ["a", "a", "b"], "task": ["t1", "t2", "t1"],
     ...                   "mean": [0.5, 0.3, 0.7], "ci_low": 0.2, "ci_high": 0.8, "n": 40, "chance": 0.25,
@@ -86,15 +95,24 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -
         top = 0
         for bench in column:
             ax = fig.add_subplot(grid[top + 1:top + 1 + len(tasks[bench]), j])
-            _bar_panel(ax, table[table["benchmark"] == bench], tasks[bench], models, colours, min_n)
-            ax.set_title(bench, fontsize=8, loc="left")
+            part = table[table["benchmark"] == bench]
+            _bar_panel(ax, part, tasks[bench], models, colours, min_n)
+            sample = "data_source" in part and (part["data_source"] == "sample").any()
+            ax.set_title(f"{bench} (sample data)" if sample else bench, fontsize=8, loc="left")
+            if bench != column[-1]:  # one score axis per column, under its last panel
+                ax.tick_params(axis="x", labelbottom=False)
             top += len(tasks[bench]) + 1
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours[m]) for m in models]
     handles.append(plt.Line2D([], [], ls=":", color="#555555"))
-    fig.legend(handles, [*models, "chance"], fontsize=7, loc="upper center", ncol=len(models) + 1, frameon=False)
+    fig.legend(handles, [*models, "chance"], fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+               ncol=len(models) + 1, frameon=False)
+    fig.suptitle(f"Cultural profile: {METHOD}", fontsize=8, y=1.0 + 0.3 / height, va="bottom")
     fig.supxlabel("score (accuracy; ρ for reordering; adaptation metrics ÷ 100) with 95 % bootstrap CI", fontsize=7,
                   y=0.2 / height)
-    note_small_n(fig, min_n, what="bars")
+    note_small_n(fig, min_n)
+    claim(fig, kind="score", model=models, method=METHOD, data_source=_sample(table),
+          chance=[float(c) for c in table["chance"].dropna().unique()],
+          no_chance=None if table["chance"].notna().any() else "no task states a chance level")
     return fig
 
 
@@ -103,6 +121,7 @@ def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title:
     one polygon per model, with 95 % CI band, n per spoke and the mean chance level. Spokes on
     fewer than ``min_n`` items for every model are left out (a point near the centre would hide
     them) and named in a caption; spokes small for some models only stay, drawn hollow for those (all stay if all are small).
+    When some rows come from sample data (``data_source``), the title says which benchmarks' are.
 
     >>> t = pd.DataFrame({"model": "m", "benchmark": "b", "task": "t", "binary": True, "chance": 0.25,
     ...                   "culture": ["A", "B", "C"] * 10 + ["D"], "score": [1.0, 0.0, 1.0] * 10 + [1.0]})
@@ -123,9 +142,24 @@ def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title:
     chance = float(pd.to_numeric(binary["chance"], errors="coerce").mean())
     fig = radar(table, column, "mean", "model", rlabel="accuracy", n="n", ci_low="ci_low", ci_high="ci_high",
                 chance=None if np.isnan(chance) else chance, chance_note="the pooled tasks state no chance level",
-                min_n=min_n, rmax=1.0, title=title or f"accuracy by {column} (binary tasks pooled)")
+                min_n=min_n, rmax=1.0,
+                title=title or f"accuracy by {column} (binary tasks pooled; {METHOD.split(',')[0]})")
     if len(dropped):
-        fig.text(0.01, -0.01, f"not drawn (n < {min_n} for every model): "
-                 + ", ".join(f"{k} (n={int(v)})" for k, v in dropped.items()), fontsize=6, color="#666666",
-                 ha="left", va="top")
+        footnote(fig, f"not drawn (n < {min_n} for every model): "
+                 + ", ".join(f"{k} (n={int(v)})" for k, v in dropped.items()))
+    claim(fig, kind="score", model=list(dict.fromkeys(table["model"].astype(str))), method=METHOD.split(",")[0],
+          chance=None if np.isnan(chance) else chance, no_chance="the pooled tasks state no chance level",
+          data_source=_sample(binary))
+    if _sample(binary):
+        names = sorted(binary.loc[binary["data_source"] == "sample", "benchmark"].astype(str).unique())
+        stamp_title(fig, f"partly sample data ({', '.join(names)}: not the papers' data)")
     return fig
+
+
+def _sample(table: pd.DataFrame) -> str | None:
+    """``"sample"`` when some rows of ``table`` come from sample data (its ``data_source``), else ``None``.
+
+    >>> _sample(pd.DataFrame({"data_source": ["released", "sample"]})), _sample(pd.DataFrame({"x": [1]}))
+    ('sample', None)
+    """
+    return "sample" if "data_source" in table and (table["data_source"] == "sample").any() else None

@@ -3,7 +3,8 @@
 >>> import tempfile
 >>> f = Path(tempfile.mkdtemp()) / "r.csv"
 >>> pd.DataFrame({"model": ["m"], "benchmark": ["b"], "task": ["t"], "instance": [1], "score": [1.0],
-...               "binary": [True], "chance": [0.5], "valid": [True]}).to_csv(f, index=False)
+...               "binary": [True], "chance": [0.5], "valid": [True], "data": ["same"],
+...               "protocol": ["same"]}).to_csv(f, index=False)
 >>> load_results(str(f), run_dir=Path("/nowhere"), model="m")[["model", "instance", "culture"]].to_dict("records")
 [{'model': 'm', 'instance': '1', 'culture': nan}]
 """

@@ -88,18 +88,20 @@ def score_loglikelihood(model: LanguageModel, frame: pd.DataFrame, *, target: st
 
 
 def score_generation(model: LanguageModel, frame: pd.DataFrame, *,
-                     parser: Callable[[str, int, Sequence[str]], Choice] | None = None,
+                     parser: Callable[[str, int, Sequence[str]], Choice] | None = None, lenient: bool = False,
                      max_new_tokens: int = 8, prompt_col: str = "prompt", options_col: str = "options",
                      answer_col: str = "answer", **generate_kwargs: Any) -> pd.DataFrame:
-    """Let the model answer, parse the choice (invalid → wrong, counted). Adds ``raw_output``,
-    ``pred`` (−1 when invalid), ``valid``, ``correct``, ``parse_method`` and ``method``.
+    """Let the model answer, parse the choice (:func:`~culturelab.parsing.parse_choice`, strict
+    unless ``lenient``; or ``parser``); invalid → wrong, counted. Adds ``raw_output``, ``pred`` (−1
+    when not scored), ``valid``, ``correct``, ``parse_method``, ``parse_verdict`` (strict, lenient,
+    refusal, invalid), ``parse_answer`` (the option read, 0-based, also when not scored) and ``method``.
 
     >>> class Fake: generate = lambda self, prompts, **kw: ["Answer: B", "no idea"]  # a stand-in model
     >>> f = pd.DataFrame({"prompt": ["p1", "p2"], "options": [["x", "y"]] * 2, "answer": [1, 0]})
     >>> score_generation(Fake(), f)[["pred", "valid", "correct"]].to_dict("records")
     [{'pred': 1, 'valid': True, 'correct': True}, {'pred': -1, 'valid': False, 'correct': False}]
     """
-    parser = parser or (lambda text, n, options: parse_choice(text, n, options))
+    parser = parser or (lambda text, n, options: parse_choice(text, n, options, lenient=lenient))
     texts = model.generate(list(frame[prompt_col]), max_new_tokens=max_new_tokens, **generate_kwargs)
     parsed = [parser(t, len(o), list(o)) for t, o in zip(texts, frame[options_col])]
     out = frame.copy()
@@ -107,6 +109,8 @@ def score_generation(model: LanguageModel, frame: pd.DataFrame, *,
     out["pred"] = [p.index if p.valid else -1 for p in parsed]
     out["valid"] = [p.valid for p in parsed]
     out["parse_method"] = [p.method for p in parsed]
+    out["parse_verdict"] = [p.verdict for p in parsed]
+    out["parse_answer"] = pd.Series([p.answer for p in parsed], index=out.index, dtype=object)
     out["correct"] = out["pred"] == out[answer_col]
     out["method"] = "generate"
     return out

@@ -37,7 +37,7 @@ import pandas as pd
 from culturelab.metrics.ranking import kendall_tau, levenshtein, rank_correlations_with_ties, spearman_rho
 from culturelab.models.base import LanguageModel, PermutationConstraint
 from culturelab.parsing import LETTERS, parse_order
-from culturelab.reported import SAME
+from culturelab.protocol import Setting
 
 POLICIES = ("zero", "repair", "drop", "ties")
 #: how answers are decoded: ``free`` (the papers' protocol) or ``constrained`` (:func:`generate_orders`)
@@ -100,7 +100,7 @@ def generate_orders(model: LanguageModel, prompts: Sequence[str], n_steps: Seque
     a valid order and its score measures what the model knows about the order rather than
     whether it follows the format; a deviation from the papers' protocol.
 
-    >>> from culturelab.planning import CountingModel
+    >>> from culturelab.models.counting import CountingModel
     >>> generate_orders(CountingModel("hf:x", tokenizer=None), ["p1", "p2"], [3, 2], decoding="constrained")
     ['A, B, C', 'A, B']
     """
@@ -114,7 +114,7 @@ def generate_orders(model: LanguageModel, prompts: Sequence[str], n_steps: Seque
 
 def answer_habits(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), example: str = "C, A, B") -> pd.DataFrame:
     """How much of the valid answers is habit rather than content, per group: the share that
-    starts with the instruction's ``example`` letters (chance for a uniform random order of n ≥ 3
+    starts with the instruction's ``example`` letters (chance for a uniform random order of n ≥ 5
     steps: 1 / (n(n−1)(n−2)), at most 1/60), the share that repeats the letters in the order shown
     (A, B, C, …; chance 1/n!), and the share equal to the most common answer of its step count.
 
@@ -136,6 +136,79 @@ def answer_habits(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), examp
                  as_shown=("as_shown", "mean"), modal_answer=("modal_answer", "mean")).reset_index())
 
 
+def decoding_summary(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *, seed: int = 0) -> pd.DataFrame:
+    """Per ``by`` group: all ``answers`` and the share of valid ones (``valid_rate``), and over the
+    valid answers (``valid_answers``) the mean ρ with its 95 % CI (``rho``, ``rho_ci_low``,
+    ``rho_ci_high``; NaN without a valid answer) and the share that starts with the instruction's
+    example (:func:`answer_habits`) — what a notebook's prose states of each decoding
+    (:func:`culturelab.report.cell`).
+
+    >>> t = pd.DataFrame({"decoding": ["free"] * 2 + ["constrained"] * 2, "valid": [False, False, True, True],
+    ...                   "rho": [0.0, 0.0, 0.5, 1.0], "perm": [[1, 0, 2]] * 4, "n_steps": [3] * 4,
+    ...                   "pred_order": [[], [], [2, 1, 0], [0, 1, 2]]})
+    >>> decoding_summary(t)[["decoding", "answers", "valid_rate", "valid_answers", "rho", "starts_with_example"]].to_dict("records")
+    [{'decoding': 'free', 'answers': 2, 'valid_rate': 0.0, 'valid_answers': 0, 'rho': nan, 'starts_with_example': nan}, {'decoding': 'constrained', 'answers': 2, 'valid_rate': 1.0, 'valid_answers': 2, 'rho': 0.75, 'starts_with_example': 0.5}]
+    >>> decoding_summary(t.iloc[:2])[["valid_answers", "rho", "starts_with_example"]].to_dict("records")  # none valid
+    [{'valid_answers': 0, 'rho': nan, 'starts_with_example': nan}]
+    """
+    from culturelab.stats import summarise
+
+    keys = list(by)
+    table = scored.groupby(keys, sort=False)["valid"].agg(answers="size", valid_rate="mean").reset_index()
+    valid = scored[scored["valid"].astype(bool)]
+    rho = summarise(valid, "rho", keys, seed=seed).rename(columns={"mean": "rho", "ci_low": "rho_ci_low",
+                                                                   "ci_high": "rho_ci_high", "n": "valid_answers"})
+    habits = answer_habits(valid, keys)[[*keys, "starts_with_example"]] if len(valid) else None
+    table = table.merge(rho, on=keys, how="left") if len(valid) else table.assign(
+        rho=np.nan, rho_ci_low=np.nan, rho_ci_high=np.nan, valid_answers=0)
+    table = table.merge(habits, on=keys, how="left") if habits is not None else table.assign(starts_with_example=np.nan)
+    table["valid_answers"] = table["valid_answers"].fillna(0).astype(int)
+    return table[[*keys, "answers", "valid_rate", "valid_answers", "rho", "rho_ci_low", "rho_ci_high",
+                  "starts_with_example"]]
+
+
+def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's protocol",
+                      figure: str = "the figure") -> str:
+    """What a run shows of each decoding, as Markdown sentences rendered from its
+    :func:`decoding_summary` (no number typed by hand: :mod:`culturelab.report`): the share of valid
+    free answers, and whether the constrained answers' mean ρ lies above, on or below the random
+    expectation of 0 (its 95 % CI; fewer answers than the figures' small-n rule are too few to
+    say), with the share that copies the instruction's example. ``free_follows`` names whose protocol
+    free generation is, ``figure`` the figure without a free curve when no free answer is valid.
+
+    >>> t = pd.DataFrame({"decoding": ["free", "constrained"], "answers": [4, 40], "valid_rate": [0.0, 1.0],
+    ...                   "valid_answers": [0, 40], "rho": [np.nan, 0.05], "rho_ci_low": [np.nan, -0.2],
+    ...                   "rho_ci_high": [np.nan, 0.3], "starts_with_example": [np.nan, 0.75]})
+    >>> print(decoding_findings(t, figure="Fig. 5"))  # doctest: +NORMALIZE_WHITESPACE
+    Under free generation (the paper's protocol) 0.0% of this run's 4 answers are valid orders: Fig. 5 has no free
+    curve. Constrained to valid orders (a protocol deviation), the mean ρ over its 40 answers is 0.05 (95 % CI -0.20
+    to 0.30): on the random expectation of 0. 75.0% of them open with the instruction's example "C, A, B" (a random
+    order of five or more steps does so at most 1/60 of the time): the format example pulls the answers more than
+    the steps do.
+    """
+    from culturelab.plots.honest import MIN_N  # the figures' small-n rule
+
+    rows = summary.set_index("decoding")
+    out = []
+    if "free" in rows.index:
+        f = rows.loc["free"]
+        rest = (f": {figure} has no free curve" if f["valid_answers"] == 0 else
+                f"; their mean ρ is {f['rho']:.2f} (95 % CI {f['rho_ci_low']:.2f} to {f['rho_ci_high']:.2f})")
+        out.append(f"Under free generation ({free_follows}) {f['valid_rate']:.1%} of this run's {int(f['answers'])} "
+                   f"answers are valid orders{rest}.")
+    if "constrained" in rows.index:
+        c = rows.loc["constrained"]
+        place = ("too few to place against" if c["valid_answers"] < MIN_N else
+                 "above" if c["rho_ci_low"] > 0 else "below" if c["rho_ci_high"] < 0 else "on")
+        pull = (": the format example pulls the answers more than the steps do"
+                if c["starts_with_example"] > 0.5 and c["valid_answers"] >= MIN_N else "")
+        out.append(f"Constrained to valid orders (a protocol deviation), the mean ρ over its {int(c['answers'])} "
+                   f"answers is {c['rho']:.2f} (95 % CI {c['rho_ci_low']:.2f} to {c['rho_ci_high']:.2f}): {place} "
+                   f"the random expectation of 0. {c['starts_with_example']:.1%} of them open with the instruction's "
+                   f'example "C, A, B" (a random order of five or more steps does so at most 1/60 of the time){pull}.')
+    return " ".join(out)
+
+
 def supported_decodings(run: Any, decodings: Sequence[str], section: str = "Step reordering") -> list[str]:
     """The ``decodings`` the run's model can answer (``run.supports``: decided without loading it);
     each one it cannot is skipped with one line in the notebook and in ``run_info.json``.
@@ -148,25 +221,31 @@ def supported_decodings(run: Any, decodings: Sequence[str], section: str = "Step
     return [d for d in decodings if run.supports(DECODING_KINDS[d], f"{section}, {DECODING_LABELS[d]}")]
 
 
-def protocol_label(protocol: str, decoding: str) -> str:
-    """A comparison's ``protocol`` label (:func:`culturelab.reported.compare`) with the decoding:
-    constrained decoding is a deviation from the papers' free generation.
+def decoding_setting(cite: str, protocol: str = "the paper") -> Setting:
+    """The ``decoding`` parameter as a setting of a paper's protocol (:class:`~culturelab.protocol.Setting`):
+    free generation follows ``protocol``, any constrained decoding (alone or beside the free one)
+    is a protocol deviation, so its numbers never get a Δ beside the paper's.
 
-    >>> protocol_label("same", "free"), protocol_label("same", "constrained")
-    ('same', 'constrained to valid orders (protocol deviation)')
-    >>> protocol_label("another model", "constrained")
-    'another model; constrained to valid orders (protocol deviation)'
+    >>> s = decoding_setting("§3.2")
+    >>> s.follows("free"), s.follows(["free"]), s.follows("constrained")
+    (True, True, False)
+    >>> s.deviation("decoding", ["free", "constrained"]).text
+    'answers also constrained to valid orders (the paper: free generation, parsed afterwards, §3.2)'
     """
-    if decoding == "free":
-        return protocol
-    return DECODING_LABELS[decoding] if protocol == SAME else f"{protocol}; {DECODING_LABELS[decoding]}"
+    def describe(value: Any) -> str:
+        also = "also " if not isinstance(value, str) and "free" in value else ""
+        return f"answers {also}constrained to valid orders ({protocol}: free generation, parsed afterwards, {cite})"
+
+    return Setting("free", cite, accept=lambda v: set([v] if isinstance(v, str) else v) <= {"free"}, describe=describe)
 
 
-def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Sequence[str] | None = None) -> dict:
-    """Parse one answer and score it against the gold order.
+def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Sequence[str] | None = None, *,
+                lenient: bool = False) -> dict:
+    """Parse one answer (:func:`~culturelab.parsing.parse_order`) and score it against the gold order.
 
     ``steps`` are the step texts as shown (in letter order); when given, an answer that writes
-    the steps out instead of their letters is matched back to the letters.
+    the steps out instead of their letters is matched back to the letters — a lenient reading,
+    scored only with ``lenient=True`` (else the answer is invalid and scored by the ``policy``).
 
     >>> score_order("B, A, C", [1, 0, 2])["rho"]
     1.0
@@ -178,10 +257,11 @@ def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Seq
     if policy not in POLICIES:
         raise ValueError(f"invalid-answer policy must be one of {POLICIES}, not {policy!r}")
     n = len(perm)
-    parsed = parse_order(text, n, steps)
+    parsed = parse_order(text, n, steps, lenient=lenient)
     gold_order = [perm[j] for j in parsed.order]  # predicted sequence of gold step indices
     row = {"valid": parsed.valid, "issues": ",".join(parsed.issues), "n_parsed": len(parsed.order),
-           "parse_method": parsed.method, "pred_order": gold_order}
+           "parse_method": parsed.method, "parse_verdict": parsed.verdict,
+           "parse_answer": "".join(LETTERS[j] for j in parsed.answer or []), "pred_order": gold_order}
     if parsed.valid or policy == "repair":
         full = gold_order + [perm[j] for j in range(n) if j not in parsed.order]
         row.update(rho=spearman_rho(full), tau=kendall_tau(full), ld=levenshtein(full, n),
@@ -197,17 +277,19 @@ def score_order(text: str, perm: Sequence[int], policy: str = "zero", steps: Seq
 
 
 def score_orders(frame: pd.DataFrame, texts: Sequence[str], policy: str = "zero", perm_col: str = "perm",
-                 steps_col: str | None = None) -> pd.DataFrame:
+                 steps_col: str | None = None, *, lenient: bool = False) -> pd.DataFrame:
     """Score a column of answers; adds ``raw_output``, ``valid``, ``issues``, ``rho``, ``tau``, ``ld``,
-    ``exact``, ``pred_order`` and ``parse_method``. ``steps_col`` names a column with the shown
-    step texts (letter order) for matching answers that write the steps out.
+    ``exact``, ``pred_order``, ``parse_method``, ``parse_verdict`` and ``parse_answer`` (the letters
+    read). ``steps_col`` names a column with the shown step texts (letter order) for matching answers
+    that write the steps out (a lenient reading, scored with ``lenient=True``).
 
     >>> f = pd.DataFrame({"perm": [[1, 0, 2], [0, 1]]})
     >>> score_orders(f, ["B, A, C", "A"])[["valid", "rho", "ld"]].to_dict("records")
     [{'valid': True, 'rho': 1.0, 'ld': 0}, {'valid': False, 'rho': 0.0, 'ld': 1}]
     """
     shown = frame[steps_col] if steps_col else [None] * len(frame)
-    scored = pd.DataFrame([score_order(t, p, policy, st) for t, p, st in zip(texts, frame[perm_col], shown)],
+    scored = pd.DataFrame([score_order(t, p, policy, st, lenient=lenient)
+                           for t, p, st in zip(texts, frame[perm_col], shown)],
                           index=frame.index)
     out = frame.copy()
     out["raw_output"] = list(texts)

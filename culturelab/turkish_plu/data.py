@@ -52,6 +52,8 @@ TASK_NAMES = {"gi": "Goal Inference", "si": "Step Inference", "so": "Step Orderi
 SPLITS = ("val", "test")
 #: where fine-tuned baselines take their training items: the released validation split, or the hub's train split
 FINETUNE_SPLITS = ("val", "train")
+#: how a fine-tuned model reads an option: the paper's SWAG pairs, or our Cetvel prompts (:mod:`~culturelab.turkish_plu.finetune`)
+FINETUNE_INPUTS = ("swag", "prompt")
 #: Turkish breadcrumb label (``category[1]``) → the paper's abbreviation (Table 3)
 CATEGORIES = {"Araba ve Diğer Araçlar": "C&OV", "Bilgisayar ve Elektronik Cihazlar": "C&E",
               "Bilgisayar ve Elektronik": "C&E", "Sağlık": "HE", "Hobi ve Beceriler": "H&C",

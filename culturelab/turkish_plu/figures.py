@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from culturelab.plots import apply_style, grouped_bars, heatmap, palette, radar
+from culturelab.plots import apply_style, claim, grouped_bars, heatmap, palette, place_legend, radar
 from culturelab.plots.curves import valid_answer_curves
 from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
 from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
@@ -24,8 +24,10 @@ def category_radar(profile: pd.DataFrame) -> plt.Figure:
     """Radar of :func:`culturelab.turkish_plu.corpus.category_profile` (each feature scaled to its
     maximum over categories; spokes = categories)."""
     cats = [c for c in CATEGORY_ORDER if c in set(profile["category"])]
-    return radar(profile, "category", "scaled", "feature", categories=cats, rmax=1.05,
-                 title="Original Turkish wikiHow, per category\n(each feature ÷ its maximum)")
+    fig = radar(profile, "category", "scaled", "feature", categories=cats, rmax=1.05,
+                title="Original Turkish wikiHow, per category\n(each feature ÷ its maximum)")
+    claim(fig, kind="data")
+    return fig
 
 
 def steps_histogram(corpus: pd.DataFrame) -> plt.Figure:
@@ -42,13 +44,20 @@ def steps_histogram(corpus: pd.DataFrame) -> plt.Figure:
             ha="left", fontsize=7)
     ax.set_xlabel("steps per method")
     ax.set_ylabel("methods")
+    claim(fig, kind="data")
     return fig
 
 
-def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[str]) -> plt.Figure:
+def _llm_title(title: str, model: str | None) -> str:
+    return f"{title} — llm: {model}, zero-shot option log-likelihood" if model else f"{title} (no LM run)"
+
+
+def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[str], *,
+                    model: str | None = None) -> plt.Figure:
     """One panel per task: our methods' accuracy (%, 95 % CI, n under each bar, bars on fewer than 10
-    items grey) as bars, chance (``acc["chance"]``) dotted, the paper's BERTurk ZS/FT and Random as
-    horizontal lines; one shared legend below the panels."""
+    items faded) as bars, chance (``acc["chance"]``) dotted, the paper's BERTurk ZS/FT and Random as
+    horizontal lines; one shared legend below the panels; ``model``, the LM behind the ``llm``
+    methods, named in the title."""
     apply_style()
     tasks = list(tasks)
     fig, axes = plt.subplots(1, len(tasks), figsize=(2.9 * len(tasks) + 0.6, 3.6), squeeze=False)
@@ -58,10 +67,9 @@ def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[s
         part = acc[acc["task"] == task].assign(acc=lambda d: 100 * d["accuracy"], lo=lambda d: 100 * d["ci_low"],
                                                hi=lambda d: 100 * d["ci_high"], task_name=TASK_NAMES[task])
         grouped_bars(part, "task_name", "acc", "method", err_low="lo", err_high="hi", ax=ax, ylabel="accuracy (%)",
-                     n="n", chance=100 * float(part["chance"].iloc[0]))
-        ax.get_legend().remove()
-        for label, (model, ls) in styles.items():
-            v = reported.loc[(reported["task"] == task) & (reported["model"] == model), "value"]
+                     n="n", chance=100 * float(part["chance"].iloc[0]), legend=False)
+        for label, (paper_model, ls) in styles.items():
+            v = reported.loc[(reported["task"] == task) & (reported["model"] == paper_model), "value"]
             if len(v):
                 ax.axhline(float(v.iloc[0]), color="#444444", linestyle=ls, linewidth=1.1, label=label)
         ax.set_ylim(0, 100)
@@ -69,15 +77,20 @@ def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[s
         if ax is not axes[0][0]:
             ax.set_ylabel("")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 5), frameon=False, fontsize=7)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 4), frameon=False, fontsize=7)
+    fig.suptitle(_llm_title("Table 6 — accuracy per task", model), fontsize=9)
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
+    claim(fig, kind="score", chance=[100 * float(c) for c in acc["chance"].dropna().unique()],
+          model=[model] if model else [], method=list(dict.fromkeys(acc["method"])))
     return fig
 
 
-def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep")) -> plt.Figure:
-    """Per-category accuracy (%, 95 % CI, n under each bar, bars on fewer than 10 items grey) of each
+def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep"), *, model: str | None = None
+                    ) -> plt.Figure:
+    """Per-category accuracy (%, 95 % CI, n under each bar, bars on fewer than 10 items faded) of each
     method, one panel per task, chance (4 options) dotted; the item count of each category is in its
-    label (random guesses pool several seeds, so their n is larger)."""
+    label (random guesses pool several seeds, so their n is larger); ``model`` (the LM behind the
+    ``llm`` methods) in the title."""
     apply_style()
     fig, axes = plt.subplots(len(tasks), 1, figsize=(7.0, 2.5 * len(tasks) + 0.5), squeeze=False)
     for ax, task in zip(axes[:, 0], tasks):
@@ -89,67 +102,86 @@ def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep")) -> 
                                                    hi=lambda d: 100 * d["ci_high"])
         part["category"] = [f"{c}\n(n={items.get(c, 0)})" for c in part["category"].astype(str)]
         grouped_bars(part, "category", "acc", "method", err_low="lo", err_high="hi", ax=ax,
-                     ylabel="accuracy (%)", title=TASK_NAMES[task], n="n", chance=25.0)
-        ax.get_legend().remove()
+                     ylabel="accuracy (%)", title=TASK_NAMES[task], n="n", chance=25.0, legend=False)
         ax.set_ylim(0, 100)
         ax.set_xlabel("")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 6), frameon=False, fontsize=7)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 4), frameon=False, fontsize=7)
+    fig.suptitle(_llm_title("Accuracy per category", model), fontsize=9)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    claim(fig, kind="score", chance=25.0, model=[model] if model else [], method=list(dict.fromkeys(acc["method"])))
     return fig
 
 
 def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "method", *,
-                   hue_order: Sequence[str] | None = None, title: str | None = None) -> plt.Figure:
+                   hue_order: Sequence[str] | None = None) -> plt.Figure:
     """ρ, τ, LD and adjacent-pair accuracy against the number of steps from the valid answers
-    (n per point), one line per ``hue``, the random-order expectation (``random``: long form,
-    ``n_steps, metric, value``) dotted; the last panel the share of valid answers
-    (:func:`culturelab.plots.curves.valid_answer_curves`)."""
+    (n per point), one line per ``hue`` (the methods, named in the legend), the random-order
+    expectation (``random``: long form, ``n_steps, metric, value``) dotted (the chance reference);
+    the last panel the share of valid answers (:func:`culturelab.plots.curves.valid_answer_curves`);
+    the models of ``scored`` (its ``model`` column, ``baseline`` rows aside) in the title."""
     names = {"rho": "Spearman ρ", "tau": "Kendall τ", "ld": "Levenshtein distance", "pair_acc": "adjacent-pair accuracy"}
     wide = random.pivot_table(index="n_steps", columns="metric", values="value").reset_index()
     # the full range, so that noise around the random line is not magnified
     limits = {"rho": (-1.05, 1.05), "tau": (-1.05, 1.05), "pair_acc": (-0.03, 1.05)}
-    return valid_answer_curves(scored, "n_steps", names, hue=hue, baseline=wide, hue_order=hue_order, ylims=limits,
-                               xlabel="number of steps", title=title)
+    models = [m for m in dict.fromkeys(scored.get("model", pd.Series(dtype=str)).astype(str)) if m != "baseline"]
+    title = (f"Step ordering vs number of steps — {', '.join(models)}, valid answers only" if models
+             else "Step ordering vs number of steps (no LM run)")
+    fig = valid_answer_curves(scored, "n_steps", names, hue=hue, baseline=wide, hue_order=hue_order, ylims=limits,
+                              xlabel="number of steps", title=title)
+    present = set(scored[hue].astype(str))
+    claim(fig, kind="score", chance="random", model=models,
+          method=[h for h in (hue_order if hue_order is not None else dict.fromkeys(scored[hue].astype(str)))
+                  if h in present])
+    return fig
 
 
 def recall_bars(table: pd.DataFrame, pool_size: int) -> plt.Figure:
     """R@1/10/30 (%) of each retriever (``system``), ours with 95 % CIs, n under each bar; the
     chance level of each R@n on the full pool (100 · n / ``pool_size``) as a dotted tick."""
     fig = grouped_bars(table, "metric", "value", "system", err_low="ci_low", err_high="ci_high", n="n",
-                       ylabel="recall (%)", title="Linking actions: gold goal in the top n")
+                       ylabel="recall (%)", title="Linking actions: gold goal in the top n", legend=False)
     ax = fig.axes[0]
     for x, metric in enumerate(dict.fromkeys(table["metric"])):
         k = int(str(metric).removeprefix("R@"))
         ax.hlines(100 * k / pool_size, x - 0.45, x + 0.45, colors="#555555", linestyles=":", linewidth=1.1,
                   label=f"chance ({pool_size:,} titles)" if x == 0 else None)
-    ax.legend(frameon=False, fontsize=6, ncols=2)
     ax.set_ylim(0, 100)
+    place_legend(ax, fontsize=6, ncols=2)
+    systems = list(dict.fromkeys(table["system"].astype(str)))
+    claim(fig, kind="score", chance=[100 * k / pool_size for k in (int(str(m).removeprefix("R@"))
+                                                                    for m in dict.fromkeys(table["metric"]))],
+          model=[], method=systems)
     return fig
 
 
 def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
-    """Mean ROUGE (×100, 95 % CI) of each system, one panel per tokenizer variant, shared y axis."""
+    """Mean ROUGE (×100, 95 % CI, n per bar when ``table`` has it) of each system, one panel per
+    tokenizer variant, shared y axis; ROUGE has no chance level."""
     apply_style()
     fig, axes = plt.subplots(1, len(tokenizers), figsize=(4.6 * len(tokenizers), 3.4), squeeze=False)
     top = float(table["ci_high"].max(skipna=True) if table["ci_high"].notna().any() else table["value"].max())
     for ax, tok in zip(axes[0], tokenizers):
         part = table[table["tokenizer"] == tok]
         grouped_bars(part, "metric", "value", "system", err_low="ci_low", err_high="ci_high", ax=ax,
-                     ylabel="F1 × 100", title=f"ROUGE, {tok}")
-        ax.get_legend().remove()
+                     ylabel="F1 × 100", title=f"ROUGE, {tok}", n="n" if "n" in part else None, legend=False)
         ax.set_ylim(0, max(top, 1.0) * 1.08)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 5), frameon=False, fontsize=7)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 4), frameon=False, fontsize=7)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    systems = list(dict.fromkeys(table["system"].astype(str)))
+    claim(fig, kind="score", no_chance="ROUGE has no chance level", method=systems,
+          model=[s.removeprefix("zero-shot ") for s in systems if s.startswith("zero-shot ")])
     return fig
 
 
 def heatmap_panels(matrices: dict[str, pd.DataFrame], *, fmt: str = ".2f", vmax: float | None = 1.0,
-                   cbar_label: str = "share of items", chance: float | None = None) -> plt.Figure:
-    """Several annotated heatmaps side by side (one per title in ``matrices``). A matrix of row
-    shares with ``attrs["n"]`` (items per row) shows n in each cell and greys out rows of fewer
-    than 10 items; ``chance`` is marked on the colour bar."""
+                   cbar_label: str = "share of items", chance: float | None = None, title: str = "",
+                   model: str | None = None) -> plt.Figure:
+    """Several annotated heatmaps side by side (one per method, the keys of ``matrices``, as panel
+    titles). A matrix of row shares with ``attrs["n"]`` (items per row) shows n in each cell and
+    hatches rows of fewer than 10 items; ``chance`` is marked on the colour bar; ``title`` and
+    ``model`` (the LM behind the ``llm`` methods) make the figure's title."""
     from culturelab.turkish_plu.distractors import row_counts
 
     apply_style()
@@ -165,5 +197,8 @@ def heatmap_panels(matrices: dict[str, pd.DataFrame], *, fmt: str = ".2f", vmax:
         ax.tick_params(axis="x", labelrotation=45)
         if i:
             ax.set_ylabel("")
+    fig.suptitle(_llm_title(title, model) if title else (f"llm: {model}" if model else "no LM run"), fontsize=9)
     fig.tight_layout()
+    claim(fig, kind="score", chance=chance, no_chance=None if chance is not None else "shares of a confusion",
+          model=[model] if model else [], method=list(matrices))
     return fig

@@ -3,16 +3,24 @@
 The paper fine-tunes BERTurk, DistilBERTurk and XLM-R with ``AutoModelForMultipleChoice`` on each
 task's *train* split (124K–539K items) and evaluates on test. The train splits are not in the
 release (they are on the Hugging Face hub, :func:`culturelab.turkish_plu.data.load_mc_train`), so
-the default protocol here fine-tunes on the **validation** split and evaluates on test; pass
-``split="train"`` with the hub copy (or a local one) for the paper's protocol.
+without a copy of them the protocol here fine-tunes on the **validation** split and evaluates on
+test; pass ``split="train"`` with the hub copy (or a local one) for the paper's protocol. Either
+way the training items whose goal is a test item's goal are dropped by default (goal-disjoint:
+:func:`goal_overlap` measures the overlap — 325 of the 1,021 step-ordering test items share their
+goal with a validation item — and :func:`drop_test_goals` removes it). What each task's rows
+trained on and what was dropped is their ``protocol`` label
+(:func:`culturelab.turkish_plu.protocol.finetune_effective`): a deviation unless it is the paper's
+train split as released.
 
 The model is the same shape as ``AutoModelForMultipleChoice``: a transformer backbone
 (``AutoModel``: any 🤗 encoder or decoder — ``bundled:gemma3-270m``, ``hf:dbmdz/bert-base-turkish-cased``
-…) reads "<prompt> <option>" (the Cetvel prompts of :func:`culturelab.turkish_plu.mc.add_prompts`),
-pools its last hidden states (at the last token of a decoder, the first of an encoder), and a
-linear head gives one score per option; the options of
-an item are compared by softmax cross-entropy. One model per task, as in the paper. ``layers``
-trains only the top transformer layers (with the head; 0 = all), which makes a CPU run affordable.
+…) reads each option as the paper's models do (``input_format="swag"``, :func:`option_inputs`: the
+pair ``sent1``, ``sent2 + " " + ending`` of the released SWAG-schema files) or after our Cetvel
+prompts (``"prompt"``: "<prompt> <option>", :func:`culturelab.turkish_plu.mc.add_prompts`), pools
+its last hidden states (at the last token of a decoder, the first of an encoder), and a linear head
+gives one score per option; the options of an item are compared by softmax cross-entropy. One model
+per task, as in the paper. ``layers`` trains only the top transformer layers (with the head; 0 =
+all), which makes a CPU run affordable.
 
 >>> find_layers(torch.nn.Module()) is None
 True
@@ -26,8 +34,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from culturelab.turkish_plu.data import FINETUNE_INPUTS
 from culturelab.turkish_plu.data import FINETUNE_SPLITS as SPLITS
-from culturelab.turkish_plu.mc import _finish, add_prompts
+from culturelab.turkish_plu.mc import _finish, add_prompts, subset
 
 
 def backbone_path(spec: str) -> str:
@@ -98,43 +107,61 @@ class OptionScorer(torch.nn.Module):
         return self.head(hidden[torch.arange(len(hidden), device=hidden.device), at]).squeeze(-1)
 
 
-def option_texts(frame: pd.DataFrame, version: str = "v1") -> list[list[str]]:
-    """What the scorer reads for each option of each item: "<prompt> <option>" with the Cetvel
-    prompts (step ordering: the two orders of its step pair).
+def option_inputs(frame: pd.DataFrame, input_format: str = "swag", version: str = "v1"
+                  ) -> list[list[str | tuple[str, str]]]:
+    """What the scorer reads for each option of each item. ``swag`` (the paper's, §4.2: the
+    repository's ``run_swag`` training script): the pair (``sent1``, ``sent2 + " " + ending``) of
+    the released files — ``sent1`` is the goal for next-event prediction and the files' ``xxx``
+    placeholder for the other tasks, ``sent2`` what the model reads (:func:`read_mc`'s
+    ``context``). ``prompt`` (ours): "<prompt> <option>" with the Cetvel prompts (step ordering:
+    the two orders of its step pair).
 
     >>> t = pd.DataFrame({"task": ["si"], "goal": ["Kek Pişirmek"], "context": ["Kek Pişirmek"],
     ...                   "options": [["Un ele.", "Araba yıka."]]})
-    >>> option_texts(t)[0]
-    ['Hedef: Kek Pişirmek Örnek Adım: Un ele.', 'Hedef: Kek Pişirmek Örnek Adım: Araba yıka.']
+    >>> option_inputs(t)[0][0], option_inputs(t, "prompt")[0][0]
+    (('xxx', ' Kek Pişirmek Un ele.'), 'Hedef: Kek Pişirmek Örnek Adım: Un ele.')
     """
+    if input_format == "swag":
+        # the second segment starts with a space: an encoder's tokenizer drops it, a decoder's
+        # (which joins a pair without a separator) keeps the two segments apart
+        firsts = [g if t == "nep" else "xxx" for t, g in zip(frame["task"], frame["goal"])]
+        return [[(first, f" {context} {o}") for o in opts]
+                for first, context, opts in zip(firsts, frame["context"], frame["options"])]
+    if input_format != "prompt":
+        raise ValueError(f"input_format must be one of {FINETUNE_INPUTS}, not {input_format!r}")
     prompted = add_prompts(frame, version)
     return [[f"{p} {o}" for o in opts] for p, opts in zip(prompted["prompt"], prompted["llm_options"])]
 
 
-def _batches(texts: list[list[str]], tokenizer, size: int, max_length: int, device: str):
+def _flat_text(option: str | tuple[str, str]) -> str:
+    return option if isinstance(option, str) else "".join(option)
+
+
+def _batches(texts: list[list[str | tuple[str, str]]], tokenizer, size: int, max_length: int, device: str):
     for start in range(0, len(texts), size):
-        chunk = texts[start : start + size]
-        enc = tokenizer([t for opts in chunk for t in opts], padding=True, truncation=True, max_length=max_length,
-                        return_tensors="pt")
-        yield start, len(chunk), enc["input_ids"].to(device), enc["attention_mask"].to(device)
+        chunk = [t for opts in texts[start : start + size] for t in opts]
+        pairs = [t for t in chunk if isinstance(t, tuple)]
+        args = ([a for a, _ in pairs], [b for _, b in pairs]) if pairs else (chunk,)
+        enc = tokenizer(*args, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+        yield start, len(texts[start : start + size]), enc["input_ids"].to(device), enc["attention_mask"].to(device)
 
 
 def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bundled:gemma3-270m",
                     epochs: int = 3, layers: int = 0, lr: float = 5e-5, batch_size: int = 16, seed: int = 0,
-                    device: str = "auto", max_length: int = 128, version: str = "v1"
+                    device: str = "auto", max_length: int = 128, input_format: str = "swag", version: str = "v1"
                     ) -> tuple[np.ndarray, pd.DataFrame]:
     """Fine-tune one :class:`OptionScorer` on ``train`` (items of one task: ``options``, ``label``)
     and score every option of ``test``; returns the test scores (items × options) and the training
     loss per step (``epoch, step, loss``). The defaults are the paper's (AdamW, lr 5e-5 decaying
-    linearly to 0, 3 epochs, batch 16, 128 tokens). Under ``culturelab plan`` nothing is trained:
+    linearly to 0, 3 epochs, batch 16, 128 tokens, SWAG pairs: :func:`option_inputs`). Under ``culturelab plan`` nothing is trained:
     the work is counted (:func:`count_finetune`) and the scores are zeros."""
     from transformers import AutoTokenizer
 
-    from culturelab import planning
+    from culturelab.models import counting
     from culturelab.models.device import resolve_device
 
-    if planning.counting():
-        return count_finetune(train, test, model=model, epochs=epochs, version=version)
+    if counting.counting():
+        return count_finetune(train, test, model=model, epochs=epochs, input_format=input_format, version=version)
 
     device = resolve_device(device)
     torch.manual_seed(seed)
@@ -145,7 +172,8 @@ def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bu
         tokenizer.pad_token = tokenizer.eos_token
     scorer = OptionScorer(path, layers).to(device)
     optimiser = torch.optim.AdamW([p for p in scorer.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
-    texts, labels = option_texts(train, version), torch.tensor(train["label"].to_numpy(), dtype=torch.long)
+    texts = option_inputs(train, input_format, version)
+    labels = torch.tensor(train["label"].to_numpy(), dtype=torch.long)
     total = max(1, epochs * -(-len(texts) // batch_size))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: max(0.0, 1 - step / total))
     rng = np.random.default_rng(seed)
@@ -165,14 +193,14 @@ def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bu
             schedule.step()
             history.append({"epoch": epoch, "step": step, "loss": float(loss.detach())})
     scorer.eval()
-    test_texts, out = option_texts(test, version), []
+    test_texts, out = option_inputs(test, input_format, version), []
     with torch.no_grad(), autocast:
         for _, n, ids, mask in _batches(test_texts, tokenizer, batch_size * 2, max_length, device):
             out.append(scorer(ids, mask).float().view(n, -1).cpu().numpy())
     return (np.concatenate(out) if out else np.zeros((0, 0))), pd.DataFrame(history)
 
 
-def count_finetune(train: pd.DataFrame, test: pd.DataFrame, *, model: str, epochs: int,
+def count_finetune(train: pd.DataFrame, test: pd.DataFrame, *, model: str, epochs: int, input_format: str = "swag",
                    version: str = "v1") -> tuple[np.ndarray, pd.DataFrame]:
     """Record a fine-tuning run's cost for ``culturelab plan`` (kind ``finetune``: forward-pass
     tokens, a training step counted as three forward passes) and return what
@@ -184,45 +212,83 @@ def count_finetune(train: pd.DataFrame, test: pd.DataFrame, *, model: str, epoch
     >>> scores.shape, history["epoch"].tolist()
     ((1, 2), [0, 1])
     """
-    from culturelab import planning
+    from culturelab.models import counting
 
-    train_texts, test_texts = option_texts(train, version), option_texts(test, version)
-    tok = planning.offline_tokenizer(model)
-    tokens = (3 * epochs * planning.count_tokens([t for o in train_texts for t in o], tok)
-              + planning.count_tokens([t for o in test_texts for t in o], tok))
-    planning.record("finetune", model, epochs * len(train_texts) + len(test_texts), tokens)
+    train_texts, test_texts = (option_inputs(t, input_format, version) for t in (train, test))
+    tok = counting.offline_tokenizer(model)
+    tokens = (3 * epochs * counting.count_tokens([_flat_text(t) for o in train_texts for t in o], tok)
+              + counting.count_tokens([_flat_text(t) for o in test_texts for t in o], tok))
+    counting.record("finetune", model, epochs * len(train_texts) + len(test_texts), tokens)
     width = max((len(o) for o in test_texts), default=0)
     return np.zeros((len(test_texts), width)), pd.DataFrame({"epoch": range(epochs), "step": 0, "loss": np.nan})
 
 
-def finetune_predictions(train: pd.DataFrame, test: pd.DataFrame, *, split: str = "val",
-                         tasks: Sequence[str] | None = None, **kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
+def goal_overlap(train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
+    """Per task, how far the training items share goals with the test items: ``test_items``,
+    ``test_sharing`` (test items whose goal is the goal of a training item of the task) and its
+    ``test_share``, ``train_items`` and ``train_sharing`` (training items with a test item's goal:
+    what goal-disjoint fine-tuning drops, :func:`drop_test_goals`).
+
+    >>> train = pd.DataFrame({"task": ["so"] * 3, "goal": ["a", "a", "b"]})
+    >>> test = pd.DataFrame({"task": ["so"] * 2, "goal": ["a", "c"]})
+    >>> goal_overlap(train, test)[["task", "test_items", "test_sharing", "test_share", "train_sharing"]].values.tolist()
+    [['so', 2, 1, 0.5, 2]]
+    """
+    rows = []
+    for task, te in test.groupby("task", sort=False):
+        tr = train[train["task"] == task]
+        sharing = te["goal"].isin(set(tr["goal"]))
+        rows.append({"task": task, "test_items": len(te), "test_sharing": int(sharing.sum()),
+                     "test_share": float(sharing.mean()) if len(te) else float("nan"), "train_items": len(tr),
+                     "train_sharing": int(tr["goal"].isin(set(te["goal"])).sum())})
+    return pd.DataFrame(rows, columns=["task", "test_items", "test_sharing", "test_share", "train_items",
+                                       "train_sharing"])
+
+
+def drop_test_goals(train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
+    """``train`` without the items whose goal is the goal of a ``test`` item of the same task, so
+    that a model is tested on goals (tutorials) it was not trained on.
+
+    >>> train = pd.DataFrame({"task": ["so", "so", "si"], "goal": ["a", "b", "a"]})
+    >>> drop_test_goals(train, pd.DataFrame({"task": ["so"], "goal": ["a"]}))["goal"].tolist()
+    ['b', 'a']
+    """
+    test_goals = set(zip(test["task"], test["goal"]))
+    keep = [(t, g) not in test_goals for t, g in zip(train["task"], train["goal"])]
+    return train[keep]
+
+
+def method_name(split: str, goal_disjoint: bool = True) -> str:
+    """The ``method`` of fine-tuned rows: what they trained on.
+
+    >>> method_name("val"), method_name("train", goal_disjoint=False)
+    ('fine-tuned (goal-disjoint val→test)', 'fine-tuned (train→test)')
+    """
+    return f"fine-tuned ({'goal-disjoint ' if goal_disjoint else ''}{split}→test)"
+
+
+def finetune_predictions(train: pd.DataFrame, test: pd.DataFrame, *, split: str = "val", goal_disjoint: bool = True,
+                         n_train: int = 0, tasks: Sequence[str] | None = None, **kwargs
+                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One fine-tuned model per task (``train`` → ``test``, keyword arguments of
     :func:`train_and_score`): the scored test items in the shape of the other scorers
-    (:mod:`culturelab.turkish_plu.mc`; ``method`` "fine-tuned (<split>→test)", ``model`` the spec)
-    and the training losses (with ``task``)."""
+    (:mod:`culturelab.turkish_plu.mc`; ``method`` :func:`method_name`, ``model`` the spec) and the
+    training losses (with ``task``). ``goal_disjoint`` (default) first drops the training items
+    whose goal is the goal of a test item of the task (:func:`drop_test_goals`; the validation
+    split shares goals with 325 of the 1,021 step-ordering test items); ``n_train`` then keeps at
+    most that many training items per task (seeded with ``seed``; 0 = all)."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
     model = kwargs.get("model", "bundled:gemma3-270m")
+    if goal_disjoint:
+        train = drop_test_goals(train, test)
     parts, losses = [], []
     for task in tasks or list(dict.fromkeys(test["task"])):
-        tr, te = train[train["task"] == task], test[test["task"] == task]
+        tr = subset(train[train["task"] == task], n_train, kwargs.get("seed", 0))
+        te = test[test["task"] == task]
         if tr.empty or te.empty:
             raise ValueError(f"fine-tuning {task!r}: {len(tr)} training and {len(te)} test items")
         scores, history = train_and_score(tr, te, **kwargs)
-        parts.append(_finish(te, scores, f"fine-tuned ({split}→test)").assign(model=model))
+        parts.append(_finish(te, scores, method_name(split, goal_disjoint)).assign(model=model))
         losses.append(history.assign(task=task))
     return pd.concat(parts, ignore_index=True), pd.concat(losses, ignore_index=True)
-
-
-def protocol(split: str, model: str, n_train: int, epochs: int, layers: int) -> str:
-    """The ``protocol`` comparability of a fine-tuned row with Table 6's "BERTurk FT".
-
-    >>> protocol("val", "bundled:gemma3-270m", 200, 1, 2)
-    'fine-tuned on the validation split (200 items per task) instead of train; bundled:gemma3-270m, top 2 layers + head, 1 epoch(s), not BERTurk'
-    """
-    where = "the validation split" if split == "val" else "the train split"
-    size = f"{n_train} items per task" if n_train else "all items"
-    trained = f"top {layers} layers + head" if layers else "all layers + head"
-    base = f"fine-tuned on {where} ({size})" + (" instead of train" if split == "val" else "")
-    return f"{base}; {model}, {trained}, {epochs} epoch(s), not BERTurk"

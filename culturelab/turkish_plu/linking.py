@@ -25,13 +25,14 @@ time (:func:`rank_gold`): memory does not grow with queries × pool.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from culturelab.metrics.generation import UnicodeTokenizer
+from culturelab.protocol import Deviations
 from culturelab.reported import compare, load
 from culturelab.turkish_plu.data import normalise_title
 
@@ -153,8 +154,9 @@ def recall_table(ranks: pd.DataFrame, ns: Sequence[int] = NS, *, groups: Sequenc
                  seed: int = 0) -> pd.DataFrame:
     """R@n (in %) and MRR from :func:`rank_gold`'s ``above``/``tied``, equal scores taken in random
     order (their expectation, :func:`culturelab.metrics.retrieval.expected_recall`; a rule that
-    does not depend on the order of the pool), long form with a bootstrap 95 % CI over queries
-    (``group, metric, value, ci_low, ci_high, n``); ``groups`` labels each query (e.g. its
+    does not depend on the order of the pool), long form with a 95 % CI over queries
+    (:func:`culturelab.stats.summarise`: Wilson where every query's value is 0 or 1, e.g. R@n without
+    ties, else bootstrap; ``group, metric, value, ci_low, ci_high, n``); ``groups`` labels each query (e.g. its
     origin) for per-group rows in addition to ``all``.
 
     >>> r = pd.DataFrame({"above": [0.0, 0.0], "tied": [1.0, 2.0]})
@@ -164,7 +166,7 @@ def recall_table(ranks: pd.DataFrame, ns: Sequence[int] = NS, *, groups: Sequenc
     from culturelab.stats import summarise
 
     above, tied = ranks["above"].to_numpy(), ranks["tied"].to_numpy()
-    per_query = {f"R@{n}": 100.0 * expected_recall(above, tied, n) for n in ns}
+    per_query = {f"R@{n}": expected_recall(above, tied, n) for n in ns}
     per_query["MRR"] = expected_reciprocal_rank(above, tied)
     labels = np.asarray(groups) if groups is not None else None
     rows = []
@@ -172,8 +174,9 @@ def recall_table(ranks: pd.DataFrame, ns: Sequence[int] = NS, *, groups: Sequenc
         mask = np.ones(len(ranks), bool) if group == "all" else labels == group
         for metric, values in per_query.items():
             s = summarise(pd.DataFrame({"v": values[mask]}), "v", seed=seed).iloc[0]
-            rows.append({"group": group, "metric": metric, "value": s["mean"], "ci_low": s["ci_low"],
-                         "ci_high": s["ci_high"], "n": int(s["n"])})
+            scale = 1.0 if metric == "MRR" else 100.0  # R@n in %
+            rows.append({"group": group, "metric": metric, "value": scale * s["mean"], "ci_low": scale * s["ci_low"],
+                         "ci_high": scale * s["ci_high"], "n": int(s["n"])})
     return pd.DataFrame(rows)
 
 
@@ -196,43 +199,24 @@ def _recall_over_all_queries(recall: pd.DataFrame) -> pd.DataFrame:
     return recall[(recall["group"] == "all") & (recall["metric"] != "MRR")]
 
 
-def pool_data(pool_size: int, n_added: int) -> str:
-    """The ``data`` comparability of a full-pool run: the test steps are the paper's, the pool is
-    rebuilt from the release (the paper's merged pool is not released).
-
-    >>> pool_data(51571, 1)
-    "test steps same; pool rebuilt from the release (51,571 titles, 1 test gold added), not the paper's merged pool"
-    """
-    return (f"test steps same; pool rebuilt from the release ({pool_size:,} titles, {n_added} test gold"
-            f"{'s' if n_added != 1 else ''} added), not the paper's merged pool")
-
-
-def bm25_protocol(system: str) -> str:
-    """The ``protocol`` comparability of one of our BM25+ runs with the paper's BM25 row.
-
-    >>> bm25_protocol("BM25+ whitespace")
-    "BM25+ with rank_bm25's defaults as the paper; split(' ') tokens assumed (the paper does not say); ties at their expected rank"
-    """
-    tokens = ("split(' ') tokens assumed (the paper does not say)" if "whitespace" in system
-              else f"tokens differ ({system.removeprefix('BM25+ ')})")
-    return f"BM25+ with rank_bm25's defaults as the paper; {tokens}; ties at their expected rank"
-
-
-def table5_beside(recall: pd.DataFrame, data: str) -> pd.DataFrame:
-    """Each full-pool run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
+def table5_beside(recall: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
+    """Each full-pool BM25 run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
     beside the paper's BM25 row of Table 5: ``metric, reported, ours, delta, data, protocol,
-    comparable, system, paper_model`` (``data``: :func:`pool_data`; protocol: :func:`bm25_protocol`;
-    Δ only where both are the paper's).
+    model_status, comparable, system, paper_model``, labelled by ``labels`` of the run's
+    ``system`` and ``pool`` (:func:`culturelab.turkish_plu.protocol.linking_labels`); Δ only where
+    data and protocol are the paper's.
 
+    >>> from culturelab.protocol import DataUsed, Deviations
     >>> r = pd.DataFrame({"pool": "full", "group": "all", "system": "BM25+ whitespace", "metric": ["R@1", "MRR"],
     ...                   "value": [5.0, 0.1]})
-    >>> table5_beside(r, "same").query("metric == 'R@1'")[["reported", "ours", "comparable"]].values.tolist()
-    [[4.5, 5.0, False]]
+    >>> t = table5_beside(r, lambda row: Deviations((), DataUsed("released")))
+    >>> t.query("metric == 'R@1'")[["reported", "ours", "delta", "comparable"]].values.tolist()
+    [[4.5, 5.0, 0.5, True]]
     """
     reported = load("turkish_plu", "table5")
-    full = _recall_over_all_queries(recall[recall["pool"] == "full"])
-    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"], data=data,
-                              protocol=bm25_protocol(name)).assign(system=name)
+    full = _recall_over_all_queries(recall[(recall["pool"] == "full") & recall["system"].str.startswith("BM25")])
+    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"],
+                              deviations=labels({"system": name, "pool": "full"})).assign(system=name)
                       for name, part in full.groupby("system", sort=False)], ignore_index=True
                      ).assign(paper_model=BM25_ROW)
 

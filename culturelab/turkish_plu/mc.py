@@ -28,7 +28,7 @@ summarises.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,21 +39,15 @@ from culturelab import prompts
 from culturelab.data.validate import DataError, require_columns, validate_rows
 from culturelab.metrics.generation import UnicodeTokenizer
 from culturelab.models.base import LanguageModel
+from culturelab.protocol import LABEL_COLUMNS, Deviations
 from culturelab.tasks.mcq import score_loglikelihood
+from culturelab.turkish_plu.protocol import mc_part, paper_model
 
 PAPER = "turkish_plu"
 #: how option log-probabilities are compared: summed over tokens, or their per-token mean
 NORMALISATIONS = ("sum", "mean")
 #: the prompt templates of the multiple-choice tasks (``culturelab/prompts/turkish_plu.yaml``)
 MC_TEMPLATES = ("gi_context", "si_context", "so_context", "nep_context", "so_option")
-#: the paper's Table 6 row each of our methods stands beside
-PAPER_ANALOGUE = {"random": "Random", "majority (val)": "Random", "llm": "BERTurk ZS", "fine-tuned": "BERTurk FT"}
-#: how each of our methods differs from the protocol of the Table 6 row it stands beside
-PROTOCOLS = {"random": "same",
-             "majority (val)": "the validation split's majority label, not random guessing",
-             "llm": "zero-shot log-likelihood of a causal LM with the Cetvel prompts; the paper's ZS is a "
-                    "random-head encoder",
-             "predictions": "predictions made elsewhere (how they were made is not checked here)"}
 
 
 def _finish(frame: pd.DataFrame, scores: Sequence[Sequence[float]], method: str,
@@ -370,49 +364,64 @@ def score_predictions(frame: pd.DataFrame, predictions: pd.DataFrame) -> pd.Data
 
 
 # ------------------------------------------------------------------ beside the paper
-def _method_key(method: str) -> str:
-    """``llm (mean)`` → ``llm``, ``fine-tuned (val→test)`` → ``fine-tuned``, ``predictions: x`` → ``predictions``."""
-    return method.split(":")[0].split(" (")[0] if method.startswith(("llm", "fine-tuned", "predictions")) else method
+def table6_row(method: str, paper_model: str | None, rows: Collection[str]) -> str | None:
+    """The row of Table 6 (``rows``) a method's accuracies stand beside: random and majority ↔
+    Random; the LM ↔ BERTurk ZS (the paper's best "zero-shot", a random head, not prompting);
+    fine-tuned ↔ the FT row of its model when it is one of the paper's encoders, else BERTurk FT;
+    a predictions file ↔ the row its model column names; ``None`` for our surface scorers.
+
+    >>> rows = {"Random", "BERTurk ZS", "BERTurk FT", "XLM-R FT"}
+    >>> [table6_row(m, p, rows) for m, p in [("majority (val)", None), ("fine-tuned (val→test)", "XLM-R"),
+    ...                                       ("fine-tuned (val→test)", ""), ("tf-idf char", None)]]
+    ['Random', 'XLM-R FT', 'BERTurk FT', None]
+    """
+    part = mc_part(method)
+    if part == "random":
+        return "Random"
+    if part == "llm":
+        return "BERTurk ZS"
+    if part == "finetune":
+        return f"{paper_model} FT" if f"{paper_model} FT" in rows else "BERTurk FT"
+    named = method.removeprefix("predictions: ")
+    return named if part == "predictions" and named in rows else None
 
 
-def table6_beside(accuracy: pd.DataFrame, test_sizes: dict[str, int],
-                  protocols: dict[str, str] | None = None) -> pd.DataFrame:
-    """Our accuracies (``task, method, accuracy`` in 0–1, ``n``, CIs optional) beside the paper's
-    Table 6 (in %): one row per (our method, task) with the paper row it stands beside
-    (``paper_model``), ``reported``, ``ours``, the comparability (``data``: "same" when all of the
-    task's ``test_sizes`` items were scored, else how many; ``protocol``: :data:`PROTOCOLS`, or
-    ``protocols[method]``) and ``delta`` (percentage points) only where both are "same". LLM rows
-    stand beside the paper's best "zero-shot" (a random head, not prompting), fine-tuned rows beside
-    BERTurk FT, predictions rows beside the same-named paper row when the file's model name is one
-    of Table 6's (e.g. ``BERTurk FT``).
+def table6_beside(accuracy: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
+    """Our accuracies (``task, method, model, accuracy`` in 0–1, ``n``, CIs optional) beside the
+    paper's Table 6 (in %): one row per (our method, task) with the paper row it stands beside
+    (``paper_row``, :func:`table6_row`), ``reported``, ``ours`` and the labels of the one comparison
+    with the paper's protocol (``labels`` of the row's ``task``, ``method`` and ``model``:
+    :func:`culturelab.turkish_plu.protocol.mc_labels`); ``delta`` (percentage points) only where
+    data, protocol and model are the paper's.
 
-    >>> acc = pd.DataFrame({"task": ["so"], "method": ["random"], "accuracy": [0.5], "n": [1021]})
-    >>> table6_beside(acc, {"so": 1021})[["reported", "ours", "delta", "data"]].values.tolist()
-    [[50.0, 50.0, 0.0, 'same']]
+    >>> from culturelab.protocol import DataUsed, compare
+    >>> from culturelab.turkish_plu.protocol import PROTOCOL
+    >>> acc = pd.DataFrame({"task": ["so"], "method": ["random"], "model": ["baseline"], "accuracy": [0.5], "n": [1021]})
+    >>> same = lambda row: compare(PROTOCOL["02_mc_tasks.random"], {"baseline": row["method"]}, DataUsed("released"))
+    >>> table6_beside(acc, same)[["paper_row", "reported", "ours", "delta", "data"]].values.tolist()
+    [['Random', 50.0, 50.0, 0.0, 'same']]
     """
     from culturelab.reported import compare, load
 
     reported = load(PAPER, "table6")
     names = set(reported["model"])
-    protocols = {**PROTOCOLS, **(protocols or {})}
-    rows = []
-    for (method, task), part in accuracy.groupby(["method", "task"], sort=False):
-        key = _method_key(method)
-        named = method.removeprefix("predictions: ")
-        analogue = PAPER_ANALOGUE.get(key) or (named if key == "predictions" and named in names else None)
-        n, full = int(part["n"].iloc[0]), int(test_sizes[task])
-        data = "same" if n >= full else f"{n} of {full} test items"
-        protocol = protocols.get(method, protocols.get(key, "not in the paper"))
-        ours = part.assign(value=100 * part["accuracy"])
-        paper = reported[(reported["model"] == analogue) & (reported["task"] == task)]
-        table = compare(paper, ours, on=["task"], data=data, protocol=protocol)
-        table = table[table["ours"].notna()].assign(method=method, paper_model=analogue)
+    keys = ["task", "method", "model"]
+    out = []
+    for combo, part in accuracy.groupby(keys, sort=False):
+        row = dict(zip(keys, combo))
+        deviations = labels(row)
+        paper_row = table6_row(row["method"], deviations.paper_model, names)
+        paper = reported[(reported["model"] == paper_row) & (reported["task"] == row["task"])]
+        table = compare(paper, part.assign(value=100 * part["accuracy"]), on=["task"], deviations=deviations,
+                        model_row=paper_model(paper_row) if paper_row else None)
+        table = table[table["ours"].notna()].assign(method=row["method"], model=row["model"], paper_row=paper_row)
         extra = [c for c in ("ci_low", "ci_high", "n") if c in part.columns]
         table = table.merge(part[["task", *extra]], on="task", how="left")
         for c in ("ci_low", "ci_high"):
             if c in table:
                 table[c] = 100 * table[c]
-        rows.append(table)
-    cols = ["task", "method", "paper_model", "reported", "ours", "delta", "ci_low", "ci_high", "n", "data", "protocol"]
-    out = pd.concat(rows, ignore_index=True)
-    return out[[c for c in cols if c in out.columns]]
+        out.append(table)
+    cols = ["task", "method", "model", "paper_row", "reported", "ours", "delta", "ci_low", "ci_high", "n",
+            *LABEL_COLUMNS]
+    table = pd.concat(out, ignore_index=True)
+    return table[[c for c in cols if c in table.columns]]

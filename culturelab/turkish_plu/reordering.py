@@ -19,7 +19,8 @@ answers parsed by :func:`culturelab.parsing.parse_order`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,13 +29,13 @@ from culturelab import prompts
 from culturelab.metrics.ranking import random_baseline
 from culturelab.models.base import LanguageModel
 from culturelab.parsing import LETTERS
+from culturelab.protocol import Deviations
 from culturelab.reported import compare, load
 from culturelab.stats import summarise
 from culturelab.tasks.reorder import (
     DECODING_LABELS,
     generate_orders,
     gold_answer,
-    protocol_label,
     render_shuffled,
     score_orders,
     shuffle_permutation,
@@ -44,9 +45,6 @@ MIN_STEPS, MAX_STEPS = 5, 10
 METRICS = ("rho", "tau", "ld", "pair_acc")
 #: the paper's step-ordering rows (Table 6) that adjacent-pair accuracy is put beside
 SO_PAPER_ROWS = ("Random", "BERTurk ZS", "BERTurk FT")
-#: why adjacent-pair accuracy of full answers is context for Table 6's SO column, not a reproduction
-SO_DATA = "original-Turkish ordered methods (all consecutive pairs), not the SO test set"
-SO_PROTOCOL = "a full order asked and its consecutive pairs scored, not a two-way choice"
 
 
 def instance_id(tutorial: str, method: str, steps: Sequence[str]) -> str:
@@ -106,16 +104,27 @@ def render_prompts(instances: pd.DataFrame, version: str = "v1") -> list[str]:
 
 
 def run_reordering(model: LanguageModel, instances: pd.DataFrame, *, version: str = "v1", policy: str = "zero",
-                   max_new_tokens: int = 40, decoding: str = "free") -> pd.DataFrame:
+                   max_new_tokens: int = 40, lenient: bool = False, decoding: str = "free") -> pd.DataFrame:
     """Generate all answers in one batched call (``decoding``: ``free`` or ``constrained`` to valid
-    orders, :func:`culturelab.tasks.reorder.generate_orders`), parse and score them (``policy`` for
-    invalid answers as in :mod:`culturelab.tasks.reorder`); ``method`` is the decoding's label."""
+    orders, :func:`culturelab.tasks.reorder.generate_orders`), parse (strict unless ``lenient``) and
+    score them (``policy`` for invalid answers as in :mod:`culturelab.tasks.reorder`); ``method`` is
+    ``llm, `` and the decoding's name (:func:`llm_method`)."""
     frame = instances.copy()
     frame["prompt"] = render_prompts(frame, version)
     texts = generate_orders(model, list(frame["prompt"]), frame["n_steps"], decoding=decoding,
                             max_new_tokens=max_new_tokens)
-    scored = add_pair_accuracy(score_orders(frame, texts, policy=policy, steps_col="shown_steps"))
-    return scored.assign(model=model.spec, method=DECODING_LABELS[decoding], decoding=decoding, prompt_version=version)
+    scored = add_pair_accuracy(score_orders(frame, texts, policy=policy, steps_col="shown_steps", lenient=lenient))
+    return scored.assign(model=model.spec, method=llm_method(decoding), decoding=decoding, prompt_version=version)
+
+
+def llm_method(decoding: str) -> str:
+    """The ``method`` of the language model's answers under ``decoding``: an LM method
+    (``llm…``, :func:`culturelab.turkish_plu.protocol.method_labels`) named by its decoding.
+
+    >>> llm_method("constrained")
+    'llm, constrained to valid orders (protocol deviation)'
+    """
+    return f"llm, {DECODING_LABELS[decoding]}"
 
 
 def as_shown_baseline(instances: pd.DataFrame) -> pd.DataFrame:
@@ -186,20 +195,28 @@ def by_length(scored: pd.DataFrame, by: Sequence[str] = ("method",), *, seed: in
     return out.merge(validity, on=keys, how="left")
 
 
-def table6_so_beside(scored: pd.DataFrame) -> pd.DataFrame:
-    """Mean adjacent-pair accuracy (%) of each ``method`` beside each of the paper's step-ordering
-    accuracies (Table 6, rows :data:`SO_PAPER_ROWS`): ``task, reported, ours, delta, data, protocol,
-    comparable, paper_model, method``, one row per (method, paper row); different items and a
-    different question (:data:`SO_DATA`, :data:`SO_PROTOCOL`), so no Δ.
+def table6_so_beside(scored: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
+    """Mean adjacent-pair accuracy (%) of each ``method`` (and ``model``) beside each of the paper's
+    step-ordering accuracies (Table 6, rows :data:`SO_PAPER_ROWS`): ``task, reported, ours, delta,
+    data, protocol, model_status, comparable, paper_model, method, model``, one row per (method,
+    paper row), labelled by ``labels`` of the method and model
+    (:func:`culturelab.turkish_plu.protocol.method_labels`: a full order of other items is
+    beyond the paper's two-way choice, so no Δ).
 
-    >>> t = table6_so_beside(pd.DataFrame({"method": ["as shown"] * 2, "pair_acc": [0.5, 0.7]}))
-    >>> t[["paper_model", "ours"]].values.tolist()[0]
-    ['Random', 60.0]
+    >>> from culturelab.turkish_plu.protocol import PROTOCOL
+    >>> from culturelab.protocol import compare
+    >>> beyond = lambda row: compare(PROTOCOL["03_step_ordering"], {})
+    >>> t = table6_so_beside(pd.DataFrame({"method": ["as shown"] * 2, "model": "baseline", "pair_acc": [0.5, 0.7]}),
+    ...                      beyond)
+    >>> t[["paper_model", "ours", "comparable"]].values.tolist()[0]
+    ['Random', 60.0, False]
     """
-    pairs = scored.groupby("method")["pair_acc"].mean().mul(100).rename("value").reset_index().assign(task="so")
+    from culturelab.turkish_plu.protocol import paper_model
+
+    pairs = (scored.groupby(["method", "model"], sort=False)["pair_acc"].mean().mul(100).rename("value")
+             .reset_index().assign(task="so"))
     reported = load("turkish_plu", "table6").query("task == 'so'")
-    decodings = {label: d for d, label in DECODING_LABELS.items()}
-    return pd.concat([compare(reported[reported["model"] == row], pairs[pairs["method"] == method], on=["task"],
-                              data=SO_DATA, protocol=protocol_label(SO_PROTOCOL, decodings.get(method, "free")))
-                      .assign(paper_model=row, method=method)
-                      for method in pairs["method"] for row in SO_PAPER_ROWS], ignore_index=True)
+    return pd.concat([compare(reported[reported["model"] == row], pd.DataFrame([ours]), on=["task"],
+                              deviations=labels(ours), model_row=paper_model(row))
+                      .assign(paper_model=row, method=ours["method"], model=ours["model"])
+                      for ours in pairs.to_dict("records") for row in SO_PAPER_ROWS], ignore_index=True)

@@ -22,7 +22,7 @@ from culturelab.data.sources import DATA_SOURCES
 from culturelab.params import Choice, in_range, one_of
 from culturelab.parsing import LETTERS
 from culturelab.tasks.reorder import DECODINGS, POLICIES
-from culturelab.turkish_plu.data import FINETUNE_SPLITS, SUMMARIZATION_SPLITS, TASKS, Release
+from culturelab.turkish_plu.data import FINETUNE_INPUTS, FINETUNE_SPLITS, SUMMARIZATION_SPLITS, TASKS, Release
 from culturelab.turkish_plu.mc import MC_TEMPLATES, NORMALISATIONS
 
 if TYPE_CHECKING:
@@ -59,7 +59,8 @@ CHOICES: dict[str, Choice] = {
     "max_queries": _COUNT,
     "n_dense_queries": _COUNT,
     "dense_pool_size": _COUNT,
-    "finetune_split": one_of(FINETUNE_SPLITS),
+    "finetune_split": one_of(("auto", *FINETUNE_SPLITS)),
+    "finetune_input": one_of(FINETUNE_INPUTS),
     "finetune_epochs": in_range(1, 1000),
     "finetune_layers": in_range(0, 1000),
     "finetune_lr": lambda lr: None if 0 < lr < 1 else f"must be between 0 and 1, got {lr}",
@@ -85,6 +86,19 @@ def check(topic: str, params: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def finetune_split(split: str, train_dir: str = "") -> str:
+    """The split the fine-tuned rows train on: ``auto`` is ``train`` when a copy of the train
+    splits is given (``train_dir``), else ``val`` (the released validation split); ``val`` and
+    ``train`` are taken as they are (``train`` without a copy reads the hub re-upload).
+
+    >>> finetune_split("auto"), finetune_split("auto", "/data/plu-train"), finetune_split("val", "/data/plu-train")
+    ('val', 'train', 'val')
+    """
+    if split not in ("auto", *FINETUNE_SPLITS):
+        raise ValueError(f"finetune_split must be auto or one of {FINETUNE_SPLITS}, not {split!r}")
+    return ("train" if train_dir else "val") if split == "auto" else split
+
+
 #: the language-model section of each notebook: what it asks of the model and its name
 LM_SECTIONS = {"02_mc_tasks": ("loglikelihood", "zero-shot LM scoring"),
                "03_step_ordering": ("generate", "LM reordering"),
@@ -105,12 +119,27 @@ def lm_section(run: Run) -> bool:
 
 def open(run: Run) -> Release:
     """The release as the notebook's parameters ask for it (``data_dir``, ``data_source``,
-    ``summ_dir``), with where the data comes from stamped on ``run``: ``sample`` when the
-    summarization notebook falls back to sample pairs, ``released`` otherwise. Files are read
-    on demand through the returned :class:`~culturelab.turkish_plu.data.Release`."""
+    ``summ_dir``), with where the data comes from stamped on ``run``
+    (:func:`culturelab.turkish_plu.protocol.locate`, nothing loaded): ``released`` (a local copy,
+    or the files downloaded from GitHub), ``rebuilt`` for linking (the release's steps, our
+    candidate pool), ``example``/``sample`` for summarization without a copy of its test split.
+    A release that is asked for and missing stops here, saying what to do. Files are read on
+    demand through the returned :class:`~culturelab.turkish_plu.data.Release`; the notebooks
+    stamp the counts they use with :func:`stamp_counts` once they have restricted the data."""
+    from culturelab.turkish_plu.protocol import locate
+
     p = run.params
-    release = Release(p.get("data_dir", ""), p.get("data_source", "auto"), p.get("summ_dir", ""))
-    topic = run.notebook.rsplit("/", 1)[-1]
-    sample = topic in SAMPLE_NOTEBOOKS and release.summarization_source() == "sample"
-    run.set_data_source("sample" if sample else "released")
-    return release
+    used = locate(run.notebook.rsplit("/", 1)[-1], p)
+    if used.source == "missing":
+        raise FileNotFoundError(used.note)
+    run.set_data_source(used.source, note=used.note)
+    return Release(p.get("data_dir", ""), p.get("data_source", "auto"), p.get("summ_dir", ""))
+
+
+def stamp_counts(run: Run, counts: dict[str, int] | None = None, source: str | None = None, note: str = "") -> None:
+    """Stamp on ``run`` the counts of the data it actually uses (keys of the paper's release in
+    :mod:`culturelab.turkish_plu.protocol`: a release cut down by a size knob is then a subset,
+    never the paper's data) and, when the data turned out to come from elsewhere, its ``source``
+    (and a ``note`` on it)."""
+    used = run.data_used
+    run.set_data_source(source or used.source, counts=counts, note=note or used.note)

@@ -16,7 +16,7 @@ from :func:`culturelab.metrics.generation.rouge`.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ import pandas as pd
 
 from culturelab.data.validate import DataError, validate_rows
 from culturelab.metrics.generation import UnicodeTokenizer, rouge
+from culturelab.protocol import Deviations
 
 TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 #: tokenizer variant → (culturelab tokenizer name, Porter stemmer) — "paper" is HF evaluate's setting
@@ -138,21 +139,38 @@ def tokenizer_demo(pairs: Sequence[tuple[str, str]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def table7_beside(summary: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
+    """Table 7 beside our systems' mean ROUGE (``system, tokenizer, metric, mean``; the paper's
+    tokenizer only): each system beside the Table 7 row it names (a predictions file of one of the
+    paper's models, e.g. ``mBART PRO``; our baselines name none), labelled by ``labels`` of the
+    system (:func:`culturelab.turkish_plu.protocol.summary_labels`), Δ only where data, protocol and
+    model are the paper's; then the paper's rows no system of ours stands beside. Long form:
+    ``model, metric, reported, ours, delta`` and the label columns.
+
+    >>> from culturelab.protocol import DataUsed, Deviations
+    >>> t = pd.DataFrame({"system": ["mBART PRO"], "tokenizer": [next(iter(VARIANTS))], "metric": ["rouge1"],
+    ...                   "mean": [22.0]})
+    >>> beside = table7_beside(t, lambda row: Deviations((), DataUsed("released"), row["system"], row["system"]))
+    >>> beside.query("model == 'mBART PRO' and metric == 'rouge1'")[["reported", "ours", "delta"]].round(2).values.tolist()
+    [[22.62, 22.0, -0.62]]
+    """
+    from culturelab.reported import compare, load
+
+    reported = load("turkish_plu", "table7")
+    tokenizer = next(iter(VARIANTS))
+    ours = summary[summary["tokenizer"] == tokenizer].rename(columns={"system": "model", "mean": "value"})
+    parts = []
+    for system, part in ours.groupby("model", sort=False):
+        paper = reported[reported["model"] == system]
+        parts.append(compare(paper, part, on=["model", "metric"], model_row=system if len(paper) else None,
+                             deviations=labels({"system": system, "tokenizer": tokenizer})))
+    rest = reported[~reported["model"].isin(set(ours["model"]))].rename(columns={"value": "reported"})
+    return pd.concat([*parts, rest], ignore_index=True)
+
+
 #: where summarization pairs can come from that are not the paper's test split
 NOT_REAL = {"example": "the 4 method-level pairs of the release's one example tutorial",
             "sample": "pairs written by us"}
-
-
-def data_comparability(source: str, n_pairs: int) -> str:
-    """The ``data`` comparability of our ROUGE with Table 7's, from where the pairs came from
-    (:meth:`culturelab.turkish_plu.data.Release.summarization`).
-
-    >>> data_comparability("local", 5984), data_comparability("example", 4)
-    ('same', "4 pairs: the 4 method-level pairs of the release's one example tutorial, not the test split")
-    """
-    if source in NOT_REAL:
-        return f"{n_pairs} pairs: {NOT_REAL[source]}, not the test split"
-    return "same"
 
 
 def warn_if_not_real(source: str, n_pairs: int) -> str | None:

@@ -61,17 +61,25 @@ def test_reported_tables_are_complete():
     assert set(load_reported("captex", "table6")["category"]) == set(cx.CATEGORIES)
 
 
-def test_compare_and_paper_row_lookup():
-    assert aggregate.paper_row_for("hf:mistralai/Mistral-Nemo-Instruct-2407") == "Mistral-Nemo-Instruct-2407"
-    assert aggregate.paper_row_for("openai-compatible:http://x/v1#Qwen/Qwen2.5-14B") == "Qwen2.5-14B"
-    table = aggregate.compare_with_table4({"ld": 5.5, "rho": 0.1}, "Random", ["rho", "ld"], data="same",
-                                          protocol="same").set_index("metric")
+def test_compare_and_paper_model_lookup():
+    from culturelab.captex.protocol import MODELS, PROTOCOL
+    from culturelab.protocol import DataUsed, compare, paper_model_of
+
+    assert paper_model_of("hf:mistralai/Mistral-Nemo-Instruct-2407", MODELS) == "Mistral-Nemo-Instruct-2407"
+    assert paper_model_of("openai-compatible:http://x/v1#Qwen/Qwen2.5-14B", MODELS) == "Qwen2.5-14B"
+    assert paper_model_of("openai:gpt-4o", MODELS) == "GPT-4o" and paper_model_of("bundled:gemma3-270m", MODELS) == ""
+    release = DataUsed("released", {"procedures": 700, "mcqs": 5600, "conversations": 700})
+    model_free = compare(PROTOCOL["02_reordering.random"], {}, release)
+    table = aggregate.compare_with_table4({"ld": 5.5, "rho": 0.1}, "Random", ["rho", "ld"],
+                                          deviations=model_free).set_index("metric")
     assert table.loc["ld", "delta"] == pytest.approx(-0.06) and table.loc["rho", "reported"] == 0.0
-    data, protocol = aggregate.comparability("sample", "bundled:gemma3-270m", "Random")
-    assert data.startswith("sample") and "Random" in protocol
-    apart = aggregate.compare_with_table4({"ld": 5.5}, "Random", ["ld"], data=data, protocol=protocol)
+    bundled = compare(PROTOCOL["02_reordering"], {}, release, model="bundled:gemma3-270m", paper_models=MODELS)
+    apart = aggregate.compare_with_table4({"ld": 5.5}, "Random", ["ld"], deviations=bundled)
     assert apart["ours"].item() == 5.5 and np.isnan(apart["delta"].item()) and not apart["comparable"].item()
-    assert aggregate.comparability("released", None, "Random") == ("same", "same")
+    assert apart["model_status"].item() == "bundled:gemma3-270m beside the paper's Random"
+    qwen = compare(PROTOCOL["02_reordering"], {}, release, model="hf:Qwen/Qwen2.5-7B-Instruct", paper_models=MODELS)
+    own = aggregate.compare_with_table4({"ld": 4.0}, "Qwen2.5-7B-Instruct", ["ld"], deviations=qwen)
+    assert own["delta"].item() == pytest.approx(4.0 - 3.65) and own["comparable"].item()
 
 
 def test_fig_cells_and_components():
@@ -111,10 +119,12 @@ def test_word_count_tables_compare_with_the_paper():
     expected = np.mean([sum(len(s.split()) for s in st) for st in steps])
     got = table.query("measure == 'procedure' and lang_group == 'English'")["value"].item()
     assert got == pytest.approx(expected, abs=0.05)
+    from culturelab.protocol import DataUsed
+    from culturelab.protocol import compare as against_paper
     from culturelab.reported import compare
 
-    cmp = compare(load_reported("captex", "table3"), table, on=["country", "measure", "lang_group"],
-                  data="sample data", protocol="same")
+    sample = against_paper(None, {}, DataUsed("sample"))
+    cmp = compare(load_reported("captex", "table3"), table, on=["country", "measure", "lang_group"], deviations=sample)
     both = cmp.dropna(subset=["reported", "ours"])
     assert both["country"].unique().tolist() == ["Iran"] and len(both) == 12 and cmp["delta"].isna().all()
     wide = wordcount.wide(table, "country")
@@ -165,20 +175,29 @@ def test_figures_draw_from_tidy_tables():
     rng = np.random.default_rng(0)
     scored = pd.DataFrame({"n_steps": np.tile(np.repeat([5, 6, 7], 8), 2), "lang_group": ["English", "native"] * 24,
                            "rho": rng.uniform(-1, 1, 48), "tau": rng.uniform(-1, 1, 48), "ld": rng.integers(0, 7, 48),
-                           "protocol": ["free"] * 24 + ["constrained"] * 24,
+                           "decoding": ["free"] * 24 + ["constrained"] * 24,
                            "valid": [i % 4 == 0 for i in range(24)] + [True] * 24})
     from culturelab.captex.reordering import random_baseline_table
+    from culturelab.plots import audit
+    from culturelab.tasks.reorder import DECODING_LABELS
 
-    fig5 = figures.fig5_step_curves(scored, random_baseline_table([5, 6, 7], n_samples=500))
-    # ρ, τ, LD from the valid answers (both protocols + the random line) and the share of valid answers
+    rand = random_baseline_table([5, 6, 7], n_samples=500)
+    fig5 = figures.fig5_step_curves(scored, rand)
+    # ρ, τ, LD from the valid answers (both decodings + the random line) and the share of valid answers
     assert len(fig5.axes) == 4 and all(len(ax.lines) == 3 for ax in fig5.axes[:3]) and len(fig5.axes[3].lines) == 2
     assert sorted(t.get_text() for t in fig5.axes[0].texts) == sorted(["n=2"] * 3 + ["n=8"] * 3)  # valid only
     assert [t.get_text() for t in fig5.axes[3].texts] == ["n=8"] * 6  # validity over every answer
-    assert [t.get_text() for t in fig5.legends[0].get_texts()] == ["free (25 % valid)", "constrained (100 % valid)",
+    assert [t.get_text() for t in fig5.legends[0].get_texts()] == [f"{DECODING_LABELS['free']} (25 % valid)",
+                                                                  f"{DECODING_LABELS['constrained']} (100 % valid)",
                                                                   "random"]
+    assert audit.problems(audit.inspect(fig5), audit.claims_of(fig5)) == []  # n, chance, both methods named
+    # the free protocol alone with no valid answer: the metric panels keep the random line, the figure is not empty
+    invalid = figures.fig5_step_curves(scored.iloc[:24].assign(valid=False), rand)
+    assert [ax.lines[0].get_label() for ax in invalid.axes[:3]] == ["random"] * 3
+    assert audit.problems(audit.inspect(invalid), audit.claims_of(invalid)) == []
     cells = pd.DataFrame({"country": ["Iran", "Iran", "Japan"], "lang_group": ["English", "native", "English"],
                           "score": [0.5, 0.4, 0.6], "ci_low": [0.4, 0.3, 0.5], "ci_high": [0.6, 0.5, 0.7]})
-    assert len(figures.fig3_language_impact(cells).axes[0].patches) >= 3
+    assert len(figures.fig3_language_impact(cells, lmax_mode="per_instance").axes[0].patches) >= 3
     radar_cells = pd.DataFrame({"country": ["Iran", "Iran", "Japan"],
                                 "category": ["Food and Cuisine", "Celebrations and Festivals", "Food and Cuisine"],
                                 "score": [0.5, 0.4, 0.6]})
@@ -190,7 +209,7 @@ def test_figures_draw_from_tidy_tables():
     ax = figures.fig4_radar(honest, rlabel="score").axes[0]
     assert sorted(t.get_text().split("\n")[1] for t in ax.get_xticklabels()) == ["n=12", "n=3"]  # smallest n per spoke
     assert ax.get_legend().get_title().get_text() == "radius: score" and ax.collections  # CI bands drawn
-    fig8 = figures.fig8_size(aggregate.reported_fig8())
+    fig8 = figures.fig8_size(aggregate.reported_fig8(), lmax_mode="table4")
     sized = aggregate.reported_fig8().dropna(subset=["params_b"])
     labels = {line.get_label() for line in fig8.axes[0].lines}
     expected = {f + (" (base)" if v == "base" else "") for f, v in zip(sized["family"], sized["variant"])}
@@ -208,8 +227,8 @@ def test_reported_figures_are_not_stamped_as_sample(tmp_path, monkeypatch):
     stamped, reported = plt.figure(), plt.figure()
     run.savefig(stamped, "a")
     run.savefig(reported, "b", data_source="reported")
-    assert [t.get_text() for t in stamped.texts] == ["sample data (not the paper's data)"]
-    assert reported.texts == []
+    assert stamped.get_suptitle() == "sample data (not the paper's data)"  # in the title, not a footer
+    assert reported.get_suptitle() == "" and reported.texts == []
 
 
 def test_ld_term_is_clipped_when_answers_have_extra_letters():
@@ -246,9 +265,7 @@ def test_footnote4_chance_matches_random_answers():
 
 
 def test_the_whole_sample_gives_every_pb_mcq_radar_cell_24_questions():
-    from matplotlib.colors import to_hex
-
-    from culturelab.plots.honest import SMALL_N_COLOUR
+    from culturelab.plots.honest import SMALL_N
 
     sample = cx.load(data_source="sample")
     cells = sample.procedures.drop_duplicates("procedure_id").groupby(["country", "category"]).size()
@@ -256,6 +273,6 @@ def test_the_whole_sample_gives_every_pb_mcq_radar_cell_24_questions():
     pb = sample.mcqs.assign(method="generate", correct=np.arange(len(sample.mcqs)) % 3 == 0, valid=True)
     ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
     assert {t.get_text().split("\n")[1] for t in ax.get_xticklabels()} == {"n=24"}
-    greyed = [c for c in ax.collections if len(c.get_offsets()) and to_hex(c.get_edgecolor()[0]) == SMALL_N_COLOUR]
-    assert not greyed  # no cell under 10 questions
+    hollow = [c for c in ax.collections if len(c.get_offsets()) and c.get_gid() == SMALL_N]
+    assert not hollow  # no cell under 10 questions
     plt.close("all")

@@ -33,3 +33,14 @@ def test_the_captex_notebooks_finish_with_a_masked_lm_and_record_what_they_skip(
                                                "Task 4, CB-QA (generation)"}}
     mcq = pd.read_csv(tmp_path / "runs" / "masked" / "captex/03_mcq" / "results.csv")
     assert set(mcq["method"]) == {"loglikelihood"} and mcq["valid"].all() and len(mcq) > 0
+    # every results table carries the labels of the run's comparison with the paper (issue 21)
+    for name in CAPTEX:
+        for path in sorted((tmp_path / "runs" / "masked" / name).glob("*.csv")):
+            table = pd.read_csv(path)
+            assert {"data", "protocol", "model_status", "comparable"} <= set(table.columns), path
+            assert table["data"].str.startswith("sample data (ours, not the paper's)").all(), path
+            assert not table["comparable"].any(), path
+    assert mcq["protocol"].str.contains("option log-likelihood instead of generation").all()
+    assert mcq["model_status"].str.endswith("not one of the paper's models (placed beside them)").all()
+    built = mcq["protocol"].str.contains("CB-MCQ options built by us")
+    assert (built == (mcq["task"] == "CB-MCQ")).all() and built.any()

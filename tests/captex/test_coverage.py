@@ -40,27 +40,12 @@ def test_coverage_matches_the_paper_captions():
 
 
 def test_sizes_line_up_with_the_reported_dataset_sizes():
+    from culturelab.captex.protocol import PROTOCOL
+    from culturelab.protocol import DataUsed, compare
+
     sizes = cx.load(data_source="sample").sizes()
     table = reported.compare(reported.load("captex", "dataset"), sizes, on=["measure"],
-                             data=reported.data_of("sample"), protocol="same")
+                             deviations=compare(PROTOCOL["01_dataset"], {}, DataUsed("sample")))
     assert table["ours"].notna().all() and table["reported"].notna().all()  # every measure joins
     assert not table["comparable"].any() and table["delta"].isna().all()  # sample data: no Δ
     assert table.set_index("measure").loc["mcqs", "ours"] == 8 * table.set_index("measure").loc["procedures", "ours"]
-
-
-def test_our_fig8_points_carry_their_comparability():
-    import pandas as pd
-
-    from culturelab.captex import aggregate
-
-    ours = pd.DataFrame({"model": ["hf:Qwen/Qwen2.5-7B-Instruct", "bundled:gemma3-270m"], "score": [0.5, 0.2]})
-    paper = aggregate.reported_fig8().set_index("model")["score"]
-    same = aggregate.beside_fig8(ours, "released", lmax_mode="max_cells").set_index("model")
-    qwen = same.loc["hf:Qwen/Qwen2.5-7B-Instruct"]
-    assert qwen["comparable"] and qwen["delta"] == pytest.approx(0.5 - paper["Qwen2.5-7B-Instruct"])
-    gemma = same.loc["bundled:gemma3-270m"]
-    assert gemma["paper_row"] == "" and pd.isna(gemma["delta"]) and "no Table 4 row" in gemma["protocol"]
-    other = aggregate.beside_fig8(ours, "released").set_index("model").loc["hf:Qwen/Qwen2.5-7B-Instruct"]
-    assert not other["comparable"] and "L_max per_instance" in other["protocol"] and pd.isna(other["delta"])
-    sample = aggregate.beside_fig8(ours, "sample", lmax_mode="max_cells")
-    assert not sample["comparable"].any() and sample["data"].str.contains("sample").all()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from culturelab.captex import construction as cc
 from culturelab.captex import data as cx
 from culturelab.captex.construction import build_mcqs, check_mcq_rules, pairing_checks, with_cb_options
 from culturelab.data import DataError
@@ -219,3 +220,47 @@ def test_options_given_in_the_file_are_kept(copy_dir):
     data = with_cb_options(cx.load(copy_dir.parent, expect="sample"))
     assert set(data.conversations["options_source"]) == {"file"} and set(data.conversations["answer"]) == {2}
     assert not data.notes
+
+
+def test_cb_distractors_are_steps_the_conversation_has_not_narrated(sample):
+    # the threshold separates what utterance 2 narrates (the steps before N) from the rest
+    by_position = cc.narration_by_position(sample.conversations, sample.procedures).set_index("position")
+    assert by_position.loc["before", "narrated"] > 0.95
+    assert by_position.loc["after", "narrated"] < 0.05 and by_position.loc["next", "narrated"] < 0.05
+    english = sample.procedures.query("lang_group == 'English'").set_index("procedure_id")["steps"]
+    built = with_cb_options(sample, seed=0).conversations
+    forced = 0
+    for c in built.itertuples():
+        steps = english[c.procedure_id]
+        fresh = [i for i in range(c.next_step + 1, len(steps) + 1)
+                 if cc.narrated_share(steps[i - 1], c.utterances[1]) < cc.NARRATED_SHARE]
+        told = [s for s in c.option_steps if s != c.next_step and s not in fresh]
+        assert len(told) == max(0, 3 - len(fresh))  # a narrated step only where too few others are left
+        forced += len(told)
+    rules = cc.distractor_rules_table(sample.conversations, sample.procedures, seed=0).set_index("options")
+    # the rule before: a third of the distractors are steps the conversation already narrates …
+    assert rules.loc["any", "earlier_distractors"] == 102 and rules.loc["any", "with_narrated_distractor"] > 80
+    assert rules.loc["any", "elimination_chance"] > 0.33
+    # … now only the forced ones (11 conversations of 5–6 steps with N = 3), and ruling out narrated
+    # options gains next to nothing over guessing
+    assert rules.loc["unnarrated", "narrated_distractors"] <= forced == 11
+    assert 0.25 <= rules.loc["unnarrated", "elimination_chance"] < 0.26
+    assert cc.elimination_chance(built) == pytest.approx(rules.loc["unnarrated", "elimination_chance"])
+    with pytest.raises(ValueError, match="distractors must be one of"):
+        cc.cb_mcq_options(sample.conversations, sample.procedures, distractors="later")
+
+
+def test_elimination_chance_of_options_given_in_the_file(copy_dir):
+    conv = pd.read_csv(copy_dir / "Conversations.csv", dtype=str, keep_default_na=False)
+    # CN-01's utterance 2 narrates kneading the dough and preparing the filling
+    conv["Choices"] = ("A. Knead a flour-and-water dough and let it rest.\nB. Prepare a filling of chopped pork and "
+                       "cabbage.\nC. Roll the dough into a rope and cut it into pieces.\nD. Boil the dumplings.")
+    conv["Answer"] = "C"
+    conv.head(1).to_csv(copy_dir / "Conversations.csv", index=False)
+    data = with_cb_options(cx.load(copy_dir.parent, expect="sample"))
+    audit = cc.cb_option_audit(data.conversations)
+    assert audit[["narrated_distractors", "correct_narrated", "elimination_accuracy"]].values.tolist() == [
+        [2, False, 0.5]]
+    assert audit["earlier_distractors"].isna().all()  # the file's options carry no step numbers
+    table = cc.distractor_rules_table(data.conversations, data.procedures)
+    assert table["options"].tolist() == ["file"] and table["elimination_chance"].tolist() == [0.5]

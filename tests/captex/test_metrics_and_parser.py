@@ -156,6 +156,33 @@ def test_parse_order_records_issues_and_raw_letters():
 def test_parse_order_matches_written_out_steps():
     steps = ["Boil the rice in salted water", "Wash the rice until clear", "Soak the rice for two hours"]
     text = "1. Wash the rice until the water is clear.\n2. Soak the rice for two hours.\n3. Boil the rice."
-    p = parse_order(text, 3, steps)
-    assert p.method == "step_text" and p.order == [1, 2, 0] and p.valid
-    assert parse_order(text, 3).valid is False  # without the steps nothing can be matched
+    p = parse_order(text, 3, steps, lenient=True)
+    assert p.method == "step_text" and p.order == [1, 2, 0] and p.valid and p.verdict == "lenient"
+    assert parse_order(text, 3, steps).valid is False  # a lenient reading: scored only on request
+    assert parse_order(text, 3, lenient=True).valid is False  # without the steps nothing can be matched
+
+
+def test_reordering_summary_reports_the_lenient_share():
+    import pandas as pd
+
+    from culturelab.captex.reordering import summarise_reordering
+    from culturelab.tasks.reorder import score_orders
+
+    steps = ["Boil the rice in salted water", "Wash the rice until clear", "Soak the rice for two hours"]
+    frame = pd.DataFrame({"perm": [[0, 1, 2]] * 2, "steps": [steps] * 2, "lang": ["en", "fa"]})
+    texts = ["A, B, C", "1. Boil the rice in salted water.\n2. Wash the rice until clear.\n3. Soak the rice."]
+    strict = score_orders(frame, texts, steps_col="steps")
+    assert strict["parse_verdict"].tolist() == ["strict", "lenient"] and strict["valid"].tolist() == [True, False]
+    assert strict["parse_answer"].tolist() == ["ABC", "ABC"]
+    assert score_orders(frame, texts, steps_col="steps", lenient=True)["valid"].tolist() == [True, True]
+    table = summarise_reordering(strict, ["lang"]).set_index("lang")
+    assert table.loc["en", "lenient_share"] == 0.0 and table.loc["fa", "lenient_share"] == 1.0
+    assert summarise_reordering(strict)["lenient_share"].tolist() == [0.5]
+
+
+def test_cbqa_replies_drop_reasoning_that_ends_in_a_lone_closing_tag():
+    from culturelab.captex.cbqa import clean_reply, parse_reply
+
+    text = "Okay, the user wants the next step. Maybe fold it.</think>\n\nPerson B: Fold the edges.\nPerson A: Thanks"
+    assert clean_reply(text) == "Fold the edges."
+    assert parse_reply(text).verdict == "strict" and parse_reply("Sorry, I can't help with that.").verdict == "refusal"

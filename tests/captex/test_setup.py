@@ -9,29 +9,11 @@ import pandas as pd
 import pytest
 
 import culturelab as cl
+from culturelab.captex import data as cx
 from culturelab.captex import setup
-from culturelab.data.sources import sample_dir
 from culturelab.params import ParameterError, check_choices, notebook_choice_problems
+from culturelab.protocol import DataUsed
 from culturelab.runner import notebook_defaults, notebook_file
-
-
-@pytest.fixture(scope="module")
-def release(tmp_path_factory) -> Path:
-    """Renamed copies of the sample up to the released sizes (700 procedures × 2 languages,
-    5,600 MCQs, 700 conversations), laid out as ``<data_dir>/captex/*.csv``."""
-    target = tmp_path_factory.mktemp("data") / "captex"
-    target.mkdir()
-    procs = pd.read_csv(sample_dir("captex") / "Procedures.csv", dtype=str)
-    n_copies = -(-700 // procs["ID"].nunique())
-    ids = pd.DataFrame([(pid + f"-{k:02d}", country) for k in range(n_copies)
-                        for pid, country in procs.drop_duplicates("ID")[["ID", "Country"]].itertuples(index=False)],
-                       columns=["ID", "Country"])
-    keep = set(ids.groupby("Country").head(100)["ID"])  # 100 per country, as released
-    for name in ("Procedures.csv", "MCQs.csv", "Conversations.csv"):
-        frame = pd.read_csv(sample_dir("captex") / name, dtype=str, keep_default_na=False)
-        copies = pd.concat([frame.assign(ID=frame["ID"] + f"-{k:02d}") for k in range(n_copies)], ignore_index=True)
-        copies[copies["ID"].isin(keep)].to_csv(target / name, index=False)
-    return target
 
 
 def start(monkeypatch, tmp_path, **values):
@@ -78,7 +60,7 @@ def test_a_small_run_selects_from_a_release_as_from_the_sample(release):
     ("mcq_method", "vote", "'vote' is not one of generate, loglikelihood"),
     ("prompt_version", "v9", "'v9' is not one of v1, v2, v3, v4"),
     ("norm_scheme", "z", "'z' is not one of raw, shift"),
-    ("lmax_mode", "max", "'max' is not one of per_instance, max_cells"),
+    ("lmax_mode", "max", "'max' is not one of per_instance, max_cells, table4"),
     ("countries", ["iran", "Mars"], "'Mars': unknown country"),
     ("categories", ["Cooking stuff"], "'Cooking stuff': unknown category"),
     ("paper_row", "GPT-5", "'GPT-5' is not one of , Random, "),
@@ -103,3 +85,126 @@ def test_mcq_method_must_be_one_of_the_methods_that_run(monkeypatch, tmp_path):
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
     with pytest.raises(ParameterError, match="mcq_method"):
         cl.start_run("captex/05_aggregate", params)
+
+
+# ------------------------------------------------------------------ the data a run used (issue 21)
+def start_dataset(monkeypatch, tmp_path, **values):
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    return cl.start_run("captex/01_dataset", {**notebook_defaults(notebook_file("captex/01_dataset")), **values})
+
+
+def dataset_sizes(run, data) -> pd.DataFrame:
+    return cl.reported.compare(cl.reported.load("captex", "dataset"), data.sizes(), on=["measure"],
+                               deviations=run.deviations())
+
+
+@pytest.mark.parametrize(("values", "label"), [
+    ({"countries": ["Iran"]}, "100 of 700 procedures; 800 of 5,600 mcqs; 100 of 700 conversations; "
+                              "countries Iran only (the paper: all, Table 2: seven countries)"),
+    # our release-sized copies of the sample hold 5 of the 10 categories: 140 procedures each
+    ({"categories": ["Food and Cuisine"]}, "140 of 700 procedures; 1,120 of 5,600 mcqs; 140 of 700 conversations; "
+                                           "categories Food and Cuisine only (the paper: all, §3.1: ten categories)"),
+])
+def test_a_release_cut_down_is_a_subset_and_gets_no_delta(monkeypatch, tmp_path, release, values, label):
+    run = start_dataset(monkeypatch, tmp_path, data_dir=str(release.parent), **values)
+    data = setup.open(run)
+    assert run.data_source == "released" and run.deviations().data == label
+    sizes = dataset_sizes(run, data)
+    assert sizes["delta"].isna().all() and not sizes["comparable"].any()
+
+
+def test_max_procedures_cuts_a_release_to_a_subset(monkeypatch, tmp_path, release):
+    run = start(monkeypatch, tmp_path, data_dir=str(release.parent), max_procedures=7)
+    setup.open(run)
+    assert run.deviations("random", model=None).data == ("7 of 700 procedures; 56 of 5,600 mcqs; 7 of 700 "
+                                                         "conversations; max_procedures 7 (the paper: all, §3.1: "
+                                                         "700 procedures)")
+
+
+def test_the_whole_release_is_the_papers_data(monkeypatch, tmp_path, release):
+    run = start_dataset(monkeypatch, tmp_path, data_dir=str(release.parent))
+    sizes = dataset_sizes(run, setup.open(run))
+    assert run.deviations().data == "same" and sizes["comparable"].all() and (sizes["delta"] == 0).all()
+
+
+@pytest.fixture()
+def hub(monkeypatch, tmp_path, tmp_cache, release):
+    """The Hugging Face hub as a local folder: ``huggingface_hub.snapshot_download`` copies the
+    release into the cache as the library does (``up``), and otherwise — offline, or
+    ``local_files_only`` — serves the cached copy or fails as the library does. No local copy."""
+    import shutil
+
+    import huggingface_hub
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    state = {"up": True, "downloads": 0}
+
+    def snapshot_download(repo_id, *, repo_type, cache_dir, local_files_only=False, **_):
+        assert (repo_id, repo_type) == ("AmirHossein2002/CAPTex", "dataset")
+        target = Path(cache_dir) / "datasets--AmirHossein2002--CAPTex" / "snapshots" / ("0" * 40)
+        if local_files_only or not state["up"]:
+            if target.is_dir():
+                return str(target)
+            raise LocalEntryNotFoundError("no cached snapshot and the hub cannot be reached")
+        shutil.copytree(release, target, dirs_exist_ok=True)
+        state["downloads"] += 1
+        return str(target)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("CULTURELAB_DATA", str(tmp_path / "empty"))
+    return state
+
+
+def test_auto_downloads_the_public_release_once_then_reads_the_cache(monkeypatch, tmp_path, hub, tmp_cache, capsys):
+    from culturelab.captex.protocol import locate
+
+    params = {"data_source": "auto", "data_dir": ""}
+    before = locate("02_reordering", params)
+    assert before.source == "released" and "downloaded from https://huggingface.co/datasets/AmirHossein2002/CAPTex" \
+        in before.note and hub["downloads"] == 0  # found without downloading
+    run = start(monkeypatch, tmp_path, data_source="auto", max_procedures=0)
+    data = setup.open(run)
+    assert data.data_source == run.data_source == "released" and data.location.startswith(str(tmp_cache))
+    assert hub["downloads"] == 1 and run.deviations("random", model=None).data == "same"
+    assert "note: the hub release AmirHossein2002/CAPTex (CC BY-NC 4.0), downloaded from" in capsys.readouterr().out
+    hub["up"] = False  # offline from now on: the cached copy serves
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    cached = locate("02_reordering", params)
+    assert cached.source == "released" and cached.note.startswith("the hub release AmirHossein2002/CAPTex (CC BY-NC "
+                                                                  "4.0), cached at")
+    assert cx.load(data_source="auto").location == data.location and hub["downloads"] == 1
+
+
+def test_without_the_hub_auto_says_why_it_uses_the_sample_and_download_fails(monkeypatch, tmp_path, hub, capsys):
+    from culturelab.captex.protocol import locate
+
+    hub["up"] = False  # online, but the hub cannot be reached
+    run = start(monkeypatch, tmp_path, data_source="auto")
+    assert setup.open(run).data_source == "sample" and hub["downloads"] == 0
+    assert run.deviations().data.startswith("sample data (ours, not the paper's) — the public release "
+                                            "AmirHossein2002/CAPTex could not be downloaded (")
+    assert "`auto` uses our sample" in capsys.readouterr().out
+    with pytest.raises(ConnectionError, match="could not fetch the dataset AmirHossein2002/CAPTex"):
+        cx.load(data_source="download")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # offline: nothing is tried, and each source says so
+    offline = "offline (HF_HUB_OFFLINE is set): the public release AmirHossein2002/CAPTex cannot be downloaded"
+    assert locate("02_reordering", {"data_source": "auto"}) == DataUsed("sample", note=f"{offline}; `auto` uses our "
+                                                                                      "sample")
+    assert locate("02_reordering", {"data_source": "download"}).source == "missing"
+    assert cx.load(data_source="auto").source_note == f"{offline}; `auto` uses our sample"
+
+
+def test_locate_reads_no_data(monkeypatch, tmp_path, release):
+    from culturelab.captex.protocol import locate
+
+    def no_loading(*_, **__):
+        raise AssertionError("locate must not load the data")
+
+    monkeypatch.setattr(cx, "read_procedures", no_loading)
+    monkeypatch.setenv("CULTURELAB_DATA", str(release.parent))
+    assert locate("01_dataset", {"data_source": "auto", "data_dir": ""}) == DataUsed("released", note=f"local copy at "
+                                                                                                     f"{release}")
+    assert locate("01_dataset", {"data_source": "sample", "data_dir": ""}) == DataUsed("sample")
+    missing = locate("01_dataset", {"data_source": "auto", "data_dir": str(tmp_path)})
+    assert missing.source == "missing" and missing.note.startswith("no local copy of CAPTEx (Procedures.csv")

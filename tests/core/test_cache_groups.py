@@ -72,8 +72,12 @@ def test_fmlama_sentence_scoring_stores_one_row_per_query_and_candidate_chunk(tm
     cache = ResponseCache(tmp_path / "r.sqlite")
     queries = ["The food pho has [Y] .", "[Y] is in pho .", "The food bun has [Y] ."]
     cands = [f"c{i}" for i in range(10)]
-    scores = score_queries(Scorer(cache), queries, cands, chunk=5)  # 3 queries x 2 candidate chunks
+    # 3 queries x 2 candidate chunks; "continuation": one scoring request per (candidate + rest of the sentence)
+    scores = score_queries(Scorer(cache), queries, cands, chunk=5, normalise="continuation")
     assert len(cache) == 6 and scores.shape == (3, 10)
     expected = np.array([[-(len(q.split("[Y]")[0]) + 2 * len(c + q.split("[Y]")[1])) / 10 / len(c + q.split("[Y]")[1])
                           for c in cands] for q in queries], dtype=np.float32)
     assert np.allclose(scores, expected)
+    # eq. 2 scores the candidate's own sub-tokens and the rest of the sentence given it: two rows per chunk
+    eq2 = ResponseCache(tmp_path / "eq2.sqlite")
+    assert score_queries(Scorer(eq2), queries, cands, chunk=5).shape == (3, 10) and len(eq2) == 12

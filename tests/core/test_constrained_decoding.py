@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 import torch
 
 from culturelab.models import capabilities, load_model
 from culturelab.models.base import PermutationConstraint
+from culturelab.models.counting import CountingModel
 from culturelab.models.hf import HFCausalLM, PermutationTokens, permutation_tokens
 from culturelab.models.replay import ReplayModel
-from culturelab.planning import CountingModel
 
 PROMPTS = ["rice is cooked with", "Order: A. tea B. sugar C. boil", "the soup has lentils and onion, then",
            "饺子 包 肉", "bread is baked with flour", "pilav pirinç ile yapılır"]
@@ -130,3 +131,20 @@ def test_plan_counts_constrained_requests_as_the_model_computes_them(tiny_causal
     assert sum(r["generated_tokens"] for r in billed) == 2 * (sum(SIZES) + 4)
     counted.generate(PROMPTS[:1], max_new_tokens=5)
     assert [r["kind"] for r in counted.records][-1] == "generate"  # free generation stays its own kind
+
+
+def test_the_findings_say_where_the_constrained_curve_lies_from_its_interval():
+    from culturelab.tasks.reorder import decoding_findings, decoding_summary
+
+    def constrained(rhos: list[float]) -> pd.DataFrame:
+        return pd.DataFrame({"decoding": "constrained", "valid": True, "rho": rhos, "perm": [[0, 1, 2, 3, 4]] * len(rhos),
+                             "pred_order": [[0, 1, 2, 3, 4]] * len(rhos), "n_steps": 5})
+
+    assert "): above the random expectation" in decoding_findings(decoding_summary(constrained([0.6, 0.8, 0.7] * 4)))
+    assert "): below the random expectation" in decoding_findings(decoding_summary(constrained([-0.6, -0.8] * 6)))
+    on = decoding_findings(decoding_summary(constrained([-0.5, 0.5] * 6)))
+    assert "): on the random expectation" in on and "Under free generation" not in on
+    assert "pulls the answers" not in on  # as shown (A, B, C, …), not the example's "C, A, B"
+    copies = constrained([0.6, 0.8, 0.7]).assign(pred_order=[[2, 0, 1, 3, 4]] * 3)  # "C, A, B, D, E", n = 3
+    few = decoding_findings(decoding_summary(copies))  # under the small-n rule of the figures
+    assert "): too few to place against the random expectation" in few and "pulls the answers" not in few

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 from culturelab import config, planning
-from culturelab.planning import ENV, CountingModel, calibrate, count_tokens, model_rates, summarize
+from culturelab.models.counting import ENV, SAMPLE, CountingModel, count_tokens
+from culturelab.models.size import parameter_count
+from culturelab.planning import calibrate, model_rates, summarize
 from culturelab.runner import Run
 
 
@@ -47,13 +49,13 @@ def test_large_calls_are_counted_exactly_and_tokenized_on_a_sample():
     assert row["requests"] == 30_000
     assert abs(row["prompt_tokens"] - 30_000 * 12) < 30_000 * 12 * 0.01
     assert abs(row["scored_tokens"] - 30_000 * 2) < 30_000 * 2 * 0.01
-    assert count_tokens(["abcd"] * (planning.SAMPLE * 3)) == planning.SAMPLE * 3
+    assert count_tokens(["abcd"] * (SAMPLE * 3)) == SAMPLE * 3
 
 
 def test_encoders_bertscore_and_finetuning_count_instead_of_computing(tmp_path, monkeypatch):
     from culturelab.metrics.generation import bertscore
     from culturelab.models.encoders import load_encoder
-    from culturelab.turkish_plu.finetune import option_texts, train_and_score
+    from culturelab.turkish_plu.finetune import option_inputs, train_and_score
 
     monkeypatch.setenv(ENV, str(tmp_path))
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
@@ -69,7 +71,7 @@ def test_encoders_bertscore_and_finetuning_count_instead_of_computing(tmp_path, 
     assert [(r["kind"], r["model"], r["requests"]) for r in rows] == [
         ("embed", "st:/no/such/encoder", 3), ("embed", "/no/such/backbone", 2),
         ("finetune", "hf:/no/such/model", 3 * 2 + 1)]
-    item_tokens = count_tokens(option_texts(items.iloc[:1])[0])  # chars/4 of "<prompt> <option>"
+    item_tokens = count_tokens(["".join(o) for o in option_inputs(items.iloc[:1])[0]])  # chars/4 of the SWAG pair
     assert rows[2]["prompt_tokens"] == 3 * 3 * (2 * item_tokens) + item_tokens  # 3 epochs x 3 passes + test
 
 
@@ -79,7 +81,7 @@ def test_hub_model_without_weights_is_billed_by_parameter_ratio():
     def fake(spec, device="auto"):
         return measured if spec == planning.REFERENCE else "uncalibrated: no local weights"
 
-    base = planning.parameter_count(planning.REFERENCE)[0]
+    base = parameter_count(planning.REFERENCE)[0]
     rates, basis = model_rates("hf:meta-llama/Llama-2-7b-hf", measure=fake)
     assert rates["s_per_prompt_token"] == pytest.approx(0.002 * 7e9 / base)
     assert rates["s_per_generated_token"] == pytest.approx(0.05 * 7e9 / base)
@@ -91,7 +93,7 @@ def test_hub_model_without_weights_is_billed_by_parameter_ratio():
 
 
 def test_bundled_parameter_count_comes_from_its_config():
-    n, source = planning.parameter_count(planning.REFERENCE)
+    n, source = parameter_count(planning.REFERENCE)
     assert source == "local config" and 2.5e8 < n < 3.0e8  # Gemma-3 270M: 268M with its tied embeddings
 
 

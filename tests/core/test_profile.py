@@ -12,6 +12,9 @@ import yaml
 from culturelab.profile import adapters, analysis, report
 from culturelab.profile.evaluate import notebooks_for, params_file
 
+#: the labels every results table carries (the run's comparison with its paper)
+LABELS = {"data": "sample data (ours, not the paper's)", "protocol": "same"}
+
 
 def _captex_mcq() -> pd.DataFrame:
     # shaped like runs/<run>/captex/03_mcq/results.csv
@@ -21,7 +24,7 @@ def _captex_mcq() -> pd.DataFrame:
         "category": ["Food", "Food", "Rites", "Rites"], "language": ["en", "zh", "en", "fa"],
         "qtype": "SA", "row": [3, 3, 7, 7], "options": json.dumps(["a", "b", "c", "d"]),
         "method": "loglikelihood", "valid": ["True", "True", "False", "True"], "correct": [True, False, False, True],
-        "model": "bundled:x"})
+        "model": "bundled:x", **LABELS})
 
 
 def test_captex_adapter_maps_every_tidy_column():
@@ -32,6 +35,15 @@ def test_captex_adapter_maps_every_tidy_column():
     assert tidy["culture"].tolist() == ["China", "China", "Iran", "Iran"]
     assert set(tidy["chance"]) == {0.25} and tidy["binary"].all()
     assert tidy["instance"].tolist() == ["CN-05/3", "CN-05/3", "IR-01/7", "IR-01/7"]
+    assert tidy["data"].tolist() == [LABELS["data"]] * 4 and set(tidy["protocol"]) == {"same"}
+
+
+def test_profile_rows_carry_each_rows_labels_and_refuse_unlabelled_results():
+    frame = _captex_mcq().assign(protocol=["same", "same", "option log-likelihood", "option log-likelihood"])
+    kept = adapters.adapt("captex/03_mcq", frame.iloc[2:], "bundled:x")  # a filtered frame keeps its rows' labels
+    assert kept["protocol"].tolist() == ["option log-likelihood"] * 2
+    with pytest.raises(KeyError, match="without the 'protocol' label"):
+        adapters.adapt("captex/03_mcq", _captex_mcq().drop(columns="protocol"), "bundled:x")
 
 
 def test_adapter_keeps_only_the_model_asked_for():
@@ -41,21 +53,23 @@ def test_adapter_keeps_only_the_model_asked_for():
 
 def test_turkish_plu_and_percul_adapters_chance_from_the_options():
     tr = pd.DataFrame({"id": ["1", "2"], "task": "so", "method": "llm (sum)", "correct": [True, False],
-                       "valid": True, "scores": [json.dumps([-1.0, -2.0])] * 2, "category": ["Food", None]})
+                       "valid": True, "scores": [json.dumps([-1.0, -2.0])] * 2, "category": ["Food", None], **LABELS})
     t = adapters.adapt("turkish_plu/02_mc_tasks", tr, "m")
     assert t["chance"].tolist() == [0.5, 0.5] and t["task"].iloc[0] == "so (llm (sum))"
     fa = pd.DataFrame({"id": [1], "method": "loglik-text-mean", "correct": [True], "category": ["Food"],
-                       "options": [json.dumps(list("abcd"))], "valid": [True]})
+                       "options": [json.dumps(list("abcd"))], "valid": [True], **LABELS})
     assert adapters.adapt("percul/02_models_and_categories", fa, "m")[["culture", "chance"]].iloc[0].tolist() == \
         ["Iran", 0.25]
 
 
 def test_fmlama_and_reorder_adapters():
     probe = pd.DataFrame({"dish": ["Pizza"], "lang": ["en"], "template": [1], "p1": [1.0], "n_candidates": [8],
-                          "group": ["Italy"]})
+                          "group": ["Italy"], **LABELS})
     assert adapters.adapt("fmlama/02_probing", probe, "m")["chance"].iloc[0] == pytest.approx(1 / 8)
+    three_gold = adapters.adapt("fmlama/02_probing", probe.assign(n_gold=3), "m")  # a random top is gold 3 times in 8
+    assert three_gold["chance"].iloc[0] == pytest.approx(3 / 8)
     reorder = pd.DataFrame({"procedure_id": ["CN-01"], "language": ["zh"], "rho": [0.4], "valid": [False],
-                            "country": ["China"]})
+                            "country": ["China"], **LABELS})
     t = adapters.adapt("captex/02_reordering", reorder, "m")
     assert not t["binary"].iloc[0] and t["score"].iloc[0] == 0.4 and not t["valid"].iloc[0]
 
@@ -111,9 +125,10 @@ def test_four_continuous_items_all_in_one_direction_are_not_significant():
 
 def test_nearest_reported_turkish_plu_uses_table6_in_percent():
     ours = pd.DataFrame({"model": ["m"], "benchmark": ["turkish_plu"], "task": ["so (llm (sum))"], "mean": [0.6],
-                         "data_source": ["released"]})
+                         "data": ["same"], "protocol": ["log-likelihood instead of fine-tuning"]})
     row = analysis.nearest_reported(ours).iloc[0]
     assert row["data"] == "same" and row["source"] == "turkish_plu table6"
+    assert row["protocol"] == "log-likelihood instead of fine-tuning"  # the comparison's label, carried
     below = float(row["below"].rsplit("(", 1)[1].rstrip(")"))
     above = float(row["above"].rsplit("(", 1)[1].rstrip(")"))
     assert below <= 0.6 < above
@@ -186,6 +201,7 @@ def test_profile_radar_leaves_out_cultures_too_small_for_every_model_and_names_t
 def test_score_bars_put_each_benchmark_in_its_own_panel_and_stay_readable_at_profile_size():
     import matplotlib.pyplot as plt
 
+    from culturelab.plots.honest import SMALL_N
     from culturelab.profile import figures
 
     sizes = {"captex": 11, "turkish_plu": 8, "cultural_recipes": 4, "fmlama": 3, "percul": 1}
@@ -197,6 +213,6 @@ def test_score_bars_put_each_benchmark_in_its_own_panel_and_stay_readable_at_pro
     assert [len(ax.get_yticklabels()) for ax in fig.axes if ax.get_title(loc="left") == "captex"] == [11]
     width, height = fig.get_size_inches()
     assert height < 12 and width <= 11, (width, height)  # one column of 27 tasks × 2 models was 25 in tall
-    grey = [p for ax in fig.axes for p in ax.patches if p.get_facecolor()[:3] == (217 / 255,) * 3]
-    assert len(grey) == 2 * len(sizes)  # task 0 of each benchmark rests on 5 items, for both models
+    faded = [p for ax in fig.axes for p in ax.patches if p.get_gid() == SMALL_N]
+    assert len(faded) == 2 * len(sizes)  # task 0 of each benchmark rests on 5 items, for both models
     plt.close("all")

@@ -1,8 +1,10 @@
-"""Bootstrap intervals: the fast (vectorised, batched) path gives the interval of one call per resample."""
+"""Intervals: the fast (vectorised, batched) bootstrap gives the interval of one call per resample; Wilson
+intervals for proportions, clustered ones for answers that come in groups."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as sps
 
@@ -41,3 +43,44 @@ def test_large_groups_are_resampled_in_batches_of_bounded_size(monkeypatch):
     stats.bootstrap_ci(np.arange(3125.0))
     stats.bootstrap_ci(np.arange(50.0))
     assert seen == [stats.RESAMPLE_CELLS // 3125, None]
+
+
+def test_proportions_get_wilson_intervals_where_the_bootstrap_collapses():
+    """0/3 and 1/3 correct (PERCUL per-category bars at n = 3): the percentile bootstrap gave [0, 0]
+    and [0, 1]; Wilson gives [0, 0.56] and [0.06, 0.79]. Other means keep the bootstrap."""
+    t = pd.DataFrame({"cat": list("aaabbbccc"), "correct": [0, 0, 0, 1, 0, 0, 1, 1, 1]})
+    got = stats.summarise(t, "correct", ["cat"]).set_index("cat")
+    for cat, k in (("a", 0), ("b", 1), ("c", 3)):
+        wilson = sps.binomtest(k, 3).proportion_ci(method="wilson")
+        assert got.loc[cat, ["ci_low", "ci_high"]].tolist() == pytest.approx([wilson.low, wilson.high])
+    assert got.loc["a", "ci_high"] == pytest.approx(0.5615, abs=1e-4)
+    assert got.loc["b", ["ci_low", "ci_high"]].round(2).tolist() == [0.06, 0.79]
+    assert stats.mean_ci([1.0, np.nan]) == stats.proportion_ci(1, 1)  # one answer still has an interval
+    x = np.array([0.2, 0.9, 0.4, 1.0, 0.0])
+    assert stats.mean_ci(x, seed=2) == stats.bootstrap_ci(x, seed=2)
+
+
+def test_clustered_proportion_counts_each_cluster_once_when_its_answers_agree():
+    wilson = stats.proportion_ci
+    # 10 stories x 4 orders, each story's four answers identical: the information of 10 answers, not 40
+    k, n = np.array([4, 4, 4, 0, 0, 0, 0, 0, 0, 0]), np.full(10, 4)
+    assert stats.clustered_proportion_ci(k, n) == pytest.approx(wilson(3, 10))
+    assert wilson(12, 40)[1] - wilson(12, 40)[0] < 0.8 * (wilson(3, 10)[1] - wilson(3, 10)[0])
+    # no share at all: nothing estimates the correlation, each story counts once (not [0, 0])
+    assert stats.clustered_proportion_ci(np.zeros(10), n) == pytest.approx(wilson(0, 10))
+    # answers that vary within stories as much as across them: plain Wilson on all answers
+    assert stats.clustered_proportion_ci([1, 1, 0, 2], [4, 4, 4, 4]) == pytest.approx(wilson(4, 16))
+    assert all(np.isnan(stats.clustered_proportion_ci([0, 0], [0, 0])))
+
+
+@pytest.mark.parametrize("shared", [0.0, 0.5, 0.9])
+def test_clustered_proportion_agrees_with_a_cluster_bootstrap_away_from_0_and_1(shared):
+    rng = np.random.default_rng(0)
+    stories, orders = 200, 4
+    story = rng.random(stories) < 0.3
+    answers = np.where(rng.random((stories, orders)) < shared, story[:, None], rng.random((stories, orders)) < 0.3)
+    k, n = answers.sum(axis=1).astype(float), np.full(stories, float(orders))
+    boot = sps.bootstrap((k, n), lambda k, n, axis=-1: k.sum(axis) / n.sum(axis), paired=True, vectorized=True,
+                         n_resamples=4000, method="percentile", random_state=np.random.default_rng(1))
+    ours = stats.clustered_proportion_ci(k, n)
+    assert ours == pytest.approx((boot.confidence_interval.low, boot.confidence_interval.high), abs=0.01)

@@ -31,11 +31,12 @@ def test_every_mode_recovers_a_planted_orthogonal_map(mode):
     seeds = [(src_words[i], trg_words[gold[i]]) for i in range(30, 30 + n_seed)]
     res = align.VecMap(mode, progress=False, max_iter=60, stochastic_interval=10).fit(
         x, z, seeds if mode not in {"identical", "unsupervised"} else None, src_words=src_words, trg_words=trg_words)
-    assert res.n_iter <= 60
+    assert res.n_iter <= 61  # 60 and, when capped under dropout, the re-induction at keep_prob 1
     for retrieval in ("nn", "csls"):
         top, _ = space.translate(res.xw, res.zw, k=1, retrieval=retrieval)
         assert np.mean(top[:, 0] == gold) >= 0.97, (mode, retrieval)
-    if mode != "supervised" and res.history["keep_prob"].iloc[-1] >= 1:  # converged: no dropout left
+    if mode != "supervised":  # the final dictionary is induced without dropout, capped or not
+        assert res.history["keep_prob"].iloc[-1] == 1
         assert np.mean(res.trg_idx[: len(x)] == gold) >= 0.97  # the induced dictionary is the planted one
 
 
@@ -206,3 +207,44 @@ def test_chance_precision_is_the_hypergeometric_mean_over_queries():
     exact = np.mean([1 - comb(n - g, k) / comb(n, k) for g in sizes])
     assert abs(bli.chance_precision(sizes, n, k) - exact) < 1e-12
     assert bli.chance_precision([1], 3, 10) == 1.0 and np.isnan(bli.chance_precision([], 10, 1))
+
+
+def _spy_on_induction(monkeypatch) -> list[tuple[float, align.Induced]]:
+    """Record the keep_prob and the result of every dictionary induction of a fit."""
+    calls: list[tuple[float, align.Induced]] = []
+    induce = align.induce_dictionary
+
+    def spy(*args, **kwargs):
+        out = induce(*args, **kwargs)
+        calls.append((kwargs["keep_prob"], out))
+        return out
+
+    monkeypatch.setattr(align, "induce_dictionary", spy)
+    return calls
+
+
+def test_a_capped_fit_learns_its_final_mapping_from_a_dictionary_induced_without_dropout(monkeypatch):
+    """VecMap stops only at keep_prob 1; when our max_iter cap stops the loop under dropout, the
+    last dictionary is re-induced at keep_prob 1 and the final mapping learns from it."""
+    x, z, gold = planted(n=200, d=10, noise=0.1)
+    seeds = [(i, int(gold[i])) for i in range(15)]
+    calls = _spy_on_induction(monkeypatch)
+    capped = align.VecMap("semi_supervised", progress=False, max_iter=3).fit(x, z, seeds)
+    assert [p for p, _ in calls] == [0.1, 0.1, 0.1, 1.0]
+    last = calls[-1][1]
+    assert (capped.src_idx == last.src).all() and (capped.trg_idx == last.trg).all()
+    assert {key: capped.summary()[key] for key in ("stop", "converged", "keep_prob_reached", "final_keep_prob",
+                                                   "iterations")} == {
+        "stop": "max_iter", "converged": False, "keep_prob_reached": 0.1, "final_keep_prob": 1.0, "iterations": 4}
+    assert capped.summary()["objective"] == pytest.approx(last.objective)
+
+    calls.clear()  # capped after keep_prob reached 1: that dictionary is already free of dropout
+    align.VecMap("semi_supervised", progress=False, max_iter=3, stochastic_initial=1.0).fit(x, z, seeds)
+    assert [p for p, _ in calls] == [1.0, 1.0, 1.0]
+
+    calls.clear()
+    done = align.VecMap("semi_supervised", progress=False, stochastic_interval=2).fit(x, z, seeds)
+    assert done.stop == "converged" and done.converged and done.keep_prob_reached == 1.0
+    assert [p for p, _ in calls][-3:] == [1.0, 1.0, 1.0] and done.n_iter == len(calls)
+    supervised = align.VecMap("supervised", progress=False).fit(x, z, seeds)
+    assert supervised.stop == "no self-learning" and supervised.converged and supervised.n_iter == 0

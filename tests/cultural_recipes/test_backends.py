@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from culturelab.cultural_recipes import adaptation, concepts, evaluation
+from culturelab.cultural_recipes import adaptation, concepts, evaluation, protocol
 from culturelab.cultural_recipes.data import DIRECTIONS, load_split
 from culturelab.reported import load as load_reported
 
@@ -30,11 +30,12 @@ def splits():
     return data, silver
 
 
-def downstream(outputs, *, data: str = "sample data (ours, not the paper's)"):
+def downstream(run, outputs, *, data_source: str = "sample"):
+    run.set_data_source(data_source)
     scores = evaluation.score_outputs(outputs, compat=[None, "coastalcph-2023"], bertscore=NO_BERTSCORE,
                                       n_bootstrap=50)
-    side = evaluation.compare_with_paper(scores[scores["system"] != "Ref"], load_reported("cultural_recipes", "table4"),
-                                         data=data, bertscore=NO_BERTSCORE)
+    side = evaluation.compare_with_paper(scores, load_reported("cultural_recipes", "table4"),
+                                         protocol.labeller(run, split="gold"))
     assert "Retrieval" in set(side["method"]) and side["ours"].notna().all()
     assert set(concepts.literal_rates(outputs)["system"]) == set(outputs["system"])
     assert {"MT-zs", "MT-ft", "GPT-4"} <= set(adaptation.case_study(outputs)["system"])
@@ -44,9 +45,9 @@ def downstream(outputs, *, data: str = "sample data (ours, not the paper's)"):
 def test_a_masked_lm_skips_the_models_adaptations(make_run, splits, tiny_masked_dir):
     run = make_run(f"masked:{tiny_masked_dir}")
     outputs = adaptation.all_systems(run, *splits)
-    assert set(outputs["system"]) == {"Retrieval", "Source copy", "Ref"} and run._models == {}
+    assert set(outputs["system"]) == {"Retrieval", "Source copy", "Ref = human adaptation"} and run._models == {}
     assert [s["kind"] for s in run.info["skipped"]] == ["generate"]
-    _, side = downstream(outputs)
+    _, side = downstream(run, outputs)
     assert side["delta"].isna().all()
 
 
@@ -55,7 +56,7 @@ def test_a_causal_lm_adapts_with_the_papers_prompt(make_run, splits, tiny_causal
     outputs = adaptation.all_systems(run, *splits, max_new_tokens=4)
     mine = outputs[outputs["system"].str.endswith("(llm prompt)")]
     assert len(mine) == 4 and mine["prompt"].str.startswith("Convert the provided").all()
-    downstream(outputs)
+    downstream(run, outputs)
 
 
 def test_an_openai_compatible_server_answers(make_run, splits):
@@ -66,7 +67,7 @@ def test_an_openai_compatible_server_answers(make_run, splits):
     mine = outputs[outputs["system"].str.startswith("openai-compatible")]
     assert (mine["prediction"] == answer).all() and server.requests[0]["temperature"] == 0.7
     assert mine.set_index("direction")["valid"].to_dict() == {"zh2en": True, "en2zh": False}  # English answer
-    downstream(outputs)
+    downstream(run, outputs)
 
 
 def test_replayed_generations_are_rescored_beside_the_paper_system_they_stand_for(make_run, splits, tmp_path):
@@ -76,12 +77,17 @@ def test_replayed_generations_are_rescored_beside_the_paper_system_they_stand_fo
     replay = tmp_path / "gpt4.jsonl"
     replay.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
     run = make_run(f"replay:{replay}")
+    run.params["paper_method"] = "GPT-4"  # the replayed outputs stand for the paper's GPT-4
     outputs = adaptation.all_systems(run, *splits, system="GPT-4")
     assert (outputs.loc[outputs["system"] == "GPT-4", "prediction"].str.startswith("Title: Soup")).all()
-    _, side = downstream(outputs, data="same")
+    _, side = downstream(run, outputs, data_source="released")
     gpt = side[side["method"] == "GPT-4"].set_index(["direction", "metric", "compat"])
     # #Tok is computed as the paper does: a Δ on the same data; chrF only where computed as the paper states
     assert gpt.loc[("zh2en", "#Tok", "corrected"), "delta"] == pytest.approx(
         gpt.loc[("zh2en", "#Tok", "corrected"), "ours"] - 216.6)
     assert gpt.loc[("zh2en", "ChrF", "corrected"), "comparable"]
     assert not gpt.loc[("zh2en", "ChrF", "coastalcph-2023"), "comparable"]
+    run.params["paper_method"] = ""  # a replay nobody names is no paper system: beside it, no Δ
+    _, side = downstream(run, outputs, data_source="released")
+    unnamed = side[side["method"] == "GPT-4"]
+    assert unnamed["delta"].isna().all() and unnamed["model_status"].str.endswith("beside the paper's GPT-4").all()

@@ -46,7 +46,7 @@ def test_score_outputs_on_the_sample_counts_invalid_outputs():
     silver = cr.load_split("en2zh", "silver", data_source="sample")
     outputs = pd.concat([adaptation.reference_outputs(silver, "en2zh"), adaptation.copy_outputs(silver, "en2zh")])
     table = evaluation.score_outputs(outputs, compat=[None, "coastalcph-2023"], bertscore={"en": None, "zh": None})
-    ref = table[(table["system"] == "Ref") & (table["compat"] == "corrected")].iloc[0]
+    ref = table[(table["system"] == "Ref = retrieved recipe") & (table["compat"] == "corrected")].iloc[0]
     copy = table[(table["system"] == "Source copy") & (table["compat"] == "corrected")].iloc[0]
     assert ref["BLEU"] == pytest.approx(100) and ref["invalid"] == 0
     assert copy["invalid"] == 5 and copy["BLEU"] < 5 and np.isnan(copy["B-Sc"])

@@ -12,8 +12,10 @@ import pandas as pd
 import pytest
 
 from culturelab import reported
-from culturelab.cultural_recipes import alignment, evaluation, human_eval
+from culturelab.cultural_recipes import alignment, human_eval
 from culturelab.cultural_recipes import data as cr
+from culturelab.cultural_recipes import protocol as cr_protocol
+from culturelab.protocol import DataUsed, compare
 from culturelab.runner import all_notebooks
 
 VIEW = pd.DataFrame({"query": ["蒸", "豆腐", "水", "盐"], "neighbours": [["bake", "350"], ["ham"], ["water"], ["sugar"]],
@@ -22,24 +24,37 @@ VIEW = pd.DataFrame({"query": ["蒸", "豆腐", "水", "盐"], "neighbours": [["
 
 
 def test_bli_summary_gives_a_delta_only_on_the_papers_data_and_protocol():
-    same = alignment.bli_summary(VIEW, data="same", protocol="same").set_index("quantity")
+    section = cr_protocol.PROTOCOL["01_bli_alignment"]
+    paper = {"max_recipes": 0, "vector_size": 300, "epochs": 5, "min_count": 10, "n_queries": 100,
+             "mode": "semi_supervised", "seed_variant": "paper", "max_iter": 0, "stochastic_interval": 50}
+    same = alignment.bli_summary(VIEW, compare(section, {**paper, "labels": "by hand"}, DataUsed("released")))
+    same = same.set_index("quantity")
     assert same.loc["P@5", "delta"] == pytest.approx(0.25 - 0.68) and same["comparable"].all()
-    for data, protocol in (("sample data", "same"), ("same", "automatic labels")):
-        t = alignment.bli_summary(VIEW, data=data, protocol=protocol)
-        assert t["delta"].isna().all() and t["reported"].notna().all() and not t["comparable"].any()
-    other_k = alignment.bli_summary(VIEW, k=1, data="same", protocol="same").set_index("quantity")
+    for deviations in (compare(section, {**paper, "labels": "by hand"}, DataUsed("sample")),
+                       compare(section, {**paper, "labels": alignment.AUTOMATIC_LABELS}, DataUsed("released"))):
+        t = alignment.bli_summary(VIEW, deviations)
+        assert t["delta"].isna().all() and t["reported"].notna().sum() == 4 and not t["comparable"].any()
+    other_k = alignment.bli_summary(VIEW, compare(None, {}), k=1).set_index("quantity")
     assert np.isnan(other_k.loc["P@1", "reported"])  # the paper reports P@5 only
 
 
 def test_the_bli_protocol_names_every_step_that_differs():
-    paper = {"vector_size": 300, "epochs": 5, "min_count": 10}
-    assert alignment.protocol_of(n_queries=100, word2vec=paper) == \
-        "automatic literal/cultural labels (the paper: by hand)"  # our labels are never the authors'
-    steps = alignment.protocol_of(n_queries=0, word2vec={**paper, "epochs": 10}, mode="identical",
-                                  seed_variant="cut", stochastic_interval=8).split("; ")
-    assert steps[1:] == ["all queries (the paper: 100)", "word2vec epochs 10 (the paper: 5)",
-                         "mapping mode identical (our reading of the paper: semi_supervised)",
-                         "seed dictionary variant 'cut'", "stochastic interval 8 (VecMap: 50)"]
+    section = cr_protocol.PROTOCOL["01_bli_alignment"]
+    automatic = compare(section, {"labels": alignment.AUTOMATIC_LABELS})  # our labels are never the authors'
+    assert automatic.protocol == ("automatic labels (CC-CEDICT glosses + our taxonomy) of the top-5 lists (the "
+                                  "paper: judged by hand, §4.2)")
+    steps = compare(section, {"n_queries": 0, "epochs": 10, "mode": "identical", "seed_variant": "cut",
+                              "stochastic_interval": 8, "max_iter": 40, "max_recipes": 1500}).lines()
+    assert steps == [
+        "data: max_recipes 1500 (the paper: all, §4.1: the entire corpora)",
+        "protocol: word2vec epochs 10 (the paper: 5, fn. 10)",
+        "protocol: every content word as queries (the paper: the 100 most frequent Chinese content words, §4.2)",
+        "protocol: mapping mode identical (our reading of the paper: semi_supervised, §4.1)",
+        "protocol: seed dictionary variant 'cut' (the paper: fn. 11's 15 pairs, 镯 read as 倒)",
+        "protocol: self-learning capped at 40 iterations (our reading of the paper: to convergence, §4.1)",
+        "protocol: stochastic interval 8 (the paper: 50, §4.1: VecMap's default)"]
+    assert {k: section.settings[k].paper for k in ("vector_size", "epochs", "min_count")} == {
+        k: alignment.WORD2VEC[k] for k in ("vector_size", "epochs", "min_count")}
 
 
 def test_table2_label_shares_and_chance():
@@ -55,15 +70,6 @@ def test_table2_label_shares_and_chance():
     assert alignment.literal_chance(VIEW, ["water", "salt", "bake", "ham"], k=1) == pytest.approx((0.25 + 0.25) / 4)
 
 
-def test_metric_protocols_follow_what_the_paper_states():
-    assert evaluation.protocol_of("BLEU", "zh") == evaluation.protocol_of("R-L", "en") == "same"
-    assert evaluation.protocol_of("R-L", "zh", zh_tokenizer="jieba") == "same"
-    assert "characters" in evaluation.protocol_of("R-L", "zh")
-    assert "bert-base-uncased" in evaluation.protocol_of("B-Sc", "en", bertscore_model="bundled:minilm")
-    assert "released script" in evaluation.protocol_of("BLEU", "en", compat="coastalcph-2023")
-    assert evaluation.protocol_of("#Tok", "zh", compat="coastalcph-2023") == "same"
-
-
 def _released_gold(root) -> None:
     recipe = {"id": "r1", "title": "红豆汤", "ingredients": ["红豆"], "steps": ["煮。"]}
     folder = root / "cultural_recipes" / "recipe_match_cn2en"
@@ -74,24 +80,28 @@ def _released_gold(root) -> None:
 
 def test_table1_beside_the_paper_has_a_delta_on_released_splits_only(tmp_path):
     _released_gold(tmp_path)
-    released = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold"], data_dir=tmp_path))
-    row = released.set_index("quantity").loc["n_source"]
-    assert row["data"] == "same" and row["ours"] == 1 and row["delta"] == 1 - 25
-    sample = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold", "train", "valid"], data_source="sample"))
+    released = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold"], data_dir=tmp_path), cr_protocol.table1)
+    row = released.set_index("quantity").loc["n_source"]  # a copy with 1 of Table 1's 25 gold recipes is a subset
+    assert row["data"] == "1 of 25 gold zh→en recipes" and row["ours"] == 1 and np.isnan(row["delta"])
+    sample = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold", "train", "valid"], data_source="sample"),
+                                    cr_protocol.table1)
     assert sample["delta"].isna().all() and "train+valid" in set(sample["split"])
     assert sample.set_index(["split", "quantity"]).loc[("train+valid", "n_source"), "reported"].item() == 44500
+    whole = cr_protocol.table1("released", {"gold zh→en recipes": 25})
+    assert whole.comparable  # the whole release: the Δ of every Table 1 cell is printed
 
 
 def test_human_tables_beside_the_paper():
     ratings = cr.load_ratings()
-    t5 = human_eval.table5_beside_paper(human_eval.table5(ratings), data="same")
-    assert set(t5["method"]) == {"Human", "Retrieval"} and t5["comparable"].all()
-    assert (t5["delta"] == t5["ours"] - t5["reported"]).all()
+    t5 = human_eval.table5_beside_paper(human_eval.table5(ratings), cr_protocol.table5({"ratings_file": ""}))
+    assert set(t5["method"]) == {"Human", "Retrieval"} and t5["delta"].isna().all()
+    assert t5["data"].eq("our made-up sample ratings (the paper's crowd ratings are not released, §5.3)").all()
+    given = cr_protocol.table5({"ratings_file": "ratings.csv"})
+    assert given.data.startswith("ratings from ratings.csv") and not given.comparable  # never the paper's
     tau = pd.DataFrame({"direction": ["zh2en"], "criterion": ["GRA"], "metric": ["ChrF"], "tau": [0.3]})
-    t6 = human_eval.table6_beside_paper(tau, data="same")
-    assert t6["reported"].tolist() == [0.25] and t6["delta"].isna().all() and t6["protocol"].iloc[0] == \
-        human_eval.TAU_PROTOCOL
-    assert human_eval.table6_beside_paper(pd.DataFrame(), data="same").empty
+    t6 = human_eval.table6_beside_paper(tau, lambda d, m: given)
+    assert t6["reported"].tolist() == [0.25] and t6["delta"].isna().all()
+    assert human_eval.table6_beside_paper(pd.DataFrame(), lambda d, m: given).empty
 
 
 def test_coverage_names_every_table_and_figure_with_a_status_and_a_reason():

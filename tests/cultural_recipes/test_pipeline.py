@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from culturelab.cultural_recipes import alignment, corpus, lexicon
+from culturelab.protocol import compare
 
 
 def test_toy_corpus_is_deterministic_and_plants_cultural_words():
@@ -39,7 +40,7 @@ def _toy_run(seed: int):
     gold = corpus.toy_gold()
     res, _table, view = alignment.align_and_translate(zh, en, alignment.select_queries(zh_counts, n=30),
                                                       progress=False, literal=gold["literal"],
-                                                      cultural=gold["cultural"], max_iter=40, stochastic_interval=8)
+                                                      related=gold["related"], max_iter=40, stochastic_interval=8)
     return zh, zh_counts, res, view, gold
 
 
@@ -55,12 +56,12 @@ def test_toy_corpus_pipeline_aligns_neutral_words_and_finds_planted_equivalents(
         zh, zh_counts, res, view, gold = _toy_run(seed)
         assert zh.words[0] == max(zh_counts, key=zh_counts.get)  # frequency order kept
         assert res.n_seed_pairs == 14 and res.skipped_seed_pairs == [("劈", "chop")]  # 劈 is not in the toy corpus
-        summary = alignment.bli_summary(view).set_index("quantity")
+        summary = alignment.bli_summary(view, compare(None, {})).set_index("quantity")
         assert summary.loc["P@5", "ours"] >= 0.6  # comparable corpora from one concept process align
         top5 = view.set_index("query")["neighbours"]
-        planted = [w for w in gold["cultural"] if w in top5.index]
+        planted = [w for w in corpus.PLANTED if w in top5.index]
         assert len(planted) == 8  # 蒸 → bake, 豆腐 → ham, 淀粉 → flour, 筷子 → fork, …
-        found += sum(bool(gold["cultural"][w] & set(top5[w])) for w in planted)
+        found += sum(bool(set(gold["related"][w]) & set(top5[w])) for w in planted)
         planted_total += len(planted)
         assert isinstance(view, pd.DataFrame) and (view["manual_label"] == "").all()
     assert found >= 0.5 * planted_total, (found, planted_total)

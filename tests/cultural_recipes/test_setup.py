@@ -16,6 +16,7 @@ import pytest
 import culturelab
 from culturelab.cultural_recipes import alignment, corpus, setup
 from culturelab.params import notebook_choice_problems
+from culturelab.protocol import compare
 from culturelab.reported import load as load_reported
 from culturelab.runner import notebook_defaults, notebook_file
 
@@ -28,8 +29,8 @@ class FakeRun:
         self.params = {**notebook_defaults(notebook_file(self.notebook)), **params}
         self.stamp = None
 
-    def set_data_source(self, source: str) -> None:
-        self.stamp = source
+    def set_data_source(self, source: str, counts: dict | None = None, note: str = "") -> None:
+        self.stamp, self.counts, self.note = source, counts, note
 
 
 def _write_gold(root: Path, folder: str = "recipe_match_cn2en") -> None:
@@ -69,11 +70,11 @@ def test_open_gives_notebook_01_the_toy_sample_or_the_corpus_files():
     run = FakeRun("01_bli_alignment", max_recipes=4)
     toy = setup.open(run)
     assert run.stamp == "sample" and toy.name == "toy" and toy.max_recipes is None
-    assert toy.zh() == corpus.toy_corpus("zh", 4, seed=0) and toy.cultural["豆腐"] == {"ham"}
+    assert toy.zh() == corpus.toy_corpus("zh", 4, seed=0) and toy.related["豆腐"] == {"ham": "cultural"}
     run = FakeRun("01_bli_alignment", zh_corpus="zh.jsonl", en_corpus="en.csv", max_recipes=0)
     files = setup.open(run)
     assert run.stamp == "released" and files.zh == Path("zh.jsonl") and files.max_recipes is None
-    assert files.literal is None and files.cultural is None  # CC-CEDICT and our taxonomy label them
+    assert files.literal is None and files.related is None  # CC-CEDICT and our taxonomy label them
 
 
 def test_open_gives_notebook_02_each_data_source(tmp_path):
@@ -81,11 +82,13 @@ def test_open_gives_notebook_02_each_data_source(tmp_path):
     where = {"data_dir": str(tmp_path), "directions": ["zh2en"], "max_recipes": 0}
     for data_source, stamp, n in [("auto", "released", 1), ("local", "released", 1), ("sample", "sample", 5)]:
         run = FakeRun("02_adaptation", data_source=data_source, **where)
-        data, silver = setup.open(run)
+        data, silver, _ = setup.open(run)
         assert run.stamp == stamp and len(data["zh2en"]) == n and len(silver["zh2en"]) == n, data_source
+        assert run.counts == {"gold zh→en recipes": n, "silver zh→en recipes": n}
     run = FakeRun("02_adaptation", data_source="auto", data_dir=str(tmp_path), max_recipes=2)
-    data, _ = setup.open(run)  # zh2en is local, en2zh falls back to the sample
+    data, _, _ = setup.open(run)  # zh2en is local, en2zh falls back to the sample
     assert run.stamp == "mixed" and [len(t) for t in data.values()] == [1, 2]
+    assert run.note == "the release for gold zh→en, silver zh→en; our sample for gold en→zh, silver en→zh"
     with pytest.raises(FileNotFoundError, match="Google Drive"):
         setup.open(FakeRun("02_adaptation", data_source="local", data_dir=str(tmp_path)))
 
@@ -93,8 +96,9 @@ def test_open_gives_notebook_02_each_data_source(tmp_path):
 def test_paper_numbers_come_from_reported():
     reported = load_reported("cultural_recipes", "bli").set_index("quantity")["value"]
     view = pd.DataFrame({"label": ["literal", "error"]})
-    summary = alignment.bli_summary(view).set_index("quantity")["reported"]
-    assert summary.to_dict() == {q: float(reported[q]) for q in summary.index}
+    summary = alignment.bli_summary(view, compare(None, {})).set_index("quantity")["reported"].dropna()
+    assert summary.to_dict() == {q: float(reported[q]) for q in ("P@5", "queries", "cultural (of misses)",
+                                                                  "error (of misses)")}
     shares = alignment.label_shares(view, "ours")
     paper = shares[shares["source"].str.startswith("paper")].set_index("label")["share"]
     assert paper["literal"] == reported["P@5"]

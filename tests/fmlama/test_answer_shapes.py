@@ -1,6 +1,6 @@
 """The decoder-answer parser on the shapes chat models really answer in (lists, markdown,
-refusals, reasoning blocks, full-width punctuation, mixed scripts), and on the released
-gpt-3.5-turbo answers: the list-aware parser moves no setting by more than one dish."""
+refusals, reasoning blocks, full-width punctuation, mixed scripts, the verbose chat shapes of
+issue 22), and on the released gpt-3.5-turbo answers."""
 
 from __future__ import annotations
 
@@ -82,7 +82,36 @@ SHAPES = [
     # mixed scripts
     ("美食寿司是以rice、紫菜为主要原料制作的。", "zh", ["rice", "紫菜"]),
     ("The food jiaozi has the ingredients of 面粉 and pork.", "en", ["面粉", "pork"]),
-    ("The food x has the ingredients of tofu (豆腐), soy sauce.", "en", ["tofu (豆腐)", "soy sauce"]),
+    ("The food x has the ingredients of tofu (豆腐), soy sauce.", "en", ["tofu", "豆腐", "soy sauce"]),
+    # parenthesised remarks: ingredients are read, preparation is not
+    ("The food rendang has the ingredients of meat (usually beef), coconut milk.", "en", ["meat", "beef", "coconut milk"]),
+    ("The food x has the ingredients of rice (cooked), eggs (2, beaten).", "en", ["rice", "eggs"]),
+    ("醋米饭、海鲜（如生鱼片、虾）等。", "zh", ["醋米饭", "海鲜", "生鱼片", "虾"]),
+    ("美食火腿吐司是以面包为主要原料制作的。（注：此处可能有多个正确答案）", "zh", ["面包"]),
+    # the list ends where the sentence goes on about something else
+    ("The food Baked Alaska has the ingredients of ice cream, sponge cake, and meringue, and it is flambéed.", "en",
+     ["ice cream", "sponge cake", "meringue"]),
+    ("The main ingredients in a St. Honoré cake are puff pastry and whipped cream.", "en",
+     ["puff pastry", "whipped cream"]),
+    ("面粉、鸡蛋、牛奶是制作美食可丽饼的常用原料。", "zh", ["面粉", "鸡蛋", "牛奶"]),
+]
+
+# issue 22's verbose chat shapes, one by one: (answer, lang, ingredients read, verdict)
+ISSUE_SHAPES = [
+    ("The answer is: rice and beans.", "en", ["rice", "beans"], "strict"),
+    ("1. **Beef** (thinly sliced)", "en", ["Beef"], "strict"),
+    ("I think it's made from rice, but maybe glutinous rice.", "en", ["rice", "glutinous rice"], "strict"),
+    ("Pho is a Vietnamese noodle soup. The ingredients are rice noodles, beef and herbs.", "en",
+     ["rice noodles", "beef", "herbs"], "strict"),
+    ("The food moussaka has the ingredients of eggplant. Other common ingredients are minced meat and tomatoes.",
+     "en", ["eggplant", "minced meat", "tomatoes"], "strict"),
+    ("Unfortunately, I don't have information about the ingredients of beika.", "en", None, "refusal"),
+    ("米饭（醋饭）", "zh", ["米饭", "醋饭"], "strict"),
+    ("答案：猪肉、白菜", "zh", ["猪肉", "白菜"], "strict"),
+    ("**Ingredients:** tomato, mozzarella, basil", "en", ["tomato", "mozzarella", "basil"], "strict"),
+    # a description without any ingredient cue is only a lenient reading
+    ("Pho is a Vietnamese noodle soup.", "en", ["Vietnamese noodle soup"], "lenient"),
+    ("Okay, the dish has rice.</think>\n\nThe food x has the ingredients of noodles.", "en", ["noodles"], "strict"),
 ]
 
 
@@ -92,20 +121,32 @@ def test_the_table_is_large():
 
 @pytest.mark.parametrize(("answer", "lang", "expected"), SHAPES)
 def test_answer_shape(answer, lang, expected):
-    assert parse_answer(answer, lang) == expected
+    parsed = parse_answer(answer, lang)
+    assert (parsed.value or []) == expected
+    assert parsed.valid == bool(expected)
 
 
-# Correct answers per released gpt-3.5-turbo variant under the first-line-only parser this one
-# replaced (commit c143731); the list-aware parser may move each by at most one dish.
-FIRST_LINE_PARSER = {
-    "EN_en/WC/full/False": 247, "EN_en/WC/full/True": 241, "EN_en/WC/one/False": 211,
-    "EN_en/WC/one/True": 223, "EN_en/QA/one/False": 216, "EN_en/QA/one/True": 180,
-    "ZH_zh/WC/full/False": 103, "ZH_zh/WC/full/True": 97, "ZH_zh/WC/one/False": 108,
-    "ZH_zh/WC/one/True": 85, "ZH_zh/QA/one/False": 111, "ZH_zh/QA/one/True": 102,
+@pytest.mark.parametrize(("answer", "lang", "expected", "verdict"), ISSUE_SHAPES)
+def test_issue_shape(answer, lang, expected, verdict):
+    parsed = parse_answer(answer, lang)
+    assert (parsed.answer, parsed.verdict) == (expected, verdict)
+    assert parse_answer(answer, lang, lenient=True).value == expected
+
+
+# Correct answers per released gpt-3.5-turbo variant under this parser. The comma-and-"and" split it
+# replaced (issue 22) counted 247, 241, 211, 223, 216, 180 (English) and 103, 97, 108, 85, 111, 102
+# (Chinese) in the same order: the gains are ingredients a grader reads in "such as" lists, parentheses,
+# alternatives, after articles and in later sentences. A parser change may move each by at most one dish;
+# more needs the labelled answers' verdict (culturelab/parsing_gold) and new numbers here.
+GRADER_PARSER = {
+    "EN_en/WC/full/False": 264, "EN_en/WC/full/True": 273, "EN_en/WC/one/False": 214,
+    "EN_en/WC/one/True": 230, "EN_en/QA/one/False": 244, "EN_en/QA/one/True": 218,
+    "ZH_zh/WC/full/False": 104, "ZH_zh/WC/full/True": 99, "ZH_zh/WC/one/False": 108,
+    "ZH_zh/WC/one/True": 86, "ZH_zh/QA/one/False": 141, "ZH_zh/QA/one/True": 139,
 }
 
 
-def test_released_chatgpt_rescoring_moves_at_most_one_dish(release_dir):
+def test_released_chatgpt_rescoring_is_pinned(release_dir):
     moved = {}
     for setting, prompt, instruction, context in itertools.product(("EN_en", "ZH_zh"), F.PROMPTS, F.INSTRUCTIONS,
                                                                      (False, True)):
@@ -115,6 +156,6 @@ def test_released_chatgpt_rescoring_moves_at_most_one_dish(release_dir):
                                data_source="local")
         per_dish, _ = score_generations(g, setting)
         key = f"{setting}/{prompt}/{instruction}/{context}"
-        moved[key] = int(per_dish["correct"].sum()) - FIRST_LINE_PARSER[key]
-    assert len(moved) == len(FIRST_LINE_PARSER)
+        moved[key] = int(per_dish["correct"].sum()) - GRADER_PARSER[key]
+    assert len(moved) == len(GRADER_PARSER)
     assert all(abs(d) <= 1 for d in moved.values()), json.dumps(moved)

@@ -1,5 +1,6 @@
 """FMLAMA's ranking notebooks with a backend that cannot rank (a replay file of generations): they
-say so in one line, keep the frequency baseline and finish (issue 13.3)."""
+say so in one line, keep the frequency baseline and the chance line, labelled as analyses beyond
+the paper, and finish (issues 13.3, 21)."""
 
 from __future__ import annotations
 
@@ -28,4 +29,5 @@ def test_the_ranking_notebooks_finish_with_a_replay_file_of_generations(tmp_path
         info = json.loads((tmp_path / "runs" / "replay" / name / "run_info.json").read_text())
         assert [s["section"] for s in info["skipped"]] == ["Cloze ranking by the model"]
         rows = pd.read_csv(tmp_path / "runs" / "replay" / name / "results.csv")
-        assert set(rows["model"]) == {"frequency baseline"} and len(rows) > 0
+        assert set(rows["model"]) == {"frequency baseline", "random ranking (expected)"} and len(rows) > 0
+        assert rows["protocol"].str.startswith("beyond the paper").all()

@@ -62,17 +62,18 @@ def test_causal_sentence_scoring_equals_the_naive_backend(tiny_causal_dir):
     naive_results = lm.naive_loglikelihood(P.sentence_pairs(QUERIES[:3], cands))
     summed = P.score_queries(lm, QUERIES[:3], cands, normalise="sum")
     np.testing.assert_allclose(summed.ravel(), [r.logprob for r in naive_results], rtol=1e-4, atol=1e-4)
-    # the default is the paper's mean pooling: summed log-prob over the number of scored tokens
-    scores = P.score_queries(lm, QUERIES[:3], cands)
+    # "continuation": summed log-prob over the number of scored tokens (candidate and rest of the sentence)
+    scores = P.score_queries(lm, QUERIES[:3], cands, normalise="continuation")
     mean = np.array([r.logprob / r.n_tokens for r in naive_results])
     np.testing.assert_allclose(scores.ravel(), mean, rtol=1e-4, atol=1e-4)
     assert not np.allclose(scores, summed)
     with pytest.raises(ValueError, match="normalise"):
         P.score_queries(lm, QUERIES, cands, normalise="max")
-    # a template whose slot comes first still depends on what follows it
-    a = P.score_queries(lm, ["[Y] is served with tea"], cands)
-    b = P.score_queries(lm, ["[Y] is served with rice"], cands)
-    assert not np.allclose(a, b)
+    # a template whose slot comes first still depends on what follows it (the default, eq. 2, too)
+    for normalise in P.NORMALISES:
+        a = P.score_queries(lm, ["[Y] is served with tea"], cands, normalise=normalise)
+        b = P.score_queries(lm, ["[Y] is served with rice"], cands, normalise=normalise)
+        assert not np.allclose(a, b)
     # prefix scoring is the core's mean log-prob and ignores the suffix
     p1 = P.score_queries(lm, ["[Y] is served with tea"], cands, scoring="prefix")
     p2 = P.score_queries(lm, ["[Y] is served with rice"], cands, scoring="prefix")

@@ -39,7 +39,8 @@ def test_cross_key_rules_paper_column_and_prompt_version():
     good = {"languages": ["en", "zh"], "paper_column": "Avg", "prompt_version": "v2"}
     assert setup.check("02_probing", good) == []
     assert setup.check("02_probing", {**good, "paper_column": "T5"}) == [
-        "paper_column: 'T5' is not in the paper's table for zh (choose from Bb-zh, mB-c, mB-u, XRb, XRl, mT5, Avg)"]
+        "paper_column: 'T5' is not in the paper's table for zh (choose from auto, Bb-zh, mB-c, mB-u, XRb, XRl, mT5, Avg)"]
+    assert setup.check("02_probing", {**good, "paper_column": "auto"}) == []
     assert setup.check("02_probing", {"languages": ["he"], "prompt_version": "v3"}) == []
     # settings name their template language: ZH_en probes Chinese templates
     assert setup.check("03_code_switching", {"settings": ["ZH_en"], "languages": ["he"], "prompt_version": "v3"}) == [
@@ -51,8 +52,8 @@ class FakeRun:
     def __init__(self, **params):
         self.params = params
 
-    def set_data_source(self, stamp):
-        self.stamp = stamp
+    def set_data_source(self, stamp, counts=None, note=""):
+        self.stamp, self.note = stamp, note
 
 
 @pytest.fixture()
@@ -76,6 +77,8 @@ def test_open_resolves_each_data_source(local_copy, tmp_path, asked, with_copy, 
         warnings.simplefilter("always")
         release = setup.open(run)
     assert release == F.Release(resolved, data_dir) and run.stamp == stamp
+    assert run.note == {"local": str(local_copy / "fmlama"), "sample": ""}.get(resolved, run.note)
+    assert resolved != "download" or run.note.startswith("downloaded from https://github.com/lizhou21/FmLAMA-master")
     assert ["OUR FMLAMA sample" in str(w.message) for w in caught] == ([True] if resolved == "sample" else [])
     if resolved == "local":
         assert len(release.dishes()) == 65  # the copy under data_dir, not $CULTURELAB_DATA

@@ -12,7 +12,8 @@ import pytest
 
 from culturelab.percul import distractors, figures, paper, pipeline, robustness, translation
 from culturelab.percul.data import load
-from culturelab.percul.scoring import add_protocol, per_category, summary
+from culturelab.percul.protocol import label, results_of
+from culturelab.percul.scoring import per_category, summary
 
 from ..core.fake_openai import FakeOpenAI
 
@@ -29,12 +30,13 @@ def items():
     return pipeline.stories(load(data_source="sample"), max_instances=4)
 
 
-def downstream(results, items) -> None:
+def downstream(run, results, items) -> None:
     """The notebooks' steps after the model, on whatever the backend produced."""
-    overview = add_protocol(summary(results, ["model", "method"], n_bootstrap=20), max_new_tokens=4)
-    board = paper.leaderboard(overview, data="sample data (ours, not the paper's)")
+    run.set_data_source("sample")
+    overview = label(run, summary(results, ["model", "method"], n_bootstrap=20))
+    board = paper.leaderboard(overview, results_of(run))
     assert (board["type"] == "ours").sum() == len(overview) and (board["type"] != "ours").sum() == 25
-    assert not board["comparable"].fillna(False).any()
+    assert not board.loc[board["type"] == "ours", "comparable"].any()
     cats = per_category(results, ["model"])
     accuracy, counts, low, high = paper.fig5_tables(cats)
     figures.fig5_heatmap(accuracy, counts=counts, ci_low=low, ci_high=high)
@@ -53,7 +55,7 @@ def test_a_causal_lm_answers_both_ways(make_run, items, tiny_causal_dir):
     run = make_run(f"hf:{tiny_causal_dir}")
     results = pipeline.run_models(run, items, [run.params["model"]], max_new_tokens=4)
     assert set(results["method"]) == {"generate", "loglik-text-mean"} and skipped(run) == []
-    downstream(results, items)
+    downstream(run, results, items)
 
 
 def test_a_masked_lm_skips_generation_and_still_scores_options(make_run, items, tiny_masked_dir):
@@ -63,7 +65,7 @@ def test_a_masked_lm_skips_generation_and_still_scores_options(make_run, items, 
     assert skipped(run) == ["generate"]
     info = json.loads((run.out_dir / "run_info.json").read_text())
     assert info["skipped"][0]["section"] == pipeline.SECTIONS["generate"]
-    downstream(results, items)
+    downstream(run, results, items)
     assert len(robustness.permutation_summary(results.assign(perm_id=0, order=[[0, 1, 2, 3]] * len(results))))
 
 
@@ -74,14 +76,14 @@ def test_an_openai_compatible_server_answers_both_ways(make_run, items):
     gen = results[results["method"] == "generate"]
     assert len(gen) == len(items) and (gen["pred"] == 1).all() and gen["valid"].all()
     assert set(results["method"]) == {"generate", "loglik-text-mean"} and skipped(run) == []
-    downstream(results, items)
+    downstream(run, results, items)
 
 
 def test_the_openai_api_skips_log_likelihoods_without_loading_anything(make_run, items):
     run = make_run("openai:gpt-4o")
     results = pipeline.run_models(run, items, ["openai:gpt-4o"], ["loglikelihood"])
     assert results.empty and "method" in results and skipped(run) == ["loglikelihood"] and run._models == {}
-    downstream(results, items)
+    downstream(run, results, items)
     assert summary(results, ["model", "method"]).empty
 
 
@@ -93,7 +95,7 @@ def test_a_replay_file_of_generations_is_rescored(make_run, items, tmp_path):
     results = pipeline.run_models(run, items, [run.params["model"]])
     assert set(results["method"]) == {"generate"} and (results["pred"] == 1).all()
     assert skipped(run) == ["loglikelihood"]
-    downstream(results, items)
+    downstream(run, results, items)
 
 
 def test_unknown_methods_are_refused(make_run, items):

@@ -1,5 +1,6 @@
 """Figures build from tidy tables (Persian glyphs render), and every figure of our models shows
-n and a 95 % CI per point or cell, the chance level, and greys out what rests on < 10 stories."""
+n and a 95 % CI per point or cell, the chance level, and marks what rests on < 10 stories (faded bars,
+hollow points, hatched cells: each series keeps its colour)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.colors import to_hex
 
 from culturelab.percul import distractors, figures, paper, robustness
 from culturelab.percul.data import load
-from culturelab.plots.honest import SMALL_N_COLOUR
+from culturelab.plots.honest import SMALL_N
 
 
 @pytest.fixture(autouse=True)
@@ -64,19 +64,23 @@ def test_figure_16_puts_our_models_beside_the_papers_27(results):
     n_a = int((picks["model"] == "a").sum())
     cell = [t.get_text() for t in heat[1].texts]
     assert all(f"n={n_a}" in c for c in cell[:7]) and "[" in cell[0]  # n and a 95 % interval per cell
-    # a model with fewer than 10 picks is greyed out
+    # a model with fewer than 10 picks is hatched
     few = picks[picks["model"] == "a"].head(6)
     fig = figures.fig16_beside_paper(paper.fig16_matrix(), few, items)
-    greyed = [p for p in fig.axes[1].patches if to_hex(p.get_facecolor()) == SMALL_N_COLOUR]
-    assert len(greyed) == 7
+    hatched = [p for p in fig.axes[1].patches if p.get_gid() == SMALL_N]
+    assert len(hatched) == 7
 
 
 def test_figure_8_shows_the_base_rate_beside_the_picks(results):
     items = load(data_source="sample").items
     fig = figures.fig8_with_base_rates(distractors.distractor_picks(results), items, source="sample")
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
-    assert titles == ["picked (sum_counts)", "chance: rules among the distractors shown"]
-    assert any(t.startswith("grey:") for t in [t.get_text() for t in fig.texts])  # 3–4 stories per category
+    assert titles == ["picked by a, b (sum_counts)", "chance: rules among the distractors shown"]
+    assert any(t.startswith("hatched cells:") for t in [t.get_text() for t in fig.texts])  # 3–4 stories per category
+    assert fig.axes[0].get_yticklabels()[0].get_text() == "all categories"
+    pooled = [t.get_text() for t in fig.axes[0].texts[:7]]  # the pooled row's cells: every pick, n and interval
+    n_all = len(distractors.distractor_picks(results))
+    assert all(t.endswith(f"n={n_all}") and "[" in t for t in pooled), pooled  # every pick in one row: the row with the most picks
 
 
 def test_our_points_carry_n_ci_and_chance(results):
@@ -88,8 +92,8 @@ def test_our_points_carry_n_ci_and_chance(results):
     cats = per_category(results, ["model"])
     accuracy, counts, low, high = paper.fig5_tables(cats)
     fig = figures.fig5_heatmap(accuracy, counts=counts, ci_low=low, ci_high=high)
-    greyed = [p for p in fig.axes[0].patches if to_hex(p.get_facecolor()) == SMALL_N_COLOUR]
-    assert len(greyed) == 2 * 11 and any(t.startswith("0.833\nn=42") for t in texts(fig))
+    hatched = [p for p in fig.axes[0].patches if p.get_gid() == SMALL_N]
+    assert len(hatched) == 2 * 11 and any(t.startswith("0.833\nn=42") for t in texts(fig))
     ax = figures.fig15_radar(cats, n="n", ci_low="ci_low", ci_high="ci_high", chance=0.25).axes[0]
     assert ax.get_xticklabels()[0].get_text().startswith("Objects\nn=")
 
@@ -98,7 +102,7 @@ def test_category_bars_position_bars_and_reliability_are_honest(results):
     from culturelab.metrics.choice import accuracy_table
 
     fig = figures.category_bars(accuracy_table(results, ["model", "category"]), human=0.93)
-    assert "n=3" in texts(fig) and any(to_hex(p.get_facecolor()) == SMALL_N_COLOUR for p in fig.axes[0].patches)
+    assert "n=3" in texts(fig) and any(p.get_gid() == SMALL_N for p in fig.axes[0].patches)
     prior = robustness.position_prior(results)
     assert set(prior["n_predictions"]) == {34} and (prior["ci_low"] <= prior["predicted_share"]).all()
     fig = figures.position_bars(prior)

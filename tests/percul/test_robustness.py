@@ -81,3 +81,21 @@ def test_reliability_bins_stack_one_calibration_table_per_model():
                                             n_bins=5)
     first = bins[bins["model"] == res["model"].iloc[0]].drop(columns="model").reset_index(drop=True)
     pd.testing.assert_frame_equal(first, expected)
+
+
+def test_position_intervals_are_clustered_by_story():
+    """Ten stories in four cyclic orders, each story's answer always at one position (3 stories at
+    position 1, 7 at position 2): the 40 answers carry the information of 10, and the interval of
+    the position-1 share is Wilson's for 3 of 10 stories, not for 12 of 40 answers."""
+    from culturelab.stats import proportion_ci
+
+    items = pd.DataFrame({"id": [f"s{i}" for i in range(10)], "options": [list("abcd")] * 10, "answer": 0})
+    res = robustness.permute_items(items, "cyclic").assign(model="m", pred=[0] * 12 + [1] * 28)
+    prior = robustness.position_prior(res).set_index("position")
+    assert prior.loc[1, "predicted_share"] == pytest.approx(0.3) and prior.loc[1, "n_stories"] == 10
+    assert prior.loc[1, ["ci_low", "ci_high"]].tolist() == pytest.approx(proportion_ci(3, 10))
+    assert prior.loc[3, ["ci_low", "ci_high"]].tolist() == pytest.approx(proportion_ci(0, 10))
+    # answers that change position from order to order keep (nearly) the independent interval
+    mixed = res.assign(pred=[0, 1, 2, 3] * 10)
+    wide = robustness.position_prior(mixed).set_index("position")
+    assert wide.loc[1, ["ci_low", "ci_high"]].tolist() == pytest.approx(proportion_ci(10, 40))

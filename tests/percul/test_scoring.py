@@ -82,3 +82,17 @@ def test_both_modes_on_a_tiny_model(tiny_causal_dir, tmp_cache):
     assert model.stats.by_kind["loglikelihood"] == 24
     with pytest.raises(ValueError, match="methods"):
         scoring.evaluate(model, items, ["guess"])
+
+
+def test_category_accuracy_bars_get_wilson_intervals_at_three_stories():
+    """Notebook 01's per-category bars (accuracy_table, beside Table 5) and Figure 5's cells
+    (per_category) give one interval: Wilson's, not the percentile bootstrap's [0, 0] / [0, 1]."""
+    from culturelab.metrics.choice import accuracy_table
+
+    t = pd.DataFrame({"model": "m", "category": ["Foods"] * 3 + ["Music"] * 3,
+                      "correct": [False, False, False, True, False, False], "valid": True})
+    bars = accuracy_table(t, ["model", "category"]).set_index("category")[["ci_low", "ci_high"]]
+    cells = scoring.per_category(t).set_index("category")[["ci_low", "ci_high"]]
+    pd.testing.assert_frame_equal(bars, cells)
+    assert bars.loc["Foods"].tolist() == [0.0, pytest.approx(0.5615, abs=1e-4)]
+    assert bars.loc["Music"].round(2).tolist() == [0.06, 0.79]

@@ -15,14 +15,16 @@ from culturelab.runner import notebook_defaults, notebook_file, plan, start_run
 
 
 class _Run:
-    """What ``setup.open`` needs of a run: its parameters and ``set_data_source``."""
+    """What ``setup.open`` needs of a run: its notebook, parameters and ``set_data_source``."""
+
+    notebook = "percul/01_benchmark"
 
     def __init__(self, **params):
         self.params = params
         self.source = None
 
-    def set_data_source(self, source):
-        self.source = source
+    def set_data_source(self, source, counts=None, note=""):
+        self.source, self.counts, self.note = source, counts, note
 
 
 def _released_copy(folder):

@@ -67,3 +67,17 @@ def corpus_json(tmp_path) -> Path:
     path = tmp_path / "corpus.json"
     path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+@pytest.fixture()
+def start(tmp_path, monkeypatch):
+    """``start(topic, **values)``: a run of a Turkish PLU notebook with its defaults and ``values``,
+    writing under ``tmp_path``."""
+    from culturelab.runner import Run, notebook_defaults, notebook_file
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+
+    def make(topic: str, **values) -> Run:
+        notebook = f"turkish_plu/{topic}"
+        return Run(notebook, {**notebook_defaults(notebook_file(notebook)), **values}, name="t")
+    return make

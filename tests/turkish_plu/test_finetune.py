@@ -1,5 +1,6 @@
 """Fine-tuned baselines: a tiny random model learns a planted rule from the training items and
-beats chance on held-out items; the protocol is stated; bad inputs fail clearly."""
+beats chance on held-out items, reading the paper's SWAG pairs or our prompts; bad inputs fail
+clearly (what the rows trained on is their label: test_protocol.py)."""
 
 from __future__ import annotations
 
@@ -28,13 +29,27 @@ def planted(n: int, seed: int, task: str = "si") -> pd.DataFrame:
 def test_a_fine_tuned_tiny_model_learns_the_planted_rule(tiny_causal_dir):
     train, test = planted(32, 0), planted(24, 1)
     kwargs = dict(model=f"hf:{tiny_causal_dir}", lr=5e-3, batch_size=8, seed=0, device="cpu")
-    scored, losses = ft.finetune_predictions(train, test, epochs=8, **kwargs)
+    # the planted rule needs the same four goals in training and test: not goal-disjoint
+    scored, losses = ft.finetune_predictions(train, test, epochs=8, goal_disjoint=False, **kwargs)
     assert scored["correct"].mean() >= 0.75  # chance is 0.25
     assert set(scored["method"]) == {"fine-tuned (val→test)"} and set(scored["model"]) == {kwargs["model"]}
     first, last = losses.groupby("epoch")["loss"].mean().iloc[[0, -1]]
     assert last < first
     untrained, _ = ft.train_and_score(train.head(0), test, epochs=1, **kwargs)
     assert (untrained.argmax(1) == test["label"].to_numpy()).mean() < 0.6  # the rule is learnt, not given
+
+
+def test_the_paper_input_is_the_swag_pair_of_the_released_files(tiny_causal_dir):
+    items = pd.DataFrame({"task": ["nep", "gi"], "goal": ["Kek Pişirmek", "Kek Pişirmek"],
+                          "context": ["Unu ele.", "Keki fırına koy."], "options": [["Yumurta kır."], ["Kek Pişirmek"]]})
+    assert ft.option_inputs(items) == [[("Kek Pişirmek", " Unu ele. Yumurta kır.")],  # NEP: sent1 = the goal
+                                       [("xxx", " Keki fırına koy. Kek Pişirmek")]]  # the files' placeholder
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_causal_dir))
+    tokenizer.pad_token = tokenizer.eos_token
+    (_, n, ids, _), = ft._batches(ft.option_inputs(items), tokenizer, 8, 64, "cpu")
+    assert n == 2 and tokenizer.decode(ids[1]).startswith("xxx Keki")  # one sequence of the pair, two segments
 
 
 def test_training_only_the_top_layers_freezes_the_rest(tiny_causal_dir):
@@ -54,5 +69,55 @@ def test_bad_inputs_fail_clearly(tiny_causal_dir):
         ft.finetune_predictions(planted(2, 0), planted(2, 1), split="dev")
     with pytest.raises(ValueError, match="'nep': 0 training and 2 test items"):
         ft.finetune_predictions(planted(2, 0), planted(2, 1, "nep"), model=f"hf:{tiny_causal_dir}")
-    assert "instead of train" in ft.protocol("val", "m", 10, 1, 0)
-    assert "instead of train" not in ft.protocol("train", "m", 0, 1, 0)
+    with pytest.raises(ValueError, match="input_format must be one of"):
+        ft.option_inputs(planted(2, 0), "text")
+
+
+def goal_items(task: str, goals: list[str], prefix: str) -> pd.DataFrame:
+    return pd.DataFrame({"id": [f"{prefix}-{i}" for i in range(len(goals))], "task": task, "goal": goals,
+                         "context": goals, "options": [["a", "b"]] * len(goals), "label": 0, "n_options": 2})
+
+
+def test_fine_tuning_is_goal_disjoint_by_default_and_says_so(monkeypatch):
+    seen: dict[str, pd.DataFrame] = {}
+
+    def fake_train(train, test, **kwargs):  # records what each task's model would be trained on
+        seen[train["task"].iloc[0]] = train
+        return np.zeros((len(test), 2)), pd.DataFrame({"epoch": [0], "step": [0], "loss": [1.0]})
+
+    monkeypatch.setattr(ft, "train_and_score", fake_train)
+    train = pd.concat([goal_items("so", ["g1", "g1", "g2", "g3", "g4", "g5"], "so-val"),
+                       goal_items("si", ["g1", "g6"], "si-val")], ignore_index=True)
+    test = pd.concat([goal_items("so", ["g1", "g2", "g9"], "so-test"), goal_items("si", ["g7"], "si-test")],
+                     ignore_index=True)
+    overlap = ft.goal_overlap(train, test).set_index("task")
+    assert overlap.loc["so", ["test_items", "test_sharing", "train_items", "train_sharing"]].tolist() == [3, 2, 6, 3]
+    assert overlap.loc["si", ["test_sharing", "train_sharing"]].tolist() == [0, 0]  # g1 is an SO test goal only
+
+    scored, _ = ft.finetune_predictions(train, test, model="hf:x", n_train=2, seed=0)
+    assert set(seen["so"]["goal"]) <= {"g3", "g4", "g5"} and len(seen["so"]) == 2  # dropped first, then 2 drawn
+    assert sorted(seen["si"]["goal"]) == ["g1", "g6"]
+    assert set(scored["method"]) == {"fine-tuned (goal-disjoint val→test)"}
+    assert ft.goal_overlap(ft.drop_test_goals(train, test), test)["test_sharing"].sum() == 0
+
+    ft.finetune_predictions(train, test, model="hf:x", goal_disjoint=False, split="train")
+    assert sorted(seen["so"]["goal"]) == ["g1", "g1", "g2", "g3", "g4", "g5"]
+
+
+def test_the_released_validation_split_shares_goals_with_the_test_sets_and_the_labels_say_so(real_root, start):
+    from culturelab.turkish_plu import data as tp
+
+    from .test_protocol import finetuned
+
+    release = tp.Release(real_root.parent)
+    corpus = release.corpus()
+    val, test = (pd.concat([release.mc(t, split, corpus) for t in ("so", "nep")], ignore_index=True)
+                 for split in ("val", "test"))
+    overlap = ft.goal_overlap(val, test).set_index("task")
+    assert overlap.loc["so", ["test_items", "test_sharing", "train_sharing"]].tolist() == [1021, 325, 405]
+    assert overlap.loc["nep", ["test_items", "test_sharing"]].tolist() == [655, 15]
+    disjoint = ft.drop_test_goals(val, test)
+    assert len(val) - len(disjoint) == overlap["train_sharing"].sum()
+    assert ft.goal_overlap(disjoint, test)["test_sharing"].sum() == 0
+    row = finetuned(start, "val", False, ft.goal_overlap(val, test).query("task == 'so'"))  # the issue's defect
+    assert "325 of the 1,021 Step Ordering test items share their goal with a validation item" in row["protocol"]

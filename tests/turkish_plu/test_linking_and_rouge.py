@@ -34,6 +34,11 @@ def test_recall_at_n_on_a_hand_made_pool():
     assert got[("translated", "R@1")] == 0.0 and got[("original", "R@1")] == 100.0
     every = table[table["group"] == "all"]
     assert (every["ci_low"] <= every["value"]).all() and (every["value"] <= every["ci_high"]).all()
+    # R@n without ties is a proportion: Wilson's interval (in %), not the bootstrap's [0, 100] for 1 of 3
+    from culturelab.stats import proportion_ci
+
+    assert every.set_index("metric").loc["R@1", ["ci_low", "ci_high"]].tolist() == \
+        pytest.approx([100 * b for b in proportion_ci(1, 3)])
 
 
 def test_ties_count_at_their_expected_rank_whatever_the_pool_order():
@@ -182,28 +187,38 @@ def test_summary_predictions_file_by_id_by_order_and_bad_rows(tmp_path):
         sm.read_summary_predictions(no_col, ids)
 
 
-def test_table5_beside_compares_only_full_pool_runs_over_all_queries_with_the_bm25_row():
+def test_table5_beside_compares_only_full_pool_bm25_runs_over_all_queries_with_the_bm25_row(start):
     import pandas as pd
 
     from culturelab.reported import load
+    from culturelab.turkish_plu import protocol
 
-    rows = [("full", "all", "A", "R@1", 6.5), ("full", "all", "A", "MRR", 0.1), ("full", "original", "A", "R@1", 1.0),
-            ("full", "all", "B", "R@1", 4.5), ("small (80)", "all", "C", "R@1", 50.0)]
-    recall = pd.DataFrame(rows, columns=["pool", "group", "system", "metric", "value"])
-    table = lk.table5_beside(recall, lk.pool_data(51571, 1))
+    rows = [("full", "all", "BM25+ whitespace", "R@1", 6.5), ("full", "all", "BM25+ whitespace", "MRR", 0.1),
+            ("full", "original", "BM25+ whitespace", "R@1", 1.0), ("full", "all", "BM25+ unicode", "R@1", 4.5),
+            ("small (80)", "all", "BM25+ unicode", "R@1", 50.0), ("small (80)", "all", "bundled:e5-small", "R@1", 60.0)]
+    recall = pd.DataFrame(rows, columns=["pool", "group", "system", "metric", "value"]).assign(n=440)
+    run = start("04_linking")
+    run.set_data_source(protocol.REBUILT_POOL, {"test steps": 440}, protocol.pool_note(51571, 1))
+    table = lk.table5_beside(recall, protocol.linking_labels(run, recall))
     reported = load("turkish_plu", "table5")
     bm25 = reported[reported["model"] == lk.BM25_ROW].set_index("metric")["value"]
-    assert table["system"].unique().tolist() == ["A", "B"] and set(table["paper_model"]) == {lk.BM25_ROW}
+    assert table["system"].unique().tolist() == ["BM25+ whitespace", "BM25+ unicode"]
+    assert set(table["paper_model"]) == {lk.BM25_ROW}
     r1 = table[table["metric"] == "R@1"].set_index("system")
-    assert r1.loc["A", "ours"] == 6.5 and r1.loc["A", "reported"] == bm25["R@1"] and r1.loc["B", "ours"] == 4.5
+    assert r1.loc["BM25+ whitespace", "ours"] == 6.5 and r1.loc["BM25+ whitespace", "reported"] == bm25["R@1"]
     # our pool is rebuilt from the release, so no delta is printed; the reasons stand beside the numbers
     assert table["delta"].isna().all() and not table["comparable"].any()
-    assert table["data"].str.contains("pool rebuilt").all() and table["protocol"].str.contains("tokens").all()
+    assert table["data"].str.contains("candidate pool rebuilt").all() and table["data"].str.contains("51,571").all()
+    assert r1.loc["BM25+ whitespace", "protocol"] == "same"  # split(" "): our reading of the paper's tokens
+    assert r1.loc["BM25+ unicode", "protocol"].startswith("BM25+ on unicode tokens")
     assert table.loc[table["metric"] == "R@10", "ours"].isna().all()  # reported cells we have no run for
     bars = lk.recall_with_paper(recall)
-    assert {"A / full", "B / full", "C / small (80)", f"paper {lk.BEST_ROW}"} <= set(bars["system"])
+    assert {"BM25+ whitespace / full", "BM25+ unicode / small (80)", f"paper {lk.BEST_ROW}"} <= set(bars["system"])
     assert "MRR" not in set(bars["metric"])
-
+    dense = protocol.linking_labels(run, recall)({"system": "bundled:e5-small", "pool": "small (80)"})
+    assert "a small pool" in dense.data and dense.model.startswith("bundled:e5-small: not one of the paper's")
+    labse = protocol.linking_labels(run, recall)({"system": "st:sentence-transformers/LaBSE", "pool": "full"})
+    assert labse.paper_model == "LaBSE" and labse.model == "same"
 
 
 def test_summarization_without_data_says_so_loudly():
@@ -213,5 +228,3 @@ def test_summarization_without_data_says_so_loudly():
     with pytest.warns(UserWarning, match="pairs written by us"):
         sm.warn_if_not_real("sample", 12)
     assert sm.warn_if_not_real("download", 5984) is None
-    assert sm.data_comparability("local", 5984) == "same"
-    assert sm.data_comparability("sample", 12).startswith("12 pairs: pairs written by us")

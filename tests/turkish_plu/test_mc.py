@@ -82,19 +82,31 @@ def test_llm_scoring_is_one_batched_call_and_matches_naive_scores(tiny_causal_di
     np.testing.assert_allclose(sums, [r.logprob for r in naive], rtol=1e-4, atol=1e-4)
 
 
-def test_predictions_file_scored_with_missing_and_bad_rows(tmp_path):
+def items(task: str, method: str, n: int, model: str = "baseline") -> pd.DataFrame:
+    """``n`` scored items of a task (ids only), as the notebook's results hold them."""
+    return pd.DataFrame({"id": [f"{task}-test-{i}" for i in range(n)], "task": task, "method": method, "model": model})
+
+
+def test_predictions_file_scored_with_missing_and_bad_rows(tmp_path, start):
+    from culturelab.protocol import DataUsed, compare
+    from culturelab.turkish_plu import protocol
+
     t = frame()
     path = tmp_path / "berturk.csv"
     pd.DataFrame({"task": ["si", "gi", "so"], "row": [0, 1, 3], "pred": [1, 0, 1],
                   "model": "BERTurk FT"}).to_csv(path, index=False)
     scored = mc.score_predictions(t, mc.read_predictions(path))
     assert scored["correct"].tolist() == [True, False, False, True] and scored["valid"].tolist() == [True, True, False, True]
-    acc = accuracy_table(scored, ["task", "method"])
-    sizes = {"si": 1, "gi": 1, "so": 1, "nep": 1}
-    row = mc.table6_beside(acc, sizes).set_index("task").loc["si"]  # how the file was made is not known
-    assert row["paper_model"] == "BERTurk FT" and row["reported"] == 91.34 and np.isnan(row["delta"])
-    assert row["protocol"] == mc.PROTOCOLS["predictions"] and row["data"] == "same"
-    row = mc.table6_beside(acc, sizes, {"predictions: BERTurk FT": "same"}).set_index("task").loc["si"]
+    acc = accuracy_table(scored, ["task", "method", "model"])
+    run = start("02_mc_tasks")
+    run.set_data_source("released")
+    row = mc.table6_beside(acc, protocol.mc_labels(run, scored)).set_index("task").loc["si"]
+    # one of the 612 test items: both numbers, no delta, and the reason; the file names the paper's model
+    assert row["paper_row"] == "BERTurk FT" and row["reported"] == 91.34 and np.isnan(row["delta"])
+    assert row["data"] == "1 of 612 si test items" and row["protocol"] == "same" and row["model_status"] == "same"
+    every_item = lambda combo: compare(protocol.PROTOCOL["02_mc_tasks.predictions"], {}, DataUsed("released"),  # noqa: E731
+                                       model=combo["model"], paper_models=protocol.MODELS)
+    row = mc.table6_beside(acc, every_item).set_index("task").loc["si"]
     assert row["delta"] == pytest.approx(100 - 91.34)
     pd.DataFrame({"id": ["si-test-0", "gi-test-1"], "prediction": [1, "B"]}).to_csv(path, index=False)
     with pytest.raises(DataError, match=r"berturk\.csv, row 3, column 'prediction'"):
@@ -104,16 +116,26 @@ def test_predictions_file_scored_with_missing_and_bad_rows(tmp_path):
         mc.read_predictions(path)
 
 
-def test_table6_beside_pairs_random_with_the_paper_random_row():
-    acc = pd.DataFrame({"task": ["so", "gi"], "method": ["random", "random"], "accuracy": [0.5, 0.3],
-                        "ci_low": [0.4, 0.2], "ci_high": [0.6, 0.4], "n": [10, 10]})
-    b = mc.table6_beside(acc, {"so": 10, "gi": 20}).set_index("task")
-    assert b.loc["so", "delta"] == 0.0 and b.loc["gi", "ci_low"] == 20.0
+def test_table6_beside_pairs_random_with_the_paper_random_row(start):
+    from culturelab.turkish_plu import protocol
+
+    acc = pd.DataFrame({"task": ["so", "gi", "gi"], "method": ["random", "random", "majority (val)"],
+                        "model": "baseline", "accuracy": [0.5, 0.3, 0.25], "ci_low": [0.4, 0.2, 0.2],
+                        "ci_high": [0.6, 0.4, 0.3], "n": [1021, 10, 10]})
+    results = pd.concat([items("so", "random", 1021), items("gi", "random", 10), items("gi", "majority (val)", 10)])
+    run = start("02_mc_tasks", max_instances=10)
+    run.set_data_source("released", protocol.items_counts(results.drop_duplicates(["task", "id"])))
+    b = mc.table6_beside(acc, protocol.mc_labels(run, results)).set_index(["task", "method"])
+    assert b.loc[("so", "random"), "delta"] == 0.0 and b.loc[("gi", "random"), "ci_low"] == 20.0
     # a subset of the test items: both numbers, no delta, and the reason
-    assert np.isnan(b.loc["gi", "delta"]) and b.loc["gi", "data"] == "10 of 20 test items"
-    llm = pd.DataFrame({"task": ["si"], "method": ["llm (mean)"], "accuracy": [0.5], "n": [612]})
-    row = mc.table6_beside(llm, {"si": 612}).iloc[0]
-    assert row["paper_model"] == "BERTurk ZS" and "random-head" in row["protocol"] and np.isnan(row["delta"])
+    assert np.isnan(b.loc[("gi", "random"), "delta"])
+    assert b.loc[("gi", "random"), "data"] == "10 of 837 gi test items"
+    assert b.loc[("gi", "majority (val)"), "protocol"].startswith("majority (val): the validation split's most frequent")
+    llm = pd.DataFrame({"task": ["si"], "method": ["llm (mean)"], "model": ["hf:x"], "accuracy": [0.5], "n": [612]})
+    row = mc.table6_beside(llm, protocol.mc_labels(run, items("si", "llm (mean)", 612, "hf:x"))).iloc[0]
+    assert row["paper_row"] == "BERTurk ZS" and row["protocol"].startswith("beyond the paper: zero-shot log-likelihood")
+    assert "randomly initialised head (ZS)" in row["protocol"] and np.isnan(row["delta"])
+    assert row["model_status"] == "hf:x beside the paper's BERTurk"
 
 
 def test_composition_and_subset():

@@ -67,33 +67,48 @@ def test_random_expectation_per_length():
     assert t[(5, "pair_acc")] == 0.5 and abs(t[(10, "rho")]) < 0.05 and t[(10, "ld")] > t[(5, "ld")]
 
 
-def test_table6_so_beside_puts_each_method_beside_each_paper_row():
-    scored = pd.DataFrame({"method": ["as shown", "as shown", "llm"], "pair_acc": [0.5, 0.6, 1.0]})
-    table = ro.table6_so_beside(scored)
+def test_table6_so_beside_puts_each_method_beside_each_paper_row_beyond_the_paper(start):
+    from culturelab.turkish_plu import protocol
+
+    scored = pd.DataFrame({"method": ["as shown", "as shown", "llm"], "model": ["baseline", "baseline", "hf:x"],
+                           "id": ["a", "b", "a"], "pair_acc": [0.5, 0.6, 1.0]})
+    run = start("03_step_ordering")
+    run.set_data_source("released", {"methods": 2})
+    methods = scored.groupby("method")["id"].nunique()
+    table = ro.table6_so_beside(scored, protocol.method_labels(run, lambda row: {"methods": int(methods[row["method"]])}))
     assert len(table) == 2 * len(ro.SO_PAPER_ROWS) and set(table["paper_model"]) == set(ro.SO_PAPER_ROWS)
     row = table[(table["method"] == "as shown") & (table["paper_model"] == "Random")].iloc[0]
     assert row["ours"] == pytest.approx(55.0) and row["reported"] == 50.0 and np.isnan(row["delta"]) and not row["comparable"]
+    assert table["protocol"].str.startswith("beyond the paper: full reordering").all()
+    llm = table[table["method"] == "llm"].set_index("paper_model")
+    assert llm.loc["BERTurk FT", "model_status"] == "hf:x beside the paper's BERTurk"
+    assert llm.loc["BERTurk FT", "data"].startswith("1 of 6,720 methods; n_per_length 1") and row["data"] == "2 of 6,720 methods"
 
 
-def test_constrained_decoding_gives_valid_orders_labelled_a_deviation(toy_corpus, tiny_causal_dir, tmp_cache):
+def test_constrained_decoding_gives_valid_orders_labelled_a_deviation(toy_corpus, tiny_causal_dir, tmp_cache, start):
     from culturelab.tasks.reorder import DECODING_LABELS, answer_habits
+    from culturelab.turkish_plu import protocol
 
     inst = ro.build_reorder_instances(toy_corpus, seed=0).iloc[[0, 5]]  # 5 and 10 steps
     lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
     free = ro.run_reordering(lm, inst, max_new_tokens=6)
     constrained = ro.run_reordering(lm, inst, decoding="constrained")
     assert constrained["valid"].all() and (constrained["parse_method"] == "letters").all()
-    assert set(constrained["method"]) == {DECODING_LABELS["constrained"]} and "deviation" in DECODING_LABELS["constrained"]
-    assert set(free["method"]) == {DECODING_LABELS["free"]} and set(constrained["decoding"]) == {"constrained"}
+    assert set(constrained["method"]) == {ro.llm_method("constrained")} and "deviation" in DECODING_LABELS["constrained"]
+    assert set(free["method"]) == {ro.llm_method("free")} and set(constrained["decoding"]) == {"constrained"}
     assert lm.stats.by_kind == {"generate": 2, "generate_constrained": 2}
     habits = answer_habits(pd.concat([free, constrained]), ["decoding"]).set_index("decoding")
     assert habits.loc["constrained", "valid_answers"] == 2 and habits["starts_with_example"].between(0, 1).all()
-    beside = ro.table6_so_beside(pd.concat([free, constrained])).set_index("method")["protocol"]
-    assert (beside[DECODING_LABELS["constrained"]] == f"{ro.SO_PROTOCOL}; {DECODING_LABELS['constrained']}").all()
-    assert (beside[DECODING_LABELS["free"]] == ro.SO_PROTOCOL).all()
+    labels = protocol.method_labels(start("03_step_ordering", model=lm.spec, decoding=["free", "constrained"]))
+    beside = ro.table6_so_beside(pd.concat([free, constrained]), labels)
+    assert beside["delta"].isna().all() and not beside["comparable"].any()  # beyond the paper: never a Δ
+    settings = {m: [d.key for d in labels({"method": m, "model": lm.spec}).items] for m in beside["method"].unique()}
+    assert "decoding" in settings[ro.llm_method("constrained")]  # the run's comparison names the deviation
+    assert "decoding" not in settings[ro.llm_method("free")]  # CAPTEx's protocol, whatever the run's list says
 
 
 def test_metrics_by_length_and_the_figure_come_from_valid_answers(toy_corpus):
+    from culturelab.plots import audit
     from culturelab.turkish_plu.figures import reorder_curves
 
     inst = ro.build_reorder_instances(toy_corpus, seed=0)
@@ -105,7 +120,8 @@ def test_metrics_by_length_and_the_figure_come_from_valid_answers(toy_corpus):
     assert (table.loc["free", "answers"] == 1).all() and (table.loc["free", "valid_share"] == 0).all()
     assert (table.loc["constrained", "mean"] == 1).all() and (table.loc["constrained", "n"] == 1).all()
     random = ro.random_expectation(inst["n_steps"], n_samples=500)
-    fig = reorder_curves(pd.concat([shown, gold]), random, hue_order=["as shown", "free", "constrained"], title="t")
+    fig = reorder_curves(pd.concat([shown, gold]), random, hue_order=["as shown", "free", "constrained"])
+    assert audit.problems(audit.inspect(fig), audit.claims_of(fig)) == []  # n, chance, methods named
     assert len(fig.axes) == 5 and fig.axes[-1].get_ylabel() == "valid answers (share)"
     rho_lines = {line.get_label() for line in fig.axes[0].lines}
     assert rho_lines == {"as shown (100 % valid)", "constrained (100 % valid)", "random"}  # free: no valid answer

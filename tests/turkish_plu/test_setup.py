@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from culturelab.params import notebook_choice_problems
-from culturelab.runner import Run, notebook_defaults, notebook_file
+from culturelab.runner import notebook_defaults, notebook_file
 from culturelab.turkish_plu import setup
 
 NOTEBOOKS = ["01_corpus", "02_mc_tasks", "03_step_ordering", "04_linking", "05_summarization", "06_distractors"]
@@ -41,6 +41,7 @@ def test_every_notebook_reads_data_through_one_vocabulary(topic):
     ("05_summarization", {"data_source": "hf"}, "data_source: 'hf' is not one of auto, local, download, sample"),
     ("05_summarization", {"lead_ks": [0, 1]}, "lead_ks: every k must be ≥ 1, got [0, 1]"),
     ("01_corpus", {"data_source": "sample"}, "data_source: 'sample' is not one of auto, local, download"),
+    ("02_mc_tasks", {"finetune_split": "dev"}, "finetune_split: 'dev' is not one of auto, val, train"),
 ])
 def test_a_bad_value_of_each_kind_is_one_line(topic, values, fragment):
     found = problems(topic, **values)
@@ -52,31 +53,52 @@ def test_the_defaults_pass(topic):
     assert problems(topic) == []
 
 
-def run_of(topic: str, tmp_path, monkeypatch, **values) -> Run:
-    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
-    notebook = f"turkish_plu/{topic}"
-    return Run(notebook, {**notebook_defaults(notebook_file(notebook)), **values})
-
-
-@pytest.mark.parametrize("data_source", ["auto", "local", "download"])
-def test_open_stamps_the_release_as_released(data_source, tmp_path, monkeypatch):
-    run = run_of("02_mc_tasks", tmp_path, monkeypatch, data_source=data_source, data_dir=str(tmp_path))
+@pytest.mark.parametrize("data_source", ["auto", "download"])
+def test_open_stamps_the_release_as_released(data_source, tmp_path, start):
+    run = start("02_mc_tasks", data_source=data_source, data_dir=str(tmp_path))
     release = setup.open(run)
     assert (release.data_dir, release.data_source) == (str(tmp_path), data_source)
     assert run.data_source == "released" and run.info["data_source"] == "released"
+    assert "downloaded from https://github.com/GGLAB-KU/turkish-plu" in run.data_used.note
 
 
-def test_open_stamps_the_summarization_sample_and_a_local_copy(tmp_path, monkeypatch):
+def test_open_stops_at_once_when_a_local_copy_asked_for_is_missing(tmp_path, start):
+    run = start("02_mc_tasks", data_source="local", data_dir=str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"no local copy of corpus/original-wikihow-tr-wikihow\.json"):
+        setup.open(run)
+    assert run.data_source is None  # nothing stamped, nothing read
+
+
+def test_open_stamps_the_summarization_stand_ins_and_a_local_copy(tmp_path, start, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     empty = tmp_path / "empty"
     for data_source in ("auto", "sample"):
-        run = run_of("05_summarization", tmp_path, monkeypatch, data_source=data_source, data_dir=str(empty))
+        run = start("05_summarization", data_source=data_source, data_dir=str(empty))
         assert setup.open(run).summarization_source() == "sample" and run.data_source == "sample"
-    run = run_of("05_summarization", tmp_path, monkeypatch, data_source="download", data_dir=str(empty))
+    example = empty / "turkish_plu" / "corpus" / "example_tutorial.json"
+    example.parent.mkdir(parents=True)
+    example.write_text("{}")
+    run = start("05_summarization", data_dir=str(empty))
+    setup.open(run)
+    assert run.data_source == "example" and run.deviations().data.startswith("the release's example file only")
+    run = start("05_summarization", data_source="download", data_dir=str(empty))
+    with pytest.raises(FileNotFoundError, match="offline"):  # the hub cannot be reached: said before loading
+        setup.open(run)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    run = start("05_summarization", data_source="download", data_dir=str(empty))
     assert setup.open(run).summarization_source() == "download" and run.data_source == "released"
     copy = tmp_path / "summ"
     copy.mkdir()
-    run = run_of("05_summarization", tmp_path, monkeypatch, summ_dir=str(copy), data_dir=str(empty))
+    run = start("05_summarization", summ_dir=str(copy), data_dir=str(empty))
     assert setup.open(run).summarization_source() == "local" and run.data_source == "released"
-    run = run_of("05_summarization", tmp_path, monkeypatch, data_source="local", data_dir=str(empty))
+    run = start("05_summarization", data_source="local", data_dir=str(empty))
     with pytest.raises(FileNotFoundError, match="no local copy of the summarization set"):
         setup.open(run)
+
+
+def test_fine_tuning_trains_on_the_train_split_when_a_copy_is_given():
+    assert notebook_defaults(notebook_file("turkish_plu/02_mc_tasks"))["finetune_split"] == "auto"
+    assert setup.finetune_split("auto", "") == "val" and setup.finetune_split("auto", "/copy") == "train"
+    assert setup.finetune_split("val", "/copy") == "val" and setup.finetune_split("train") == "train"
+    with pytest.raises(ValueError, match="finetune_split must be auto or one of"):
+        setup.finetune_split("dev")

@@ -1,0 +1,67 @@
+"""Notebook 02's figures, each captioned with what it shows beside the paper — data, model and
+each system's protocol (:func:`culturelab.cultural_recipes.protocol.caption`).
+
+>>> import pandas as pd
+>>> rates = pd.DataFrame({"concept": ["oil"], "direction": ["zh2en"], "system": ["Ref = retrieved recipe"],
+...                       "rate": [0.5], "ci_low": [0.2], "ci_high": [0.8], "c_source": [4]})
+>>> fig = literal_rates(rates, "silver", "data: same · protocol: same")
+>>> fig.axes[0].get_title(), fig.texts[-1].get_text()
+('Literal translation of culture-specific concepts (silver split: Ref = retrieved recipe)', 'data: same · protocol: same')
+>>> plt.close("all")
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from culturelab.cultural_recipes.adaptation import REFERENCES
+from culturelab.cultural_recipes.data import ARROWS
+from culturelab.cultural_recipes.evaluation import NO_CHANCE, long_form
+from culturelab.plots import caption, claim, grouped_bars
+
+
+def _bars(scores: pd.DataFrame, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """Long-form metric bars of every system but the references (a reference scores itself)."""
+    long = long_form(scores)
+    long = long[long["metric"].isin(metrics) & ~long["system"].str.startswith("Ref = ")]
+    name = long["system"].str.replace(" prompt)", ")").str.replace("bundled:", "")
+    return long.assign(system=name + "\n" + long["direction"].map(ARROWS))
+
+
+def metrics(scores: pd.DataFrame, split: str, text: str, *, model: str, style: str) -> plt.Figure:
+    """BLEU, chrF and ROUGE-L (corrected) per system and direction with 95 % intervals and n, of
+    ``model`` with the ``style`` prompt, captioned with ``text``."""
+    plot = _bars(scores, ("BLEU", "ChrF", "R-L"))
+    fig = grouped_bars(plot[plot["compat"] == "corrected"], x="system", y="value", hue="metric", err_low="ci_low",
+                       err_high="ci_high", n="n", ylabel="score (x100)", rotate=0,
+                       title=f"Adaptation metrics of {model} ({style} prompt), corrected\n"
+                             f"({split} split; Source copy = the no-adaptation floor)")
+    claim(fig, kind="score", method=["BLEU", "ChrF", "R-L"], no_chance=NO_CHANCE)
+    return caption(fig, text)
+
+
+def rouge_vs_release(scores: pd.DataFrame, text: str, *, model: str, style: str) -> plt.Figure:
+    """ROUGE-L corrected beside the authors' released script's (``compat``) per system and direction
+    (``model`` with the ``style`` prompt)."""
+    plot = _bars(scores, ("R-L",))
+    fig = grouped_bars(plot, x="system", y="value", hue="compat", err_low="ci_low", err_high="ci_high", n="n",
+                       ylabel="ROUGE-L (x100)",
+                       title=f"ROUGE-L of {model} ({style} prompt): corrected vs the release script")
+    claim(fig, kind="score", method="ROUGE-L", no_chance=NO_CHANCE)
+    return caption(fig, text)
+
+
+def literal_rates(rates: pd.DataFrame, split: str, text: str, *, style: str = "") -> plt.Figure:
+    """Figure 4: the literal-translation rate of each concept and direction per system on
+    ``split`` (n = the concept's occurrences in the source recipes), the title saying what *Ref*
+    is there, captioned with ``text``; ``style``: the prompt of the systems (their method)."""
+    shown = rates.dropna(subset=["rate"])
+    shown = shown.assign(concept=shown["concept"] + " (" + shown["direction"].map(ARROWS) + ")")
+    fig = grouped_bars(shown, x="concept", y="rate", hue="system", err_low="ci_low", err_high="ci_high",
+                       n="c_source", ylabel="literal-translation rate",
+                       title=f"Literal translation of culture-specific concepts ({split} split: {REFERENCES[split]})"
+                             + (f"\n{style} prompt" if style else ""))
+    claim(fig, kind="score", method=f"{style} prompt" if style else None,
+          no_chance="a literal-translation rate has no chance level")
+    return caption(fig, text)

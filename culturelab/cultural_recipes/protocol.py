@@ -1,0 +1,518 @@
+"""CulturalRecipes' protocol as data (§3–7, Tables 1–6, Figure 4, footnotes 10–14, 28), for
+:func:`culturelab.protocol.compare`.
+
+Every label of a CulturalRecipes table, figure and coverage row comes from the comparison of a run
+with these sections; ``culturelab check`` prints it and a ``protocol: paper`` file refuses to run
+while it is not empty. What the paper does, and where it says so:
+
+* data — the release (``coastalcph/cultural-recipes``, Google Drive folders): the silver test sets
+  (82 zh→en, 52 en→zh source recipes, Table 1), the gold test sets (25 and 41, Table 1) and the
+  auto-matched train/valid/test splits (their sizes: the repository README); §4 reads the full
+  XiaChuFang (train split) and RecipeNLG corpora (§3.1, §4.1);
+* §4 — word2vec skip-gram with 300 dimensions, 5 epochs, min count 10 (fn. 10), VecMap with the 15
+  seed pairs of fn. 11, the 100 most frequent Chinese content words, top-5 lists judged **by hand**
+  (§4.2). VecMap's flags are not published: semi-supervised to convergence is our reading;
+* §5.1 — BLEU and chrF by SacreBLEU 2.3.1 with default parameters (fn. 12), Chinese segmented with
+  jieba for every metric (fn. 13), BERTScore with bert-base-uncased (English) and
+  bert-base-chinese (Chinese) (fn. 14); Smatch (§5.2) needs the XAMR parser, which we do not have;
+* §6.1 — the prompted LLMs: the GPT-4 / ChatGLM2 prompt with ChatGLM2's sampling (temperature 0.7,
+  at most 1,024 tokens; GPT-4 ran at the API's defaults), BLOOM's completion prompt with beam search
+  (beam 3, repetition penalty 1.2, no-repeat 5-grams); *Retrieval* = the title-matched silver
+  recipe of each gold source;
+* §7, Figure 4 — literal-translation rates on the **silver** test sets (fn. 28), where *Ref* is the
+  retrieved recipe; six concepts, four of them named (baking, steam, cheese, and the control oil);
+* §5.3, Tables 5–6 — the authors' crowd ratings (not released) of seven systems' gold outputs
+  (not released); Kendall τ at a level the paper does not state (our reading: segment-level τ-b).
+
+The metric settings are per number: :func:`effective` says which settings one result rests on
+(BERTScore's backbone only for B-Sc, the decoding only for the model's outputs …), and
+:func:`deviations` compares them, with the counts of the split and direction the result used.
+
+>>> d = compare(PROTOCOL["02_adaptation"], {"max_recipes": 5, "temperature": 0.0, "bertscore_zh": ""},
+...             locate("02_adaptation", {"data_source": "sample"}))
+>>> d.lines()[:2]
+["data: sample data (ours, not the paper's)", 'data: max_recipes 5 (the paper: all, Table 1: every recipe of the test sets)']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from culturelab.cultural_recipes.data import ARROWS, DIRECTIONS, LANGS, RELEASE_URL, recipes_key, split_path
+from culturelab.protocol import DataUsed, Deviations, Release, Section, Setting, compare, paper_model_of
+
+#: the systems whose outputs need no model (:data:`culturelab.cultural_recipes.adaptation.MODEL_FREE`)
+RETRIEVAL, SOURCE_COPY = "Retrieval", "Source copy"
+
+
+#: source recipes per split and direction: the test sets from Table 1, the auto-matched splits
+#: from the repository README (train + valid + test = Table 1's "Train & Val" sources)
+RELEASE_COUNTS = {
+    **{recipes_key("silver", d): n for d, n in (("zh2en", 82), ("en2zh", 52))},
+    **{recipes_key("gold", d): n for d, n in (("zh2en", 25), ("en2zh", 41))},
+    **{recipes_key(s, "zh2en"): n for s, n in (("train", 35_578), ("valid", 4_447), ("test", 4_448))},
+    **{recipes_key(s, "en2zh"): n for s, n in (("train", 35_013), ("valid", 4_377), ("test", 4_377))},
+}
+RELEASE = Release("CulturalRecipes (coastalcph/cultural-recipes, Google Drive folders)", RELEASE_COUNTS,
+                  "Table 1; train/valid/test: the repository README", RELEASE_URL)
+#: §3.1, §4.1: the monolingual corpora word2vec reads ("the entire English and Chinese corpora")
+CORPORA = Release("XiaChuFang (train split) and RecipeNLG", {}, "§3.1, §4.1",
+                  "https://github.com/coastalcph/cultural-recipes#readme (XiaChuFang); "
+                  "https://recipenlg.cs.put.poznan.pl (RecipeNLG, by application)")
+
+# ------------------------------------------------------------------------- §4 (notebook 01)
+_W2V = {key: Setting(value, "fn. 10", what=f"word2vec {key} {{}}")
+        for key, value in (("vector_size", 300), ("epochs", 5), ("min_count", 10))}
+_BLI = {
+    "max_recipes": Setting(0, "§4.1: the entire corpora", what="max_recipes {}", kind="data"),
+    **_W2V,
+    "n_queries": Setting(100, "§4.2", describe=lambda v: f"{v or 'every content word as'} queries (the paper: the "
+                                                         "100 most frequent Chinese content words, §4.2)"),
+    # §4.1 names VecMap with a seed dictionary but not its flags: the recommended semi-supervised
+    # mode, self-learning to VecMap's own stop (interval 50), is our reading
+    "mode": Setting("semi_supervised", "§4.1 (VecMap's flags not published; our reading)",
+                    describe=lambda v: f"mapping mode {v} (our reading of the paper: semi_supervised, §4.1)"),
+    "seed_variant": Setting("paper", "fn. 11 (镯 read as 倒)", describe=lambda v: f"seed dictionary variant {v!r} "
+                            "(the paper: fn. 11's 15 pairs, 镯 read as 倒)"),
+    "max_iter": Setting(0, "§4.1 (our reading: self-learning to convergence)",
+                        describe=lambda v: f"self-learning capped at {v} iterations (our reading of the paper: to "
+                                           "convergence, §4.1)"),
+    "stochastic_interval": Setting(50, "§4.1: VecMap's default", what="stochastic interval {}"),
+    # the effective setting of every P@5 and label count: the paper judged the top-5 lists by hand
+    "labels": Setting("by hand", "§4.2", accept=lambda v: v == "by hand",
+                      describe=lambda v: f"{v} of the top-5 lists (the paper: judged by hand, §4.2)"),
+}
+
+# ------------------------------------------------------------------------- §5–7 (notebook 02)
+_RECIPES = {"max_recipes": Setting(0, "Table 1: every recipe of the test sets", what="max_recipes {}", kind="data")}
+_DECODING = {
+    "style": Setting("llm", "§6.1", describe=lambda v: "BLOOM's completion prompt without BLOOM's beam search (the "
+                     "paper: beam 3, repetition penalty 1.2, no-repeat 5-grams, §6.1)"),
+    "temperature": Setting(0.7, "§6.1: ChatGLM2's; GPT-4 ran at the API's defaults", what="temperature {}"),
+    "max_new_tokens": Setting(1024, "§6.1: ChatGLM2's maximum length", what="{} new tokens", at_least=True),
+}
+_RELEASE_SCRIPT = "the authors' released script (coastalcph-2023)"
+
+
+def _compat_text(value: Any) -> str:
+    return (f"BLEU and chrF as {_RELEASE_SCRIPT} computes them: one hypothesis scored against every reference "
+            "(the paper: SacreBLEU 2.3.1, default parameters, fn. 12)" if value == "coastalcph-2023"
+            else f"metrics by {value} (the paper: SacreBLEU 2.3.1, default parameters, fn. 12)")
+
+
+_ZH_ROUGE = {
+    "char": "Chinese ROUGE-L over characters (the paper: over jieba words, fn. 13)",
+    "coastalcph-2023": f"Chinese ROUGE-L as {_RELEASE_SCRIPT} computes it: characters of the segmented text with "
+                       "its spaces as empty tokens that match each other (the paper: over jieba words, fn. 13)",
+}
+#: fn. 14: the BERTScore backbone of each target language
+BACKBONES = {"en": "bert-base-uncased", "zh": "bert-base-chinese"}
+
+
+def is_backbone(spec: str | None, lang: str) -> bool:
+    """Whether a BERTScore backbone spec (a hub id or a local folder) is the paper's for ``lang``.
+
+    >>> is_backbone("google-bert/bert-base-uncased", "en"), is_backbone("bundled:minilm", "en")
+    (True, False)
+    """
+    return bool(spec) and str(spec).rstrip("/").split("/")[-1].lower() == BACKBONES[lang]
+
+
+def _backbone(lang: str) -> Setting:
+    def text(value: Any) -> str:
+        used = f"with {value}" if value else "not computed"
+        return f"BERTScore ({lang}) {used} (the paper: {BACKBONES[lang]}, fn. 14)"
+
+    return Setting(BACKBONES[lang], "fn. 14", accept=lambda v: is_backbone(v, lang), describe=text)
+
+
+_METRICS = {
+    # a list (the notebook's parameter) follows the paper when it has the corrected metrics; one
+    # result's own value is a string
+    "compat": Setting("corrected", "fn. 12", describe=_compat_text,
+                      accept=lambda v: "corrected" in ([v] if isinstance(v, str) else list(v))),
+    "zh_rouge_tokenizer": Setting("jieba", "fn. 13", describe=lambda v: _ZH_ROUGE.get(v, f"Chinese ROUGE-L by {v} "
+                                                                                         "(the paper: jieba words)")),
+    "bertscore_en": _backbone("en"),
+    "bertscore_zh": _backbone("zh"),
+}
+_FIGURE4 = {
+    "figure4_split": Setting("silver", "§7, fn. 28", describe=lambda v: f"the {v} split, where Ref is the human "
+                             "adaptation (the paper: the silver split, Ref = the retrieved recipe; §7, fn. 28, "
+                             "Figure 4)"),
+    # the paper names four of its six concepts (§7); the others, and every term list, are ours
+    "concept": Setting("a named concept", "§7 names baking, steam, cheese and oil",
+                       accept=lambda v: v in {"baking", "steam", "cheese", "oil"},
+                       describe=lambda v: f"concept {v!r} chosen by us (the paper names four of its six: baking, "
+                                          "steam, cheese, oil; §7)"),
+}
+#: the seven systems the paper's crowd rated besides Human (Tables 5–6)
+PAPER_RATED = ("MT-zs", "MT-ft", "mT5", "BLOOM", "ChatGLM2", "GPT-4", "Retrieval")
+_RATINGS = {
+    "ratings_file": Setting("the authors' ratings", "§5.3 (not released)", kind="data", accept=lambda v: False,
+                            describe=lambda v: (f"ratings from {v}" if v else "our made-up sample ratings")
+                            + " (the paper's crowd ratings are not released, §5.3)"),
+}
+_KENDALL = {
+    **_RATINGS,
+    "rated_systems": Setting(PAPER_RATED, "Table 6", accept=lambda v: set(v) == set(PAPER_RATED),
+                             describe=lambda v: f"τ over the rated outputs of {', '.join(v) or 'no system'} (the "
+                                                f"paper: {', '.join(PAPER_RATED)}, Table 6)"),
+}
+
+PROTOCOL: dict[str, Section] = {
+    "01_bli_alignment": Section("§4.1–4.2, fn. 10–11, Table 2", CORPORA, _BLI),
+    "01_bli_alignment.real_vectors": Section(
+        "ours", None, {}, beyond="the mapping checked on other data: French spaCy vectors onto English GloVe, "
+                                 "scored with CLDR word pairs"),
+    # the model's outputs and every metric on them (Tables 3–4): run-level labels and `culturelab check`
+    "02_adaptation": Section("§5.1, §6.1, Tables 3–4", RELEASE, {**_RECIPES, **_DECODING, **_METRICS}),
+    "02_adaptation.table1": Section("Table 1", RELEASE),
+    "02_adaptation.copy": Section("ours", RELEASE, {**_RECIPES, **_METRICS},
+                                  beyond="the untranslated source recipe scored as an output (a floor)"),
+    "02_adaptation.figure4": Section("§7, fn. 28, Figure 4", RELEASE, {**_RECIPES, **_DECODING, **_FIGURE4}),
+    "02_adaptation.table5": Section("§5.3, Table 5", None, _RATINGS),
+    # the level and variant of τ are not stated: segment-level τ-b, Bonferroni over the family, is our reading
+    "02_adaptation.table6": Section("§6.2, Table 6 (τ level not stated; our reading: segment-level τ-b)", RELEASE,
+                                    {**_RECIPES, **_DECODING, **_METRICS, **_KENDALL}),
+}
+
+#: the data of notebook 01's check of the mapping on real vectors: other data, not the paper's
+REAL_VECTORS = DataUsed("other", note="French spaCy fr_core_news_md vectors onto English GloVe 6B-50d, scored with "
+                                      "CLDR word pairs")
+
+
+def real_vectors() -> Deviations:
+    """The labels of notebook 01's fr → en check (table, figure caption, the figure's data stamp):
+    other data than the paper's, an analysis beyond it.
+
+    >>> d = real_vectors()
+    >>> d.data
+    "other data (not the paper's) — French spaCy fr_core_news_md vectors onto English GloVe 6B-50d, scored with CLDR word pairs"
+    >>> d.protocol[:40], d.comparable
+    ('beyond the paper: the mapping checked on', False)
+    """
+    return compare(PROTOCOL["01_bli_alignment.real_vectors"], {}, REAL_VECTORS)
+
+
+#: the paper's prompted models (§6.1), hub ids. The MT and finetuned systems are not here: our
+#: pipeline prompts every model, which the paper's MT-zs / MT-ft / mT5 / mBART50 are not
+MODELS = {"BLOOM": "bigscience/bloom-7b1", "ChatGLM2": "THUDM/chatglm2-6b", "GPT-4": "gpt-4-0314"}
+#: the paper's systems that produced outputs (Table 4), whose outputs a ``replay:`` file may hold
+PAPER_SYSTEMS = ("MT-zs", "MT-ft", "mT5", "mBART50", "BLOOM", "ChatGLM2", "GPT-4")
+
+
+def paper_models(params: Mapping[str, Any]) -> Callable[[str], str | None]:
+    """The paper's name of a model spec: a prompted model of §6.1 by its hub id (:data:`MODELS`),
+    or the outputs of a ``replay:`` file that the ``paper_method`` parameter says are one of the
+    paper's systems (:data:`PAPER_SYSTEMS`) — the model is then that system, whatever decoded it.
+
+    >>> of = paper_models({"paper_method": "GPT-4"})
+    >>> of("replay:gpt4.jsonl"), of("openai:gpt-4-0314"), of("bundled:gemma3-270m")
+    ('GPT-4', 'GPT-4', None)
+    """
+    method = params.get("paper_method") or ""
+
+    def of(spec: str) -> str | None:
+        if spec.startswith("replay:") and method in PAPER_SYSTEMS:
+            return method
+        return paper_model_of(spec, MODELS) or None
+
+    return of
+
+
+def effective(params: Mapping[str, Any], *, system: str | None = None, metric: str | None = None,
+              direction: str | None = None, compat: str | None = None) -> tuple[dict[str, Any], str | None]:
+    """The settings one notebook-02 result rests on, and the model spec behind it (``None`` for a
+    model-free system): the size knob always; the decoding for the model's outputs; per metric
+    (``None``: every metric, a wide row) its own settings for ``direction``'s target language —
+    ``compat`` (``None`` or ``"corrected"``: the corrected computation) for BLEU and chrF and for
+    Chinese ROUGE-L, the backbone for BERTScore; nothing more for #Tok.
+
+    >>> p = {"max_recipes": 0, "model": "hf:x", "temperature": 0.0, "style": "llm", "max_new_tokens": 64,
+    ...      "bertscore_en": "bundled:minilm", "bertscore_zh": "", "zh_rouge_tokenizer": "char"}
+    >>> effective(p, system="Retrieval", metric="B-Sc", direction="zh2en")
+    ({'max_recipes': 0, 'bertscore_en': 'bundled:minilm'}, None)
+    >>> effective(p, system="hf:x (llm prompt)", metric="R-L", direction="en2zh", compat="coastalcph-2023")[0]
+    {'max_recipes': 0, 'style': 'llm', 'temperature': 0.0, 'max_new_tokens': 64, 'zh_rouge_tokenizer': 'coastalcph-2023'}
+    """
+    out: dict[str, Any] = {"max_recipes": params.get("max_recipes", 0)}
+    model = None
+    if system is not None and not is_model_free(system):
+        model = params.get("model") or None
+        if not str(model).startswith("replay:"):  # replayed outputs were decoded elsewhere
+            out.update({key: params[key] for key in _DECODING if key in params})
+    lang = LANGS[direction][1] if direction else None
+    release = compat not in (None, "corrected")
+    if metric in (None, "BLEU", "ChrF"):
+        out["compat"] = compat or "corrected"
+    if metric in (None, "R-L") and lang == "zh":
+        out["zh_rouge_tokenizer"] = compat if release else params.get("zh_rouge_tokenizer", "char")
+    if metric in (None, "B-Sc") and lang is not None:
+        out[f"bertscore_{lang}"] = params.get(f"bertscore_{lang}", "")
+    return out, model
+
+
+def is_model_free(system: str) -> bool:
+    """Whether a system of an adaptation table needs no model (Retrieval, Source copy, a reference).
+
+    >>> is_model_free("Retrieval"), is_model_free("Ref = retrieved recipe"), is_model_free("hf:x (llm prompt)")
+    (True, True, False)
+    """
+    return system in (RETRIEVAL, SOURCE_COPY) or system.startswith("Ref = ")
+
+
+def _used(run: Any, pairs: list[tuple[str, str]] | None) -> DataUsed | None:
+    """The run's data with only the counts of the (split, direction) pairs a result read."""
+    used = getattr(run, "data_used", None)
+    if used is None or pairs is None:
+        return used
+    keys = {recipes_key(s, d) for s, d in pairs}
+    return replace(used, counts={k: v for k, v in used.counts.items() if k in keys})
+
+
+def deviations(run: Any, part: str | None = None, *, split: str | None = None, direction: str | None = None,
+               system: str | None = None, metric: str | None = None, compat: str | None = None,
+               **extra: Any) -> Deviations:
+    """The comparison of one notebook-02 result with the paper: the section (``part`` of
+    :data:`PROTOCOL`, else the system's: ``copy`` for *Source copy*), the settings it rests on
+    (:func:`effective`, plus ``extra``) and the run's data restricted to the counts of ``split``
+    and ``direction`` (both directions when ``direction`` is ``None``).
+
+    >>> from culturelab.runner import Run
+    >>> run = Run("cultural_recipes/02_adaptation", {"model": "bundled:gemma3-270m", "max_recipes": 5,
+    ...           "temperature": 0.7, "max_new_tokens": 1024, "style": "llm", "bertscore_en": "bert-base-uncased",
+    ...           "bertscore_zh": "bert-base-chinese", "zh_rouge_tokenizer": "jieba"}, name="doctest")
+    >>> run.set_data_source("released", counts={"gold zh→en recipes": 5, "gold en→zh recipes": 41})
+    >>> d = deviations(run, split="gold", direction="en2zh", system="Retrieval", metric="BLEU")
+    >>> d.data, d.protocol, d.model
+    ('max_recipes 5 (the paper: all, Table 1: every recipe of the test sets)', 'same', 'same')
+    >>> deviations(run, split="gold", direction="zh2en", system="Source copy").protocol[:17]
+    'beyond the paper:'
+    """
+    if part == "figure4":
+        extra.setdefault("figure4_split", run.params.get("figure4_split", "silver"))
+        split = split or extra["figure4_split"]
+    section = f"02_adaptation.{part}" if part else "02_adaptation.copy" if system == SOURCE_COPY else "02_adaptation"
+    settings, model = effective(run.params, system=system, metric=metric, direction=direction, compat=compat)
+    directions = [direction] if direction else list(run.params.get("directions", DIRECTIONS))
+    used = _used(run, [(split, d) for d in directions] if split else None)
+    return compare(PROTOCOL[section], {**settings, **extra}, used, model=model, paper_models=paper_models(run.params))
+
+
+def labeller(run: Any, part: str | None = None, **fixed: Any) -> Callable[[Mapping[str, Any]], Deviations]:
+    """:func:`deviations` of one group of a results table (its ``split``, ``direction``,
+    ``system``, ``metric``, ``compat`` columns, and ``fixed``), for :func:`culturelab.protocol.label_rows`."""
+    def of(group: Mapping[str, Any]) -> Deviations:
+        return deviations(run, part, **{**fixed, **group})
+
+    return of
+
+
+def label(run: Any, table: Any, part: str | None = None, **fixed: Any) -> Any:
+    """``table`` with the label columns of each row's comparison with the paper (:func:`labeller`),
+    one comparison per distinct (split, direction, system, metric, compat, concept) it has.
+
+    >>> import pandas as pd
+    >>> from culturelab.runner import Run
+    >>> run = Run("cultural_recipes/02_adaptation", {"model": "bundled:gemma3-270m", "max_recipes": 0,
+    ...           "bertscore_en": "bundled:minilm"}, name="doctest")
+    >>> run.set_data_source("sample")
+    >>> t = label(run, pd.DataFrame({"system": ["Retrieval"], "direction": ["zh2en"], "metric": ["B-Sc"]}))
+    >>> t["protocol"].item()
+    'BERTScore (en) with bundled:minilm (the paper: bert-base-uncased, fn. 14)'
+    """
+    from culturelab.protocol import label_rows
+
+    by = [c for c in ("split", "direction", "system", "metric", "compat", "concept") if c in table]
+    return label_rows(table, labeller(run, part, **fixed), by)
+
+
+def merged(found: Iterable[Deviations]) -> Deviations:
+    """Several comparisons as one (each difference once; the first's data and model), e.g. a
+    system's results in both directions for one caption.
+
+    >>> a, b = compare(None, {}, DataUsed("sample")), compare(PROTOCOL["02_adaptation"], {"max_recipes": 2})
+    >>> merged([a, b]).data
+    "sample data (ours, not the paper's); max_recipes 2 (the paper: all, Table 1: every recipe of the test sets)"
+    """
+    found = list(found)
+    items: dict[str, Any] = {}
+    for d in found:
+        for item in d.items:
+            items.setdefault(item.text, item)
+    return replace(found[0], items=tuple(items.values()), beyond=next((d.beyond for d in found if d.beyond), ""))
+
+
+def caption(run: Any, groups: Mapping[str, Mapping[str, Any]], part: str | None = None,
+            over: Iterable[Mapping[str, Any]] | None = None, versus: Mapping[str, Mapping[str, Any]] | None = None
+            ) -> str:
+    """A figure's caption: the data once, the model once, what every group the figure tells apart
+    (a system …: ``groups`` maps its name to its :func:`deviations` keywords) shares in protocol,
+    then what each differs in. Each group's comparison is merged ``over`` the rows it stands for
+    (default: every direction of the run). ``versus`` names another dimension of the figure (e.g.
+    a computation): each entry overrides the first group's keywords and adds what that changes.
+
+    >>> from culturelab.runner import Run
+    >>> run = Run("cultural_recipes/02_adaptation", {"model": "bundled:gemma3-270m", "max_recipes": 0,
+    ...           "directions": ["zh2en"], "temperature": 0.7, "max_new_tokens": 1024, "style": "llm",
+    ...           "figure4_split": "silver", "bertscore_en": "bert-base-uncased"}, name="doctest")
+    >>> run.set_data_source("released")
+    >>> caption(run, {s: {"system": s} for s in ("Ref = retrieved recipe", "Source copy")})
+    'data: same · protocol: same · [Source copy] beyond the paper: the untranslated source recipe scored as an output (a floor)'
+    >>> caption(run, {"Ref = retrieved recipe": {"system": "Ref = retrieved recipe"}}, "figure4",
+    ...         over=[{"direction": "zh2en", "concept": "tofu"}]).split(" · ")[1]
+    "protocol: concept 'tofu' chosen by us (the paper names four of its six: baking, steam, cheese, oil; §7)"
+    >>> caption(run, {"Retrieval": {"system": "Retrieval", "metric": "BLEU"}},
+    ...         versus={"release script": {"compat": "coastalcph-2023"}}).split(" · ")[-1][:62]
+    "[release script] BLEU and chrF as the authors' released script"
+    """
+    rows = list(over) if over is not None else [{"direction": d} for d in run.params.get("directions", DIRECTIONS)]
+
+    def of(group: Mapping[str, Any]) -> Deviations:
+        return merged(deviations(run, part, **{**row, **group}) for row in rows)
+
+    per = {name: of(group) for name, group in groups.items()}
+    if not per:
+        return ""
+    texts = {name: [i.text for i in d.items if i.kind == "protocol"]
+             + ([f"beyond the paper: {d.beyond}"] if d.beyond else []) for name, d in per.items()}
+    common = [t for t in next(iter(texts.values())) if all(t in v for v in texts.values())]
+    parts = [f"data: {merged(per.values()).data}"]
+    ours = next((d for d in per.values() if d.model_spec), None)
+    if ours is not None:
+        parts.append(f"model: {ours.model_spec}" + ("" if ours.paper_model else " (not one of the paper's models)"))
+    parts.append(f"protocol: {'; '.join(common) or 'same'}")
+    parts += [f"[{name}] {'; '.join(t for t in v if t not in common)}" for name, v in texts.items()
+              if set(v) - set(common)]
+    first = next(iter(groups.values()))
+    for name, change in (versus or {}).items():
+        base = {i.text for i in per[next(iter(per))].items}
+        added = [i.text for i in of({**first, **change}).items if i.text not in base]
+        parts.append(f"[{name}] {'; '.join(added) or 'same'}")
+    return " · ".join(parts)
+
+
+def table1(source: str, counts: Mapping[str, int], note: str = "") -> Deviations:
+    """The labels of Table 1 rows recomputed from splits read from ``source`` with ``counts``
+    (:func:`recipes_key`): the release in full is the paper's data (Δ), a copy that differs is not.
+
+    >>> table1("released", {"gold zh→en recipes": 25}).comparable, table1("released", {"gold zh→en recipes": 20}).data
+    (True, '20 of 25 gold zh→en recipes')
+    """
+    return compare(PROTOCOL["02_adaptation.table1"], {}, DataUsed(source, dict(counts), note))
+
+
+def table5(params: Mapping[str, Any]) -> Deviations:
+    """The labels of Table 5 recomputed from the ratings ``params`` name (``ratings_file``):
+    never the paper's, which are not released.
+
+    >>> table5({"ratings_file": ""}).data
+    "our made-up sample ratings (the paper's crowd ratings are not released, §5.3)"
+    """
+    return compare(PROTOCOL["02_adaptation.table5"], {"ratings_file": params.get("ratings_file", "")})
+
+
+def table6(run: Any, rated: list[str], *, direction: str | None = None, metric: str | None = None) -> Deviations:
+    """The labels of one Table 6 cell: τ between the ``rated`` systems' ratings (the run's
+    ``ratings_file``) and ``metric`` on their outputs (:func:`effective`; the decoding when the
+    run's model is among them).
+
+    >>> from culturelab.runner import Run
+    >>> run = Run("cultural_recipes/02_adaptation", {"max_recipes": 0, "ratings_file": ""}, name="doctest")
+    >>> run.set_data_source("released")
+    >>> table6(run, ["Retrieval", "Source copy"], direction="zh2en", metric="ChrF").data
+    "our made-up sample ratings (the paper's crowd ratings are not released, §5.3)"
+    """
+    system = next((s for s in rated if not is_model_free(s) and s not in PAPER_RATED), None)
+    return deviations(run, "table6", split="gold", direction=direction, system=system, metric=metric,
+                      rated_systems=tuple(rated), ratings_file=run.params.get("ratings_file", ""))
+
+
+def sources(params: Mapping[str, Any], splits: list[str]) -> dict[tuple[str, str], str]:
+    """Where each (split, direction) the parameters name will be read from — ``released``,
+    ``sample`` or ``missing`` — found without reading it (:func:`culturelab.cultural_recipes.data.split_path`).
+
+    >>> sources({"data_source": "sample", "directions": ["zh2en"]}, ["gold"])
+    {('gold', 'zh2en'): 'sample'}
+    """
+    out = {}
+    for split in splits:
+        for direction in params.get("directions", list(DIRECTIONS)):
+            try:
+                out[split, direction] = split_path(direction, split, data_dir=params.get("data_dir", ""),
+                                                   data_source=params.get("data_source", "auto"))[1]
+            except FileNotFoundError:
+                out[split, direction] = "missing"
+    return out
+
+
+def source_note(found: Mapping[tuple[str, str], str], data_source: str = "auto") -> tuple[str, str]:
+    """One data source for several (split, direction) files (``mixed`` when they differ) and a
+    note naming which is which, or why ``auto`` fell back to our sample.
+
+    >>> source_note({("gold", "zh2en"): "released", ("gold", "en2zh"): "sample"})
+    ('mixed', 'the release for gold zh→en; our sample for gold en→zh')
+    >>> source_note({("gold", "zh2en"): "sample"})
+    ('sample', 'no copy of the release (https://github.com/coastalcph/cultural-recipes#readme, Google Drive) found, so `auto` uses our sample')
+    """
+    kinds = set(found.values())
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        note = (f"no copy of the release ({RELEASE_URL}, Google Drive) found, so `auto` uses our sample"
+                if kind == "sample" and data_source == "auto" else "")
+        return kind, note
+    names = {"released": "the release", "sample": "our sample", "missing": "missing"}
+    parts = {}
+    for (split, direction), kind in found.items():
+        parts.setdefault(kind, []).append(f"{split} {ARROWS[direction]}")
+    return "mixed", "; ".join(f"{names[k]} for {', '.join(v)}" for k, v in parts.items())
+
+
+def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
+    """The data a CulturalRecipes notebook's parameters will read, found without loading it:
+    notebook 01 — the corpus files (taken to be XiaChuFang's train split and RecipeNLG) or our toy
+    corpus; notebook 02 — the release's test splits it adapts (``split``, ``figure4_split``, and
+    the silver split Retrieval draws from), or our sample.
+
+    >>> locate("01_bli_alignment", {"zh_corpus": "", "en_corpus": ""}).label
+    "sample data (ours, not the paper's)"
+    >>> locate("02_adaptation", {"data_source": "local", "data_dir": "/nonexistent"}).source
+    'missing'
+    """
+    from pathlib import Path
+
+    if topic.startswith("01"):
+        zh, en = params.get("zh_corpus", ""), params.get("en_corpus", "")
+        if not zh:
+            return DataUsed("sample", note="our toy corpus: no zh_corpus / en_corpus given (the paper: the full "
+                                           "XiaChuFang and RecipeNLG corpora, §3.1)")
+        missing = [p for p in (zh, en) if not Path(p).expanduser().is_file()]
+        if missing:
+            return DataUsed("missing", note=f"{', '.join(missing)} not found")
+        return DataUsed("released", note=f"{zh} and {en}, taken to be XiaChuFang's train split and RecipeNLG")
+    splits = list(dict.fromkeys([params.get("split", "gold"), params.get("figure4_split", "silver"), "silver"]))
+    kind, note = source_note(sources(params, splits), params.get("data_source", "auto"))
+    if kind == "missing":
+        note = f"no copy of the release under {params.get('data_dir') or '$CULTURELAB_DATA'}; download it from " \
+               f"{RELEASE_URL} (Google Drive)"
+    return DataUsed(kind, note=note)
+
+
+def table6_labels(run: Any, tau: Any, rated: list[str]) -> Any:
+    """Our Kendall τ table (:func:`culturelab.cultural_recipes.human_eval.kendall_table`) with the
+    labels of each (direction, metric): :func:`table6`.
+
+    >>> import pandas as pd
+    >>> from culturelab.runner import Run
+    >>> run = Run("cultural_recipes/02_adaptation", {"max_recipes": 0, "ratings_file": "r.csv"}, name="doctest")
+    >>> run.set_data_source("released")
+    >>> tau = pd.DataFrame({"direction": ["zh2en"], "criterion": ["GRA"], "metric": ["BLEU"], "tau": [0.2]})
+    >>> table6_labels(run, tau, ["Retrieval"])["data"].item()
+    "ratings from r.csv (the paper's crowd ratings are not released, §5.3)"
+    """
+    from culturelab.protocol import label_rows
+
+    return label_rows(tau, lambda group: table6(run, rated, **group), ["direction", "metric"])

@@ -1,0 +1,282 @@
+"""FMLAMA's protocol as data (§4–6, Appendix C, Tables 2, 5, 6–13), for :func:`culturelab.protocol.compare`.
+
+Every label of an FMLAMA table and figure comes from the comparison of a run with these sections;
+``culturelab check`` prints it and a ``protocol: paper`` file refuses to run while it is not empty.
+What the paper does, and where it says so:
+
+* data — the paper-era release (``lizhou21/FmLAMA-master`` at 66d4e11): FMLAMA-*la* with the
+  dish counts of the ALL rows of Tables 2 and 6–10, the 508-dish code-switching subset (§4.2,
+  Table 13) and the 175 dishes present in all six languages (§6, Figure 11), every dish probed;
+* candidate pool — every ingredient of the probed sub-dataset (§4.1 and its footnote 2: 1,287
+  for English, where a random ranking scores 0.69 % mAP);
+* ranking — masked LMs by mask filling with 1–D masks (eq. 1), the candidate's sub-token
+  log-probabilities averaged (eq. 2); T5/mT5 by sentinel-span scoring of the candidate's tokens
+  (the authors' ``get_T5_ranking``; the paper's T5/mT5 columns). Causal LMs are beyond the paper
+  (it probes decoder models by generation only, Appendix C);
+* templates — the 5 per language the paper-era code filled, scores averaged over them (§5.1);
+* mWS — fastText ``cc.<lang>.300.bin`` vectors of the probed language (eq. 6–8, §5.1);
+* decoder LLMs — the fill-in prompt, FastChat sampling at temperature 0.7 with up to 1,024 new
+  tokens, answers parsed and lemmatized by the authors' parser, which is not released (App. C).
+
+>>> from culturelab.protocol import compare
+>>> d = compare(PROTOCOL["02_probing"], {"model": "seq2seq:google/mt5-base", "max_candidates": 20, "normalise": "eq2"},
+...             DataUsed("released"), model="seq2seq:google/mt5-base", paper_models=MODELS)
+>>> d.protocol, d.paper_model
+("max_candidates 20: the probed dishes' gold ingredients plus random distractors (the paper: every ingredient of the sub-dataset, §4.1)", 'mT5')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from culturelab.fmlama.data import (
+    RELEASE_COMMIT,
+    code_switching_sizes,
+    local_root,
+    multilingual_size,
+    subset_sizes,
+)
+from culturelab.fmlama.probing import backend_of
+from culturelab.protocol import DataUsed, Release, Section, Setting
+
+URL = f"https://github.com/lizhou21/FmLAMA-master/tree/{RELEASE_COMMIT}"
+#: the counts' keys, as the notebooks stamp them (:meth:`culturelab.runner.Run.set_data_source`)
+CS_DISHES = "code-switching dishes"
+MULTI_DISHES = "multilingual-subset dishes"
+
+
+def dishes_key(lang: str) -> str:
+    """The count key of one FMLAMA-*la*.
+
+    >>> dishes_key("en")
+    'FMLAMA-en dishes'
+    """
+    return f"FMLAMA-{lang} dishes"
+
+
+_LANGS = Release("FMLAMA-la (lizhou21/FmLAMA-master@66d4e11)",
+                 {dishes_key(la): n for la, n in subset_sizes().items()}, "Tables 2, 6–10 (ALL rows)", URL)
+_CS = Release("FMLAMA code-switching subset", {CS_DISHES: code_switching_sizes()["ALL"]}, "§4.2, Table 13", URL)
+_MULTI = Release("FMLAMA multilingual subset", {MULTI_DISHES: multilingual_size()}, "§6, Figure 11", URL)
+_ALL = Release("FMLAMA (lizhou21/FmLAMA-master@66d4e11)",
+               {**_LANGS.counts, **_CS.counts, **_MULTI.counts}, "Tables 2, 6–10, 13; §6", URL)
+
+
+def _all_dishes(cite: str) -> Setting:
+    return Setting(0, cite, kind="data")
+
+
+def pool(key: str) -> Setting:
+    """The candidate pool, governed by the size knob ``key``: ``0`` = every ingredient of the
+    sub-dataset (§4.1). A notebook passes the pool it used (:attr:`culturelab.fmlama.probing.ProbeJob.pool`:
+    ``0`` or ``"n of N"``), the check the knob.
+
+    >>> pool("max_candidates").deviation("max_candidates", "62 of 1,287").text
+    "62 of 1,287 candidates: the probed dishes' gold ingredients plus random distractors (the paper: every ingredient of the sub-dataset, §4.1)"
+    """
+    def text(value: Any) -> str:
+        what = f"{value} candidates" if isinstance(value, str) else f"{key} {value}"
+        return (f"{what}: the probed dishes' gold ingredients plus random distractors (the paper: every "
+                "ingredient of the sub-dataset, §4.1)")
+
+    return Setting(0, "§4.1", accept=lambda value: value == 0, describe=text)
+
+
+def _ranks_like_the_paper(spec: Any) -> bool:
+    if not spec:
+        return True
+    from culturelab.models import capabilities
+
+    if capabilities(str(spec))["rank_candidates"] is not None:  # nothing ranked (e.g. a replay file)
+        return True
+    return backend_of(str(spec)) in {"masked", "seq2seq"}
+
+
+#: the ranking rule follows from the backend: mask filling (eq. 1–2) or T5/mT5 span scoring
+RANKING = Setting("masked: or seq2seq:", "§4.1 eq. 1–2; the authors' get_T5_ranking", accept=_ranks_like_the_paper,
+                  describe=lambda spec: f"{spec} ranked as a causal LM by log-likelihood (beyond the paper: "
+                  "masked-LM mask filling, eq. 1–2, or T5/mT5 span scoring, §4.1)")
+_NORMALISE_TEXT = {
+    "continuation": "log-probability averaged over candidate and rest of the sentence",
+    "sum": "summed log-probability",
+}
+#: eq. 2: the mean over the candidate's own sub-tokens
+NORMALISE = Setting("eq2", "§4.1 eq. 2", describe=lambda v: f"{_NORMALISE_TEXT.get(v, v)} (the paper: the mean "
+                    "over the candidate's own sub-tokens, eq. 2)")
+TEMPLATES = Setting([1, 2, 3, 4, 5], "§5.1: the mean over the 5 templates", what="templates {}")
+_VERSIONS = {"v2": "the templates as printed in Figure 9", "v3": "the repo's Hebrew strings (X and Y swapped in 2 and 4)"}
+PROMPTS = Setting("v1", "the strings the paper-era code filled (repo 66d4e11, Figure 9)",
+                  describe=lambda v: f"{_VERSIONS.get(v, v)} (the paper: the strings its code filled, v1)")
+
+
+def fasttext_language(spec: str) -> str | None:
+    """The language of a fastText ``cc.<lang>.300`` file named by an encoder spec, else ``None``.
+
+    >>> fasttext_language("fasttext:/v/cc.ar.300.bin"), fasttext_language("bundled:e5-small")
+    ('ar', None)
+    """
+    if not str(spec).startswith("fasttext:"):
+        return None
+    found = re.search(r"cc\.([a-z]{2,3})\.300", str(spec).rsplit("/", 1)[-1])
+    return found.group(1) if found else None
+
+
+def _mws_follows(value: Any) -> bool:
+    """``None``/``""``: no mWS computed (or an mAP number); ``(spec, lang)``: one language's
+    vectors; a spec string (the check, before the run): fastText with ``{lang}`` in the path."""
+    if not value:
+        return True
+    if isinstance(value, (tuple, list)):
+        spec, lang = value
+        return fasttext_language(spec) == lang
+    return str(value).startswith("fasttext:") and "{lang}" in str(value)
+
+
+def _mws_text(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return f"mWS from {value[0]} vectors (the paper: fastText cc.{value[1]}.300.bin of the probed language, eq. 6–8)"
+    return (f"mWS from {value} vectors for every language (the paper: fastText cc.<lang>.300.bin of each probed "
+            "language, eq. 6–8: write {lang} in the path)")
+
+
+#: mWS: fastText vectors of the probed language (a notebook passes ``(spec, lang)`` per mWS number)
+MWS = Setting("fasttext:cc.{lang}.300.bin", "§5.1, eq. 6–8", accept=_mws_follows, describe=_mws_text)
+_PARSER = Setting("the authors' (not released)", "Appendix C", accept=lambda v: False,
+                  describe=lambda v: f"answers parsed by our parser{' (lenient readings counted too)' if v else ''} and "
+                  "lemmatized with simplemma (the paper: the authors' parser and lemmatizer, not released, App. C)")
+_RANKED = {"model": RANKING, "normalise": NORMALISE, "templates": TEMPLATES, "prompt_version": PROMPTS}
+_PROBED = {"max_dishes_per_group": _all_dishes("Tables 2, 6–10: every dish"),
+           "max_dishes": _all_dishes("Tables 2, 6–10: every dish"), "max_candidates": pool("max_candidates")}
+_SWITCHED = {"max_dishes_per_group": _all_dishes("Tables 11, 12: all 508 dishes"),
+             "max_dishes": _all_dishes("Tables 11, 12: all 508 dishes"), "max_candidates": pool("max_candidates")}
+_PAIRED = {"max_dishes_per_continent": _all_dishes("Figure 4: all 175 dishes"),
+           "max_pair_dishes": _all_dishes("Figure 4: all 175 dishes"), "pair_candidates": pool("pair_candidates")}
+_SQUARE = "every template × dish-name language pair on the 175 dishes (the later revision's 6 × 6)"
+_BASELINE = "frequency-only ranking (ignores the dish: the prior of each ingredient)"
+_CHANCE = "the expected score of a random ranking of the same pool (the chance line)"
+
+PROTOCOL: dict[str, Section] = {
+    "01_dataset": Section("§3, Appendix A, Tables 2, 6–10 (counts), Figures 5–8, 11", _ALL),
+    "02_probing": Section("§4.1, §5, Tables 2, 6–10, Figure 2, Table 3", _LANGS,
+                          {**_PROBED, **_RANKED, "encoder": MWS}),
+    "02_probing.baseline": Section("ours", _LANGS, _PROBED, beyond=_BASELINE),
+    "02_probing.chance": Section("ours", _LANGS, _PROBED, beyond=_CHANCE),
+    "03_code_switching": Section("§4.2, §6, Tables 11, 12, Figure 3", _CS, {**_SWITCHED, **_RANKED}),
+    # the authors' own per-template scores of their own models (results_code/results_table)
+    "03_code_switching.released": Section("Tables 11, 12 (the authors' released score tables)",
+                                          Release("FMLAMA released code-switching scores", {}, "Tables 11, 12", URL)),
+    "03_code_switching.baseline": Section("ours", _CS, _SWITCHED, beyond=_BASELINE),
+    "03_code_switching.chance": Section("ours", _CS, _SWITCHED, beyond=_CHANCE),
+    # Figure 4: the 175 dishes by continent, every prompt language, the full candidate sets
+    "03_code_switching.pairs": Section("§6, Figure 4", _MULTI, {**_PAIRED, **_RANKED}),
+    "03_code_switching.pairs_chance": Section("ours", _MULTI, _PAIRED, beyond=_CHANCE),
+    "03_code_switching.square": Section("ours", _MULTI, _PAIRED, beyond=_SQUARE),
+    "03_code_switching.square_chance": Section("ours", _MULTI, _PAIRED, beyond=f"{_SQUARE}; {_CHANCE}"),
+    # Appendix C: gpt-3.5-turbo's released answers, re-parsed
+    "04_decoder_llms.released": Section("Appendix C, Tables 5, 13", _CS, {"lenient": _PARSER}),
+    "04_decoder_llms": Section("Appendix C, Tables 5, 13", _CS, {
+        "max_dishes_per_group": _all_dishes("Table 5: all 508 dishes"),
+        "max_dishes": _all_dishes("Table 5: all 508 dishes"),
+        "temperature": Setting(0.7, "App. C (FastChat sampling)", what="temperature {}"),
+        "max_new_tokens": Setting(1024, "App. C (FastChat)", what="{} new tokens", at_least=True),
+        "lenient": _PARSER}),
+}
+
+#: the paper's models: its table keys → hub ids (repo ``access_LMs/model_config.py``; Tables 2, 5, 6–10)
+MODELS: dict[str, str] = {
+    "Bb-c": "bert-base-cased", "Bb-u": "bert-base-uncased", "Bl-c": "bert-large-cased", "Bl-u": "bert-large-uncased",
+    "mB-c": "bert-base-multilingual-cased", "mB-u": "bert-base-multilingual-uncased",
+    "XRb": "xlm-roberta-base", "XRl": "xlm-roberta-large",
+    "Bb-ar": "asafaya/bert-base-arabic", "Bl-ar": "asafaya/bert-large-arabic", "Bb-ru": "DeepPavlov/rubert-base-cased",
+    "Bb-ky": "kykim/bert-kor-base", "Bb-kl": "klue/bert-base", "Bb-zh": "bert-base-chinese",
+    "mT5": "google/mt5-base", "T5": "t5-base",
+    "Llama2-7b-chat-hf": "meta-llama/Llama-2-7b-chat-hf", "Llama2-13b-chat-hf": "meta-llama/Llama-2-13b-chat-hf",
+    "vicuna-7b": "lmsys/vicuna-7b-v1.5", "vicuna-13b": "lmsys/vicuna-13b-v1.5", "gpt-3.5-turbo": "gpt-3.5-turbo",
+}
+#: the model whose answers the release holds (Appendix C)
+RELEASED_ANSWERS = "openai:gpt-3.5-turbo"
+
+
+def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
+    """The data an FMLAMA notebook's parameters will read, found without loading it: our sample,
+    the local copy (``data_dir`` or ``$CULTURELAB_DATA/fmlama``), the release downloaded from
+    GitHub at the paper-era commit (``auto``/``download``), or the missing local copy.
+
+    >>> locate("02_probing", {"data_source": "sample"}).source
+    'sample'
+    >>> locate("02_probing", {"data_source": "local", "data_dir": "/nonexistent"}).source
+    'missing'
+    >>> locate("02_probing", {"data_source": "auto", "data_dir": "/nonexistent"}).note.startswith("downloaded")
+    True
+    """
+    source = params.get("data_source", "auto")
+    if source == "sample":
+        return DataUsed("sample")
+    local = local_root(params.get("data_dir", ""))
+    if local is not None and source != "download":
+        return DataUsed("released", note=str(local))
+    if source == "local":
+        return DataUsed("missing", note="no local copy of the release (fmlama/data/Dishes.csv) under the data "
+                        "directory; set CULTURELAB_DATA or data_dir, or data_source: download")
+    return DataUsed("released", note=f"downloaded from {URL} (SHA-256 pinned) on first use")
+
+
+def row_deviations(run: Any, model: str, *, part: str | None = None, pool_key: str = "max_candidates",
+                   pool: Any = 0, metric: str = "mAP", lang: str = "", encoder: str = "") -> Any:
+    """One row's comparison with the paper (:meth:`culturelab.runner.Run.deviations`) in the
+    notebook's ``part`` (a ``NN_topic.part`` section): ``model`` is the row's model (the frequency
+    baseline and the chance line are analyses beyond the paper, compared without a model, in the
+    part's ``<part>_baseline`` / ``<part>_chance`` section), ``pool`` the pool it ranked (:attr:`~culturelab.fmlama.probing.ProbeJob.pool`),
+    ``metric`` and ``lang`` decide whether the vectors matter (mWS only: ``encoder`` expanded for
+    ``lang``, :func:`~culturelab.fmlama.probing.encoder_spec`).
+
+    >>> from culturelab.runner import Run
+    >>> run = Run("fmlama/02_probing", {"model": "masked:bert-base-cased", "encoder": "bundled:e5-small"}, name="doctest")
+    >>> run.set_data_source("released")
+    >>> row_deviations(run, "masked:bert-base-cased", pool="62 of 1,287").protocol.startswith("62 of 1,287 candidates")
+    True
+    >>> row_deviations(run, "masked:bert-base-cased").comparable, row_deviations(run, "frequency baseline").protocol
+    (True, 'beyond the paper: frequency-only ranking (ignores the dish: the prior of each ingredient)')
+    >>> row_deviations(run, "masked:bert-base-cased", metric="mWS", lang="en", encoder="fasttext:/v/cc.ar.300.bin").protocol
+    'mWS from fasttext:/v/cc.ar.300.bin vectors (the paper: fastText cc.en.300.bin of the probed language, eq. 6–8)'
+    """
+    from culturelab.fmlama.probing import BASELINE, RANDOM, encoder_spec
+
+    ranker = {BASELINE: "baseline", RANDOM: "chance"}.get(model)
+    effective: dict[str, Any] = {pool_key: pool}
+    if ranker is not None:  # the section of the ranker in this part of the notebook (``pairs_chance`` …)
+        return run.deviations(f"{part}_{ranker}" if part else ranker, model=None, **effective)
+    vectors = (encoder_spec(encoder, lang), lang) if metric == "mWS" and encoder else None
+    return run.deviations(part, model=model, encoder=vectors, **effective)
+
+
+def label(run: Any, table: Any, *, pools: Mapping[str, Any], key: str = "lang", part: str | None = None,
+          pool_key: str = "max_candidates", encoder: str = "") -> Any:
+    """``table`` (rows with ``model`` and ``key`` — a language or a code-switching setting — and
+    optionally ``metric``) with each row's labels (:func:`row_deviations`; ``pools`` maps the
+    ``key`` values to their pools). Without a ``metric`` column the rows hold mWS too when an
+    ``encoder`` is given.
+
+    >>> import pandas as pd
+    >>> from culturelab.runner import Run
+    >>> run = Run("fmlama/03_code_switching", {"model": "seq2seq:google/mt5-base"}, name="doctest")
+    >>> run.set_data_source("released")
+    >>> t = pd.DataFrame({"model": ["seq2seq:google/mt5-base", "frequency baseline"], "setting": "EN_zh"})
+    >>> label(run, t, pools={"EN_zh": 0}, key="setting")[["protocol", "comparable"]].to_dict("list")["comparable"]
+    [True, False]
+    >>> list(label(run, t.head(0), pools={}, key="setting").columns)
+    ['model', 'setting', 'data', 'protocol', 'model_status', 'comparable']
+    """
+    from culturelab.protocol import LABEL_COLUMNS, label_rows
+
+    if table.empty:  # e.g. no off-diagonal language pair: the columns, no rows
+        return table.reindex(columns=[*table.columns, *LABEL_COLUMNS])
+
+    def of(combo: Mapping[str, Any]) -> Any:
+        lang = str(combo[key]).split("_")[0].lower()
+        return row_deviations(run, combo["model"], part=part, pool_key=pool_key, pool=pools[combo[key]],
+                              metric=combo.get("metric", "mWS" if encoder else "mAP"), lang=lang, encoder=encoder)
+
+    return label_rows(table, of, ["model", key, *(["metric"] if "metric" in table else [])])

@@ -1,0 +1,650 @@
+"""The figure audit: what a figure claims (:func:`claim`), what it shows (:func:`inspect`, read from
+matplotlib's renderer) and where the two disagree (:func:`problems`).
+
+A PNG cannot be checked for its n labels, its chance line or text that collides, so
+:func:`culturelab.plots.save` refuses a figure with an empty panel and, given ``audit_to``, writes
+the figure's claims and facts as a small JSON file (``Run.savefig``: one per figure under the run's
+folder, ``runs/<run>/<notebook>/figures/<name>.json``); the notebook tests audit those files.
+
+Every figure declares its ``kind``: ``score`` (a model's scores: ours, perhaps beside the paper's),
+``reported`` (the paper's or a release's numbers only) or ``data`` (the dataset itself). The rules:
+
+* every figure: no empty panel; no two texts overlap (rotated texts as rotated boxes); no legend over
+  plotted data (bars, lines, points, bands, cells); text on a bar or cell is readable against it
+  (contrast ratio at least :data:`MIN_CONTRAST`); no panel with more than half of its marks greyed out
+  (:data:`~culturelab.plots.honest.SMALL_N_COLOUR`); at most :data:`MAX_BANDS` bands in one panel; a
+  figure of sample data says "sample data" in its title;
+* a score figure also names its model(s) and scoring method(s) in a title or legend, draws the chance
+  level it declares (a line, ring or colour-bar mark at that value) or declares why there is none, and
+  labels each bar, point or cell of ours (artists and panels not marked :func:`mark_reported`) with its
+  n (radar spokes: one n per spoke).
+
+>>> import matplotlib.pyplot as plt
+>>> fig, ax = plt.subplots()
+>>> _ = ax.bar(["a", "b"], [0.2, 0.3], label="gemma3-270m (log-likelihood)")
+>>> _ = claim(fig, kind="score", model="bundled:gemma3-270m", method="log-likelihood", chance=0.25)
+>>> for p in problems(inspect(fig), claims_of(fig)): print(p)
+chance 0.25 is declared but no line, ring or colour-bar mark is drawn at it
+axes 0: 2 marks of ours but 0 n labels (n = items per bar, point or cell)
+model bundled:gemma3-270m is named in no title or legend
+scoring method 'log-likelihood' is named in no title or legend
+>>> plt.close(fig)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.collections import LineCollection, PathCollection, PolyCollection, QuadMesh
+from matplotlib.colors import to_rgba
+from matplotlib.container import BarContainer, ErrorbarContainer
+from matplotlib.patches import Polygon, Rectangle
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
+
+from culturelab.plots.honest import SMALL_N_COLOUR
+
+#: what a figure shows: a model's scores, the paper's (or a release's) numbers, the dataset
+KINDS = ("score", "reported", "data")
+#: gid of artists and axes that show the paper's numbers (no n of ours to label)
+REPORTED = "culturelab:reported"
+#: text smaller than this contrast ratio against its background cannot be read (WCAG, large text)
+MIN_CONTRAST = 3.0
+#: a panel with more of its marks greyed out than this share says nothing
+MAX_GREY_SHARE = 0.5
+#: more translucent bands than this in one panel hide each other
+MAX_BANDS = 3
+#: two texts overlap when they intersect by more than this many pixels (at the figure's dpi)
+OVERLAP_TOLERANCE = 1.0
+_N_LABEL = re.compile(r"\bn\s*=\s*\d")
+_NO_MARKER = (None, "None", "none", "", " ")
+
+
+@dataclass
+class Claims:
+    """What a figure says it shows (see :func:`claim`)."""
+
+    kind: str | None = None
+    models: list[str] | None = None  # None: not declared (Run.savefig fills in the run's model)
+    methods: list[str] = field(default_factory=list)
+    chance: list[float | str] = field(default_factory=list)
+    no_chance: str | None = None
+    data_source: str | None = None
+
+
+def _listed(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        return list(value.values())
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        return [value]
+    return list(value)
+
+
+def claim(fig: plt.Figure, *, kind: str | None = None, model: str | Iterable[str] | None = None,
+          method: str | Iterable[str] | None = None, chance: float | Iterable[float] | Mapping[Any, float] | None = None,
+          no_chance: str | None = None, data_source: str | None = None) -> Claims:
+    """Declare what ``fig`` shows, for the audit; called by the figure code (which knows the chance
+    level) and by ``Run.savefig`` (which knows the model and the data), each adding what it knows.
+    ``model``/``method``: the model spec(s) and scoring method(s) the figure must name in a title or
+    legend (``model=[]``: the figure shows baselines only); ``chance``: the level(s) it must draw (a mapping: one per series; a string: the label of
+    a line, a legend entry or a text that shows the chance reference where it is not constant, e.g.
+    the random-order expectation per step count, bars of a random ranking per group, a chance per
+    heatmap row); ``no_chance``: why a score figure has no chance level.
+
+    >>> fig = plt.figure()
+    >>> _ = claim(fig, kind="score", chance={"ρ": 0.0, "MCQ": 0.25})
+    >>> claim(fig, model="bundled:gemma3-270m", method="generate")
+    Claims(kind='score', models=['bundled:gemma3-270m'], methods=['generate'], chance=[0.0, 0.25], no_chance=None, data_source=None)
+    >>> plt.close(fig)
+    """
+    claims = claims_of(fig)
+    if kind is not None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        claims.kind = kind
+    if model is not None:  # an empty list declares a score figure of baselines only (no model)
+        claims.models = (claims.models or []) + [m for m in _listed(model) if m and m not in (claims.models or [])]
+    claims.methods += [m for m in _listed(method) if m and m not in claims.methods]
+    levels = [c if isinstance(c, str) else float(c) for c in _listed(chance)]
+    claims.chance += [c for c in levels if c not in claims.chance]
+    claims.no_chance = no_chance or claims.no_chance
+    claims.data_source = data_source or claims.data_source
+    fig._culturelab_claims = claims  # type: ignore[attr-defined]
+    return claims
+
+
+def claims_of(fig: plt.Figure) -> Claims:
+    """The claims declared on ``fig`` so far (empty when none).
+
+    >>> claims_of(plt.figure()).kind is None
+    True
+    >>> plt.close("all")
+    """
+    return getattr(fig, "_culturelab_claims", None) or Claims()
+
+
+def mark_reported(*artists: Any) -> None:
+    """Mark artists (bars, lines) or whole axes as the paper's numbers: the audit asks no n of them.
+
+    >>> fig, ax = plt.subplots(); mark_reported(ax); ax.get_gid() == REPORTED
+    True
+    >>> plt.close(fig)
+    """
+    for artist in artists:
+        for one in (artist if isinstance(artist, Iterable) else [artist]):
+            one.set_gid(REPORTED)
+
+
+def short_name(spec: str) -> str:
+    """The name a figure may use for a model spec (the part after the backend and the hub owner).
+
+    >>> short_name("bundled:gemma3-270m"), short_name("hf:Qwen/Qwen2.5-0.5B-Instruct")
+    ('gemma3-270m', 'Qwen2.5-0.5B-Instruct')
+    >>> short_name("openai-compatible:http://localhost:8000/v1#llama-3-8b")
+    'llama-3-8b'
+    """
+    return spec.split("#")[-1].split(":", 1)[-1].rstrip("/").split("/")[-1]
+
+
+# ------------------------------------------------------------------------------ geometry
+def renderer_of(fig: plt.Figure) -> Any:
+    """A renderer of ``fig`` with everything drawn (positions final, as ``savefig`` would draw them).
+
+    >>> fig = plt.figure(); renderer_of(fig).dpi == fig.dpi
+    True
+    >>> plt.close(fig)
+    """
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def _finite(box: Bbox) -> bool:
+    return bool(np.all(np.isfinite(box.get_points())))
+
+
+def text_corners(text: Text, renderer: Any) -> np.ndarray | None:
+    """The four corners of a text's (possibly rotated) box, in display pixels; ``None`` for a text
+    with no extent.
+
+    >>> fig = plt.figure(); t = fig.text(0.5, 0.5, "n=12", rotation=45)
+    >>> text_corners(t, renderer_of(fig)).shape
+    (4, 2)
+    >>> plt.close(fig)
+    """
+    box = text.get_window_extent(renderer)
+    if not _finite(box) or box.width <= 0 or box.height <= 0:
+        return None
+    angle = float(text.get_rotation()) % 180.0
+    if angle in (0.0, 90.0):
+        return np.array([[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]])
+    text.set_rotation(0)
+    flat = text.get_window_extent(renderer)
+    text.set_rotation(angle)
+    theta = np.deg2rad(angle)
+    rot = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [flat.width / 2, flat.height / 2]
+    return half @ rot.T + [(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2]
+
+
+def overlap(a: np.ndarray, b: np.ndarray, tolerance: float = OVERLAP_TOLERANCE) -> bool:
+    """Whether two convex quadrilaterals (corners in order) intersect deeper than ``tolerance``
+    pixels (separating axes).
+
+    >>> square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]])
+    >>> overlap(square, square + 5), overlap(square, square + [10.5, 0])
+    (True, False)
+    """
+    for quad in (a, b):
+        for i in range(4):
+            edge = quad[(i + 1) % 4] - quad[i]
+            normal = np.array([-edge[1], edge[0]])
+            length = np.hypot(*normal)
+            if length == 0:
+                continue
+            pa, pb = a @ normal / length, b @ normal / length
+            if min(pa.max(), pb.max()) - max(pa.min(), pb.min()) <= tolerance:
+                return False
+    return True
+
+
+def visible_ticklabels(ax: plt.Axes, which: str = "xy") -> list[Text]:
+    """The tick labels of ``ax`` that are drawn (inside the view, visible, not empty), of the x
+    and/or y axis (``which``); their texts are set when the figure is drawn (:func:`renderer_of`).
+
+    >>> fig, ax = plt.subplots(); _ = ax.bar(["a", "b"], [1, 2]); _ = ax.set_xlim(-0.5, 0.5)
+    >>> _ = renderer_of(fig)
+    >>> [t.get_text() for t in visible_ticklabels(ax, "x")]
+    ['a']
+    >>> plt.close(fig)
+    """
+    out = []
+    for axis in [a for name, a in (("x", ax.xaxis), ("y", ax.yaxis)) if name in which]:
+        low, high = sorted(axis.get_view_interval())
+        span = (high - low) or 1.0
+        for tick in axis.get_major_ticks():
+            if not low - 1e-9 * span <= tick.get_loc() <= high + 1e-9 * span:
+                continue
+            out += [label for label in (tick.label1, tick.label2) if label.get_visible() and label.get_text()]
+    return out
+
+
+def _axes_titles(ax: plt.Axes) -> list[Text]:
+    return [t for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None))
+            if t is not None]
+
+
+def box_corners(box: Bbox) -> np.ndarray:
+    """The four corners of a display box, in the order :func:`overlap` takes.
+
+    >>> box_corners(Bbox.from_extents(0, 0, 2, 1)).tolist()
+    [[0.0, 0.0], [2.0, 0.0], [2.0, 1.0], [0.0, 1.0]]
+    """
+    return np.array([[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]], dtype=float)
+
+
+def texts_of(fig: plt.Figure, renderer: Any) -> list[dict[str, Any]]:
+    """Every visible text of ``fig`` (each legend as one block): its string, role (title, legend,
+    label, tick, annotation, figure, colorbar), corners and artist.
+
+    >>> fig, ax = plt.subplots(); _ = ax.set_title("t"); _ = ax.plot([1, 2], label="a"); _ = ax.legend()
+    >>> sorted({t["role"] for t in texts_of(fig, renderer_of(fig))})
+    ['legend', 'tick', 'title']
+    >>> plt.close(fig)
+    """
+    items: list[dict[str, Any]] = []
+
+    def add(text: Text | None, role: str, artist: Any = None) -> None:
+        if text is None or not text.get_visible() or not text.get_text().strip():
+            return
+        corners = text_corners(text, renderer)
+        if corners is not None:
+            items.append({"text": text.get_text(), "role": role, "corners": corners, "artist": artist or text})
+
+    sup = [getattr(fig, name, None) for name in ("_suptitle", "_supxlabel", "_supylabel")]
+    add(sup[0], "title")
+    add(sup[1], "label")
+    add(sup[2], "label")
+    for text in fig.texts:  # a suptitle is one of them too
+        if not any(text is s for s in sup):
+            add(text, "figure")
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for title in _axes_titles(ax):
+            add(title, "colorbar" if _is_colorbar(ax) else "title")
+        add(ax.xaxis.label, "label")
+        add(ax.yaxis.label, "label")
+        for label in visible_ticklabels(ax):
+            add(label, "tick")
+        for text in ax.texts:
+            add(text, "annotation")
+    for legend in _legends(fig):
+        strings = [t.get_text() for t in legend.get_texts()] + [legend.get_title().get_text()]
+        items.append({"text": " | ".join(s for s in strings if s), "role": "legend", "artist": legend,
+                      "corners": box_corners(legend.get_window_extent(renderer)), "strings": [s for s in strings if s]})
+    return items
+
+
+def _legends(fig: plt.Figure) -> list[Any]:
+    found = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_visible())]
+    return [leg for leg in found if leg is not None and leg.get_visible()]
+
+
+def _is_colorbar(ax: plt.Axes) -> bool:
+    return getattr(ax, "_colorbar", None) is not None
+
+
+def _is_panel(ax: plt.Axes) -> bool:
+    """A visible axes meant to hold data (not a colour bar, not one switched off)."""
+    return ax.get_visible() and ax.axison and not _is_colorbar(ax)
+
+
+def _rgba(colour: Any) -> tuple[float, float, float, float]:
+    arr = np.asarray(colour, dtype=object)
+    if arr.ndim == 2:  # a collection's per-item colours: the first
+        colour = arr[0] if len(arr) else (0, 0, 0, 0)
+    try:
+        return to_rgba(colour)
+    except (ValueError, TypeError):
+        return (0.0, 0.0, 0.0, 0.0)
+
+
+def _is_grey(colour: Any) -> bool:
+    r, g, b, a = _rgba(colour)
+    return a > 0 and bool(np.allclose((r, g, b), to_rgba(SMALL_N_COLOUR)[:3], atol=0.02))
+
+
+def _errorbar_members(ax: plt.Axes) -> set[int]:
+    members: set[int] = set()
+
+    def walk(item: Any) -> None:
+        if isinstance(item, (tuple, list)):
+            for sub in item:
+                walk(sub)
+        elif item is not None:
+            members.add(id(item))
+
+    for container in ax.containers:
+        if isinstance(container, ErrorbarContainer):
+            walk(tuple(container))
+    return members
+
+
+def _reported(artist: Any, ax: plt.Axes) -> bool:
+    return REPORTED in (artist.get_gid(), ax.get_gid())
+
+
+def _marks(ax: plt.Axes) -> list[dict[str, Any]]:
+    """The data marks of a panel, one per position: bars, marker points, scatter points, heatmap
+    cells; each with its display position, whether it is greyed out and whether it is the paper's."""
+    marks: list[dict[str, Any]] = []
+    skip = _errorbar_members(ax)
+    for container in ax.containers:
+        if isinstance(container, BarContainer):
+            for patch in container.patches:
+                box = patch.get_window_extent()
+                if _finite(box) and patch.get_visible():
+                    marks.append({"xy": ((box.x0 + box.x1) / 2, box.y1), "grey": _is_grey(patch.get_facecolor()),
+                                  "reported": _reported(patch, ax), "data": patch.get_center()})
+    for line in ax.lines:
+        if id(line) in skip or not line.get_visible() or line.get_marker() in _NO_MARKER:
+            continue
+        xy = np.asarray(line.get_xydata(), dtype=float)
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        grey = _is_grey(line.get_markerfacecolor()) or _is_grey(line.get_markeredgecolor())
+        for data, shown in zip(xy, line.get_transform().transform(xy) if len(xy) else []):
+            marks.append({"xy": tuple(shown), "grey": grey, "reported": _reported(line, ax), "data": tuple(data)})
+    for coll in ax.collections:
+        if isinstance(coll, PathCollection) and coll.get_visible() and id(coll) not in skip:
+            offsets = np.asarray(coll.get_offsets(), dtype=float)
+            offsets = offsets[np.isfinite(offsets).all(axis=1)] if len(offsets) else offsets
+            grey = _is_grey(coll.get_facecolor()) or _is_grey(coll.get_edgecolor())
+            for data, shown in zip(offsets, coll.get_offset_transform().transform(offsets) if len(offsets) else []):
+                marks.append({"xy": tuple(shown), "grey": grey, "reported": _reported(coll, ax), "data": tuple(data)})
+        elif isinstance(coll, QuadMesh) and coll.get_visible():
+            values = np.ma.masked_invalid(np.ma.asarray(coll.get_array()))
+            coords = coll.get_coordinates()
+            rows, cols = coords.shape[0] - 1, coords.shape[1] - 1
+            grid = values.reshape(rows, cols) if values.size == rows * cols else np.ma.masked_all((rows, cols))
+            for i, j in zip(*np.nonzero(~np.ma.getmaskarray(grid))):
+                centre = coords[i:i + 2, j:j + 2].reshape(-1, 2).mean(axis=0)
+                marks.append({"xy": tuple(coll.get_transform().transform(centre[None])[0]), "grey": False,
+                              "reported": _reported(coll, ax), "data": tuple(centre), "cell": True})
+    greyed = [p.get_window_extent() for p in ax.patches
+              if isinstance(p, Rectangle) and p.get_visible() and p.get_fill() and _is_grey(p.get_facecolor())]
+    for mark in marks:  # a cell covered by a grey patch is greyed out
+        if mark.get("cell") and any(box.contains(*mark["xy"]) for box in greyed):
+            mark["grey"] = True
+    by_position: dict[tuple[float, float], dict[str, Any]] = {}
+    for mark in marks:  # a marker, its hollow overlay and its bubble sit on one position
+        key = (round(mark["xy"][0], 1), round(mark["xy"][1], 1))
+        seen = by_position.setdefault(key, {**mark})
+        seen["grey"] = seen["grey"] or mark["grey"]
+        seen["reported"] = seen["reported"] and mark["reported"]
+    return list(by_position.values())
+
+
+def _bands(ax: plt.Axes) -> int:
+    """Translucent filled areas of a panel (confidence bands, radar fills)."""
+    polys = [c for c in ax.collections if isinstance(c, PolyCollection) and c.get_visible() and len(c.get_paths())]
+    fills = [p for p in ax.patches if isinstance(p, Polygon) and p.get_visible() and p.get_fill()
+             and _rgba(p.get_facecolor())[3] < 1]
+    return len(polys) + len(fills)
+
+
+def _reference_values(fig: plt.Figure) -> list[float]:
+    """Values of the constant lines of every axes (chance lines, rings, colour-bar marks)."""
+    values: list[float] = []
+    for ax in fig.axes:
+        skip = _errorbar_members(ax)
+        for line in ax.lines:
+            if id(line) in skip or not line.get_visible() or line.get_marker() not in _NO_MARKER:
+                continue
+            xy = np.asarray(line.get_xydata(), dtype=float)
+            if len(xy) < 2 or not np.isfinite(xy).all():
+                continue
+            if np.ptp(xy[:, 1]) == 0:
+                values.append(float(xy[0, 1]))
+            elif np.ptp(xy[:, 0]) == 0:
+                values.append(float(xy[0, 0]))
+        for coll in ax.collections:
+            if isinstance(coll, LineCollection) and id(coll) not in skip and coll.get_visible():
+                for seg in coll.get_segments():
+                    seg = np.asarray(seg, dtype=float)
+                    if len(seg) >= 2 and np.ptp(seg[:, 1]) == 0:
+                        values.append(float(seg[0, 1]))
+                    elif len(seg) >= 2 and np.ptp(seg[:, 0]) == 0:
+                        values.append(float(seg[0, 0]))
+    return values
+
+
+def legend_hits(legend: Any, fig: plt.Figure, renderer: Any) -> list[str]:
+    """What plotted data ``legend`` covers in any panel of ``fig``: bars, lines (chance lines too),
+    points, bands, error bars, heatmap cells.
+
+    >>> fig, ax = plt.subplots(); _ = ax.bar([0, 1], [1, 1], label="ours")
+    >>> legend_hits(ax.legend(loc="upper left"), fig, renderer_of(fig))
+    ['bars']
+    >>> plt.close(fig)
+    """
+    box = legend.get_window_extent(renderer).expanded(1.0, 1.0)
+    box = Bbox.from_extents(box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1)
+    hits: list[str] = []
+    for ax in fig.axes:
+        if not _is_panel(ax):
+            continue
+        if any(box.overlaps(p.get_window_extent(renderer)) for c in ax.containers if isinstance(c, BarContainer)
+               for p in c.patches if _finite(p.get_window_extent(renderer)) and p.get_window_extent(renderer).height > 0):
+            hits.append("bars")
+        for line in ax.lines:
+            if not line.get_visible():
+                continue
+            path = line.get_transform().transform_path(line.get_path())
+            if len(path.vertices) and np.isfinite(path.vertices).all() and path.intersects_bbox(box, filled=False):
+                hits.append(f"line {line.get_label()!r}" if not line.get_label().startswith("_") else "a line")
+        for coll in ax.collections:
+            if not coll.get_visible():
+                continue
+            if isinstance(coll, PathCollection):
+                offsets = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), dtype=float))
+                if any(box.contains(x, y) for x, y in offsets if np.isfinite([x, y]).all()):
+                    hits.append("points")
+            elif isinstance(coll, (PolyCollection, LineCollection)):
+                transform = coll.get_transform()
+                paths = [transform.transform_path(p) for p in coll.get_paths()]
+                if any(len(p.vertices) and np.isfinite(p.vertices).all()
+                       and p.intersects_bbox(box, filled=isinstance(coll, PolyCollection)) for p in paths):
+                    hits.append("a band" if isinstance(coll, PolyCollection) else "error bars")
+            elif isinstance(coll, QuadMesh):
+                corners = coll.get_transform().transform(coll.get_coordinates().reshape(-1, 2))
+                if box.overlaps(Bbox.from_extents(*corners.min(axis=0), *corners.max(axis=0))):
+                    hits.append("heatmap cells")
+    return list(dict.fromkeys(hits))
+
+
+def _luminance(rgb: Iterable[float]) -> float:
+    c = np.asarray(list(rgb)[:3], dtype=float)
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2])
+
+
+def contrast(foreground: Any, background: Any) -> float:
+    """WCAG contrast ratio of two colours, each composited over white (1 to 21).
+
+    >>> round(contrast("#333333", "#000000"), 2), round(contrast("white", "black"), 1)
+    (1.66, 21.0)
+    """
+    def over_white(colour: Any) -> np.ndarray:
+        r, g, b, a = _rgba(colour)
+        return np.array([r, g, b]) * a + (1 - a)
+
+    lighter, darker = sorted((_luminance(over_white(foreground)), _luminance(over_white(background))), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def _low_contrast(fig: plt.Figure, renderer: Any) -> list[tuple[str, float]]:
+    """Texts on a bar or cell patch that cannot be read against it."""
+    found = []
+    for ax in fig.axes:
+        patches = [p for c in ax.containers if isinstance(c, BarContainer) for p in c.patches]
+        patches += [p for p in ax.patches if isinstance(p, Rectangle) and p not in patches]
+        patches = [p for p in patches if p.get_visible() and p.get_fill() and _rgba(p.get_facecolor())[3] > 0.3]
+        for text in ax.texts:
+            if not text.get_visible() or not text.get_text().strip():
+                continue
+            box = text.get_window_extent(renderer)
+            x, y = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+            own = text.get_bbox_patch()
+            if own is not None and _rgba(own.get_facecolor())[3] >= 0.5:
+                background = own.get_facecolor()
+            else:
+                under = [p for p in patches if p.zorder <= text.zorder and _finite(p.get_window_extent(renderer))
+                         and p.get_window_extent(renderer).contains(x, y)]
+                if not under:
+                    continue
+                background = max(under, key=lambda p: p.zorder).get_facecolor()
+            ratio = contrast(text.get_color(), background)
+            if ratio < MIN_CONTRAST:
+                found.append((text.get_text(), round(ratio, 2)))
+    return found
+
+
+def _panel_name(ax: plt.Axes, index: int) -> str:
+    title = next((t.get_text() for t in _axes_titles(ax) if t.get_text()), "")
+    return f"axes {index}" + (f" ({title!r})" if title else "")
+
+
+def empty_panels(fig: plt.Figure) -> list[str]:
+    """The panels of ``fig`` with no plotted data (no bar, line, point, band, cell or image).
+
+    >>> fig, (a, b) = plt.subplots(1, 2); _ = a.plot([1, 2], [3, 4]); _ = b.set_title("size"); _ = b.axhline(0.25)
+    >>> empty_panels(fig)
+    ["axes 1 ('size')"]
+    >>> plt.close(fig)
+    """
+    empty = []
+    for i, ax in enumerate(fig.axes):
+        if not _is_panel(ax):
+            continue
+        lines = [line for line in ax.lines if line.get_transform().contains_branch(ax.transData)
+                 and np.isfinite(np.asarray(line.get_xydata(), dtype=float)).all(axis=1).any()]
+        bars = [p for c in ax.containers if isinstance(c, BarContainer) for p in c.patches
+                if np.isfinite([p.get_x(), p.get_y(), p.get_width(), p.get_height()]).all()]
+        collections = [c for c in ax.collections if not isinstance(c, LineCollection)
+                       and (len(c.get_offsets()) if isinstance(c, PathCollection) else len(c.get_paths()))]
+        if not (lines or bars or collections or ax.images or ax.patches):
+            empty.append(_panel_name(ax, i))
+    return empty
+
+
+def inspect(fig: plt.Figure) -> dict[str, Any]:
+    """The facts of ``fig`` the audit needs, JSON-ready: titles and legend texts, per panel its
+    marks (how many, greyed, the paper's), n labels and bands, the constant lines drawn, and
+    what overlaps (texts, legends over data, unreadable text on bars or cells).
+
+    >>> fig, ax = plt.subplots(); _ = ax.plot([0, 1], [0.2, 0.4], marker="o"); _ = ax.set_title("t")
+    >>> facts = inspect(fig); facts["titles"], facts["panels"][0]["marks"]
+    (['t'], 2)
+    >>> plt.close(fig)
+    """
+    renderer = renderer_of(fig)
+    texts = texts_of(fig, renderer)
+    overlapping = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            if overlap(a["corners"], b["corners"]):
+                overlapping.append([a["text"][:60], b["text"][:60]])
+    panels = []
+    for i, ax in enumerate(fig.axes):
+        if not _is_panel(ax):
+            continue
+        marks = _marks(ax)
+        ours = [m for m in marks if not m["reported"]]
+        n_labels = sum(len(_N_LABEL.findall(t.get_text())) for t in [*ax.texts, *visible_ticklabels(ax)]
+                       if t.get_visible())
+        polar = ax.name == "polar"
+        needed = len({round(float(m["data"][0]) % (2 * np.pi), 6) for m in ours}) if polar else len(ours)
+        panels.append({"name": _panel_name(ax, i), "marks": len(marks), "grey": sum(m["grey"] for m in marks),
+                       "ours": len(ours), "n_labels": n_labels, "n_needed": needed, "bands": _bands(ax),
+                       "reported": ax.get_gid() == REPORTED})
+    legend_texts = [s for t in texts if t["role"] == "legend" for s in t["strings"]]
+    return {"titles": [t["text"] for t in texts if t["role"] == "title"], "legend_texts": legend_texts,
+            "texts": [t["text"] for t in texts if t["role"] != "legend"],
+            "panels": panels, "empty": empty_panels(fig), "overlapping_text": overlapping,
+            "legend_over_data": [hit for legend in _legends(fig) for hit in legend_hits(legend, fig, renderer)],
+            "low_contrast": _low_contrast(fig, renderer), "reference_values": _reference_values(fig),
+            "line_labels": list(dict.fromkeys(line.get_label() for ax in fig.axes for line in ax.lines
+                                              if line.get_visible() and not line.get_label().startswith("_")))}
+
+
+def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> list[str]:
+    """Where a figure's facts (:func:`inspect`) break the rules for its claims (:func:`claim`);
+    empty when the figure passes.
+
+    >>> fig, ax = plt.subplots(); _ = ax.plot([0, 1], [0.2, 0.4]); _ = ax.set_title("counts")
+    >>> problems(inspect(fig), Claims(kind="data", data_source="sample"))
+    ['sample data without "sample data" in its title (a footer is not enough)']
+    >>> plt.close(fig)
+    """
+    c = claims if isinstance(claims, Claims) else Claims(**claims)
+    out = []
+    if c.kind not in KINDS:
+        out.append(f"declares no kind: call culturelab.plots.claim(fig, kind=...) with one of {KINDS}")
+    out += [f"{name}: empty panel (nothing plotted)" for name in facts["empty"]]
+    out += [f"overlapping text: {a!r} and {b!r}" for a, b in facts["overlapping_text"]]
+    out += [f"legend over plotted data ({hit})" for hit in facts["legend_over_data"]]
+    out += [f"unreadable text {text!r} on its bar or cell (contrast {ratio} < {MIN_CONTRAST})"
+            for text, ratio in facts["low_contrast"]]
+    for p in facts["panels"]:
+        if p["marks"] and p["grey"] / p["marks"] > MAX_GREY_SHARE:
+            out.append(f"{p['name']}: {p['grey']} of {p['marks']} marks greyed out (the panel says nothing; "
+                       "pool the groups or show fewer)")
+        if p["bands"] > MAX_BANDS:
+            out.append(f"{p['name']}: {p['bands']} overlapping bands (at most {MAX_BANDS} stay readable)")
+    titles = [t.lower() for t in facts["titles"]]
+    if c.data_source == "sample" and not any("sample data" in t for t in titles):
+        out.append('sample data without "sample data" in its title (a footer is not enough)')
+    if c.kind != "score":
+        return out
+    visible = titles + [t.lower() for t in facts["legend_texts"]]
+    if not c.chance and not c.no_chance:
+        out.append("declares neither a chance level nor why it has none (claim chance=... or no_chance=...)")
+    for level in c.chance:
+        if isinstance(level, str):
+            if level not in facts["line_labels"] and not any(level in t for t in [*facts["texts"],
+                                                                            *facts["legend_texts"]]):
+                out.append(f"chance reference {level!r} is declared but no line label, legend entry or text shows it")
+        elif not any(abs(level - v) <= 1e-6 * max(1.0, abs(level)) for v in facts["reference_values"]):
+            out.append(f"chance {level:.3g} is declared but no line, ring or colour-bar mark is drawn at it")
+    for p in facts["panels"]:
+        if not p["reported"] and p["n_labels"] < p["n_needed"]:
+            out.append(f"{p['name']}: {p['n_needed']} marks of ours but {p['n_labels']} n labels "
+                       "(n = items per bar, point or cell)")
+    for model in c.models or []:
+        if not any(model.lower() in t or short_name(model).lower() in t for t in visible):
+            out.append(f"model {model} is named in no title or legend")
+    if not c.methods:
+        out.append("declares no scoring method (claim method=...)")
+    for method in c.methods:
+        if not any(method.lower() in t for t in visible):
+            out.append(f"scoring method {method!r} is named in no title or legend")
+    return out
+
+
+def record(fig: plt.Figure) -> dict[str, Any]:
+    """The audit record of ``fig``: its claims and its facts (what ``save`` writes next to it).
+
+    >>> fig, ax = plt.subplots(); _ = ax.plot([1, 2]); _ = claim(fig, kind="data")
+    >>> sorted(record(fig)), record(fig)["claims"]["kind"]
+    (['claims', 'facts'], 'data')
+    >>> plt.close(fig)
+    """
+    return {"claims": dataclasses.asdict(claims_of(fig)), "facts": inspect(fig)}

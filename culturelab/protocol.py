@@ -1,0 +1,442 @@
+"""A paper's protocol as data, and the one comparison of a run with it.
+
+Each paper package declares its paper's protocol in ``culturelab/<paper>/protocol.py``:
+``PROTOCOL`` maps a notebook (``NN_topic``) to a :class:`Section` — the release it reads and the
+counts the paper reports for it, and every setting of the paper's method (split, candidate pool,
+scoring rule and normalisation, prompt, decoding, parser, metric backbones), each with the paper's
+value and the place the paper says so — and ``MODELS`` maps the paper's model names to hub ids.
+A module-level ``locate(params)`` says, without loading anything, which data a notebook's
+parameters will read (:class:`DataUsed`).
+
+:func:`compare` sets what a run actually did beside that protocol. Its :class:`Deviations` are the
+``data``, ``protocol`` and ``model`` labels of every table row, figure caption, coverage row and
+profile row (``"same"`` where nothing differs), the lines ``culturelab check`` prints, and the
+reason a parameter file that says ``protocol: paper`` refuses to run. The model is never a
+deviation: the comparison says whether it is one of the paper's models (a Δ against its row
+exists) or a new point placed beside them.
+
+>>> section = Section("§4", release=Release("PERCUL", {"stories": 592}, "Table 1"),
+...                   settings={"max_new_tokens": Setting(1024, "§4", what="{} new tokens", at_least=True)})
+>>> d = compare(section, {"max_new_tokens": 40}, DataUsed("released", {"stories": 20}))
+>>> d.data, d.protocol, d.comparable
+('20 of 592 stories', '40 new tokens (the paper: at least 1024, §4)', False)
+>>> compare(section, {"max_new_tokens": 2048}, DataUsed("released", {"stories": 592})).comparable
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import import_module
+from typing import Any
+
+#: the label of a column where nothing differs from the paper
+SAME = "same"
+#: what a data source other than the paper's release is called in a label
+SOURCE_LABELS = {
+    "sample": "sample data (ours, not the paper's)",
+    "missing": "no copy of the paper's release found",
+    "example": "the release's example file only, not the paper's split",
+}
+#: the columns every labelled table carries (:meth:`Deviations.columns`)
+LABEL_COLUMNS = ("data", "protocol", "model_status", "comparable")
+#: sources that are the paper's own data (a release, or the paper's published numbers)
+PAPER_SOURCES = ("released", "reported")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of a paper's protocol: the paper's value and where the paper gives it.
+
+    ``what`` names the setting in a label (``"{}"`` stands for the value: ``"{} new tokens"``).
+    ``kind="data"`` marks a size knob (``max_*``/``n_*``, ``0`` = all): another value runs on a
+    subset of the data. ``at_least`` accepts any value ≥ the paper's (token budgets: a larger
+    limit does not change greedy answers that stop earlier); ``accept`` is any other test of a
+    value that follows the paper; ``describe`` renders a deviating value.
+
+    >>> Setting(0.0, "§4", what="temperature").deviation("temperature", 0.7).text
+    'temperature 0.7 (the paper: 0.0, §4)'
+    >>> Setting(1024, "§4", at_least=True).follows(2048), Setting(0, "Tab. 1", kind="data").follows(20)
+    (True, False)
+    """
+
+    paper: Any
+    cite: str
+    what: str = ""
+    kind: str = "protocol"
+    at_least: bool = False
+    accept: Callable[[Any], bool] | None = None
+    describe: Callable[[Any], str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in {"protocol", "data"}:
+            raise ValueError(f"Setting.kind must be 'protocol' or 'data', not {self.kind!r}")
+
+    def follows(self, value: Any) -> bool:
+        """Whether ``value`` is the paper's."""
+        if self.accept is not None:
+            return bool(self.accept(value))
+        if self.at_least and isinstance(value, (int, float)) and isinstance(self.paper, (int, float)):
+            return value >= self.paper
+        if isinstance(value, (list, tuple)) and isinstance(self.paper, (list, tuple)):
+            return list(value) == list(self.paper)
+        return bool(value == self.paper)
+
+    def deviation(self, key: str, value: Any) -> Deviation | None:
+        """The :class:`Deviation` of ``value`` (``None`` when it follows the paper)."""
+        if self.follows(value):
+            return None
+        if self.describe is not None:
+            text = self.describe(value)
+        else:
+            paper = f"at least {self.paper}" if self.at_least else _show(self.paper)
+            if self.kind == "data" and self.paper == 0:
+                paper = "all"
+            what = self.what or key
+            text = what.replace("{}", _show(value)) if "{}" in what else f"{what} {_show(value)}"
+            text = f"{text} (the paper: {paper}, {self.cite})"
+        return Deviation(key, self.kind, value, self.paper, self.cite, text)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Release:
+    """The paper's data: a name, the counts the paper reports (``{"stories": 592}``), where it
+    reports them, and where the public copy is (``""`` when none is public).
+
+    >>> Release("FMLAMA-en", {"dishes": 2580}, "Table 2").counts["dishes"]
+    2580
+    """
+
+    name: str
+    counts: Mapping[str, int]
+    cite: str
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class DataUsed:
+    """The data a run read: ``source`` (``released``, ``sample``, ``missing``, ``reported`` for
+    the paper's published numbers, ``example``), the counts it holds (keys as the
+    :class:`Release`'s), and a note (e.g. where it was found, or why it is missing).
+
+    >>> DataUsed("sample").label
+    "sample data (ours, not the paper's)"
+    """
+
+    source: str
+    counts: Mapping[str, int] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        """The source as a ``data`` label (``same`` for the paper's own data)."""
+        if self.source in PAPER_SOURCES:
+            return SAME
+        return SOURCE_LABELS.get(self.source, f"{self.source} data (not the paper's)")
+
+
+@dataclass(frozen=True)
+class Section:
+    """The paper's protocol for one notebook (or one part of it): where the paper describes it,
+    the :class:`Release` it reads (``None`` when it reads none, e.g. figures redrawn from the
+    paper's tables), and its :class:`Setting`\\ s keyed by the notebook parameter (or effective
+    setting) they govern. ``beyond`` names an analysis the paper does not have (nothing of it can
+    be compared with a paper number). ``when`` names the boolean parameter that switches the
+    section on (``""``: always on); :func:`check_notebook` leaves a switched-off section out.
+
+    >>> Section("§5", settings={"split": Setting("silver", "§5")}).settings["split"].paper
+    'silver'
+    """
+
+    cite: str
+    release: Release | None = None
+    settings: Mapping[str, Setting] = field(default_factory=dict)
+    beyond: str = ""
+    when: str = ""
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """One difference from the paper: the setting (``key``), ``data`` or ``protocol``, our value,
+    the paper's, where the paper gives it, and a readable ``text``."""
+
+    key: str
+    kind: str
+    ours: Any
+    paper: Any
+    cite: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Deviations:
+    """The result of :func:`compare`: every difference, the data used, and the model.
+
+    ``paper_model`` is the paper's name of the model when the paper evaluated it (so a Δ
+    against its row exists), ``""`` when it did not, ``None`` for a model-free result.
+
+    >>> d = Deviations((Deviation("split", "protocol", "gold", "silver", "§5", "gold split (the paper: silver)"),),
+    ...                DataUsed("released"), "hf:x", "")
+    >>> d.data, d.protocol, d.comparable
+    ('same', 'gold split (the paper: silver)', False)
+    >>> d.model
+    "hf:x: not one of the paper's models (placed beside them)"
+    """
+
+    items: tuple[Deviation, ...] = ()
+    data_used: DataUsed | None = None
+    model_spec: str | None = None
+    paper_model: str | None = None
+    beyond: str = ""
+
+    def _join(self, kind: str) -> str:
+        return "; ".join(d.text for d in self.items if d.kind == kind) or SAME
+
+    @property
+    def data(self) -> str:
+        """The ``data`` label: ``same``, or what differs from the paper's release."""
+        return self._join("data")
+
+    @property
+    def protocol(self) -> str:
+        """The ``protocol`` label: ``same``, or every setting that differs from the paper's."""
+        if self.beyond:
+            return f"beyond the paper: {self.beyond}"
+        return self._join("protocol")
+
+    @property
+    def model(self) -> str:
+        """The ``model`` label: ``same`` (one of the paper's models, or no model), or a note that
+        the model is placed beside the paper's."""
+        if self.model_spec is None or self.paper_model is None or self.paper_model:
+            return SAME
+        return f"{self.model_spec}: not one of the paper's models (placed beside them)"
+
+    @property
+    def comparable(self) -> bool:
+        """Whether a number of this run can be set against the paper's with a Δ: same data, same
+        protocol, and the paper's own model (or no model)."""
+        return self.data == SAME and self.protocol == SAME and self.model == SAME
+
+    @property
+    def same_data_and_protocol(self) -> bool:
+        """Same data and protocol (whatever the model): a new model's point may be placed beside the paper's."""
+        return self.data == SAME and self.protocol == SAME
+
+    def with_items(self, *extra: Deviation) -> Deviations:
+        """These deviations plus ``extra`` (one result's own differences)."""
+        return replace(self, items=(*self.items, *extra))
+
+    def lines(self) -> list[str]:
+        """One line per difference, then the model line (for ``culturelab check`` and refusals)."""
+        out = [f"{d.kind}: {d.text}" for d in self.items]
+        if self.beyond:
+            out.append(f"protocol: beyond the paper: {self.beyond}")
+        if self.model_spec is not None and self.paper_model is not None:
+            out.append(f"model: {self.model_spec} is the paper's {self.paper_model}" if self.paper_model
+                       else f"model: {self.model_spec} is not one of the paper's models (placed beside them; no Δ)")
+        return out
+
+    def caption(self) -> str:
+        """A short figure caption: data, protocol and model, each ``same`` or what differs."""
+        parts = [f"data: {self.data}", f"protocol: {self.protocol}"]
+        if self.model_spec is not None:
+            parts.append(f"model: {self.model_spec}" + ("" if self.model == SAME else " (not a paper model)"))
+        return " · ".join(parts)
+
+    def columns(self) -> dict[str, Any]:
+        """The label columns of a results row (:data:`LABEL_COLUMNS`)."""
+        return {"data": self.data, "protocol": self.protocol, "model_status": self.model,
+                "comparable": self.comparable}
+
+
+def _counts_deviation(release: Release, used: DataUsed) -> list[Deviation]:
+    out = []
+    for key, expected in release.counts.items():
+        got = used.counts.get(key)
+        if got is None or got == expected:
+            continue
+        text = (f"{got:,} of {expected:,} {key}" if got < expected
+                else f"{got:,} {key} (the paper: {expected:,}, {release.cite})")
+        out.append(Deviation(f"count:{key}", "data", got, expected, release.cite, text))
+    return out
+
+
+def compare(section: Section | None, effective: Mapping[str, Any], data_used: DataUsed | None = None, *,
+            model: str | None = None,
+            paper_models: Mapping[str, str] | Callable[[str], str | None] | None = None) -> Deviations:
+    """Set a run's ``effective`` settings and the data it used beside the paper's ``section``.
+
+    Every setting of the section whose key is in ``effective`` is checked; keys the section
+    does not govern are ignored. The data differs when it is not the paper's release (sample,
+    missing) or when its counts differ from the release's (a subset). ``model`` (a spec) is
+    matched against ``paper_models`` (the paper's name → hub id, :func:`paper_model_of`).
+    ``section=None`` (a notebook the paper has no counterpart of) compares the data only.
+
+    >>> s = Section("§4", settings={"split": Setting("silver", "§5.2", what="split")})
+    >>> compare(s, {"split": "gold"}).protocol
+    'split gold (the paper: silver, §5.2)'
+    >>> compare(s, {"split": "silver"}, DataUsed("sample")).lines()
+    ["data: sample data (ours, not the paper's)"]
+    >>> d = compare(s, {}, model="hf:Qwen/Qwen2.5-7B-Instruct", paper_models={"Qwen2.5-7B": "Qwen/Qwen2.5-7B-Instruct"})
+    >>> d.paper_model, d.model
+    ('Qwen2.5-7B', 'same')
+    """
+    items: list[Deviation] = []
+    if data_used is not None and data_used.label != SAME:
+        note = f" — {data_used.note}" if data_used.note else ""
+        items.append(Deviation("data_source", "data", data_used.source, "released",
+                               section.release.cite if section and section.release else "", data_used.label + note))
+    elif data_used is not None and section is not None and section.release is not None:
+        items += _counts_deviation(section.release, data_used)
+    for key, setting in (section.settings.items() if section else ()):
+        if key in effective:
+            dev = setting.deviation(key, effective[key])
+            if dev is not None:
+                items.append(dev)
+    paper_model = None if model is None else paper_model_of(model, paper_models or {})
+    return Deviations(tuple(items), data_used, model, paper_model, section.beyond if section else "")
+
+
+def _model_name(spec: str) -> str:
+    return spec.split(":", 1)[-1].split("#")[-1].rstrip("/").lower()
+
+
+def paper_model_of(spec: str, paper_models: Mapping[str, str] | Callable[[str], str | None]) -> str:
+    """The paper's name of the model a spec loads (matched on the hub id, with or without its
+    organisation), ``""`` when the paper did not evaluate it. ``paper_models`` is the paper's
+    name → hub id, or a function of the spec (a paper with its own matching rule).
+
+    >>> models = {"Llama-3.1-8B-Instruct": "meta-llama/Llama-3.1-8B-Instruct", "GPT-4o": "gpt-4o"}
+    >>> paper_model_of("hf:meta-llama/Llama-3.1-8B-Instruct", models), paper_model_of("openai:gpt-4o", models)
+    ('Llama-3.1-8B-Instruct', 'GPT-4o')
+    >>> paper_model_of("bundled:gemma3-270m", models)
+    ''
+    """
+    if callable(paper_models):
+        return paper_models(spec) or ""
+    name = _model_name(spec)
+    for paper_name, hub_id in paper_models.items():
+        hub = str(hub_id).lower().rstrip("/")
+        if hub and (name == hub or name.split("/")[-1] == hub.split("/")[-1]):
+            return str(paper_name)
+    return ""
+
+
+# --------------------------------------------------------------------- papers' declarations
+def paper_protocol(paper: str) -> Any | None:
+    """The ``culturelab.<paper>.protocol`` module, or ``None`` when the paper declares none.
+
+    >>> paper_protocol("quickstart") is None
+    True
+    """
+    try:
+        return import_module(f"culturelab.{paper}.protocol")
+    except ModuleNotFoundError as err:
+        if err.name != f"culturelab.{paper}.protocol":
+            raise
+        return None
+
+
+def section_of(notebook: str, part: str | None = None) -> Section | None:
+    """The paper's :class:`Section` for ``notebook`` (``paper/NN_topic``; ``part`` picks a
+    ``NN_topic.part`` entry), ``None`` where the paper declares none.
+
+    >>> section_of("00_quickstart") is None
+    True
+    """
+    paper, _, topic = notebook.rpartition("/")
+    module = paper_protocol(paper) if paper else None
+    if module is None:
+        return None
+    protocol = module.PROTOCOL
+    if part is not None:
+        key = f"{topic}.{part}"
+        if key not in protocol:
+            raise KeyError(f"culturelab.{paper}.protocol has no section {key!r}; have {sorted(protocol)}")
+        return protocol[key]
+    return protocol.get(topic)
+
+
+def data_before_run(notebook: str, params: Mapping[str, Any]) -> DataUsed | None:
+    """The data ``params`` will read, found without loading it (the paper's ``locate``), or ``None``."""
+    paper = notebook.rpartition("/")[0]
+    module = paper_protocol(paper) if paper else None
+    locate = getattr(module, "locate", None)
+    return None if locate is None else locate(notebook.rpartition("/")[2], params)
+
+
+def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | None:
+    """The deviations a notebook's full parameter set (defaults filled in) implies before it runs:
+    the data it will read (without loading it), its size knobs and every setting of each of the
+    notebook's sections; ``None`` for a notebook its paper does not declare.
+
+    >>> check_notebook("00_quickstart", {}) is None
+    True
+    """
+    paper, _, topic = notebook.rpartition("/")
+    module = paper_protocol(paper) if paper else None
+    if module is None:
+        return None
+    sections = [s for key, s in module.PROTOCOL.items() if key == topic or key.startswith(topic + ".")]
+    if not sections:
+        return None
+    own = module.PROTOCOL.get(topic)  # the notebook's own section: its `beyond` is the notebook's
+    sections = [s for s in sections if not s.when or params.get(s.when)]
+    models = getattr(module, "MODELS", {})
+    # the parameter naming the notebook's model: ``model``, or the paper's MODEL_PARAMS[topic] (e.g. an encoder)
+    value = params.get(getattr(module, "MODEL_PARAMS", {}).get(topic, "model"))
+    spec = value if isinstance(value, str) and value else None
+    used = data_before_run(notebook, params)
+    merged: dict[str, Deviation] = {}
+    beyond = ""
+    for section in sections:
+        result = compare(section, params, used, model=spec, paper_models=models)
+        for item in result.items:
+            merged.setdefault(item.text, item)
+        beyond = beyond or (section.beyond if len(sections) == 1 or section is own else "")
+    return Deviations(tuple(merged.values()), used, spec, None if spec is None else paper_model_of(spec, models),
+                      beyond)
+
+
+def subset_label(n: int, total: int, what: str) -> str:
+    """``"20 of 592 stories"``, or ``same`` when everything was used.
+
+    >>> subset_label(20, 592, "stories"), subset_label(592, 592, "stories")
+    ('20 of 592 stories', 'same')
+    """
+    return SAME if n >= total else f"{n:,} of {total:,} {what}"
+
+
+def label_rows(table: Any, deviations_of: Callable[[Mapping[str, Any]], Deviations], by: Sequence[str]) -> Any:
+    """``table`` with the label columns (:meth:`Deviations.columns`) of each row, computed once per
+    distinct combination of the ``by`` columns (``deviations_of`` gets that combination).
+
+    >>> import pandas as pd
+    >>> s = Section("§4", settings={"method": Setting("generate", "§4", what="method")})
+    >>> t = pd.DataFrame({"method": ["generate", "loglikelihood"], "acc": [0.5, 0.6]})
+    >>> label_rows(t, lambda row: compare(s, row), ["method"])["protocol"].tolist()
+    ['same', 'method loglikelihood (the paper: generate, §4)']
+    """
+    import pandas as pd
+
+    table = table.copy()
+    keys = list(by)
+    if not keys:
+        cols = deviations_of({}).columns()
+        for name, value in cols.items():
+            table[name] = value
+        return table
+    combos = table[keys].drop_duplicates()
+    labels = [{**dict(zip(keys, combo)), **deviations_of(dict(zip(keys, combo))).columns()}
+              for combo in combos.itertuples(index=False, name=None)]
+    out = table.drop(columns=[c for c in LABEL_COLUMNS if c in table])
+    return out.merge(pd.DataFrame(labels, columns=[*keys, *LABEL_COLUMNS]), on=keys, how="left")
+
