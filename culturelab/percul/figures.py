@@ -334,15 +334,18 @@ def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str
 
 
 def position_bars(prior: pd.DataFrame, *, title: str = "Where the answers fall", method: str = "") -> plt.Figure:
-    """Share of predictions per option position (95 % CI, n = the model's answers) vs the share
-    of correct answers there; chance (¼) marked; ``method``, our scoring, in the title."""
+    """Share of predictions per option position (95 % CI clustered by story) vs the share of
+    correct answers there; n under each bar is the model's **stories** (``n_stories``: the orders
+    of one story are not independent answers, and the interval rests on the stories), and bars on
+    fewer than ``MIN_N`` stories are faded; chance (¼) marked; ``method``, our scoring, in the title."""
     model_rows = prior.assign(series=prior["model"].astype(str), share=prior["predicted_share"],
-                              n=prior["n_predictions"])
+                              n=prior["n_stories"])
     gold = prior.drop_duplicates("position").assign(series="correct answers", share=prior["answer_share"],
-                                                    ci_low=np.nan, ci_high=np.nan, n=prior["n_items"])
+                                                    ci_low=np.nan, ci_high=np.nan, n=prior["n_stories"].max())
     long = pd.concat([model_rows, gold], ignore_index=True)
     fig = grouped_bars(long, "position", "share", "series", err_low="ci_low", err_high="ci_high", n="n",
-                       chance=CHANCE, ylabel="share", title=f"{title} — {method}" if method else title, legend=False)
+                       chance=CHANCE, ylabel="share", legend=False,
+                       title=f"{title} — {method} (n = stories)" if method else f"{title} (n = stories)")
     ax = fig.axes[0]
     ax.set_xlabel("option position")
     ax.set_ylim(0, max(1.0, float(np.nanmax(long["ci_high"].fillna(long["share"])))) + 0.25)

@@ -31,6 +31,8 @@ from scipy.special import softmax
 from culturelab.stats import cluster_variance, clustered_proportion_ci
 
 SCHEMES = ("none", "cyclic", "all", "random")
+#: equal-width confidence bins of the reliability diagram and of ECE (one count for both)
+N_BINS = 10
 
 
 def permutations(n: int, scheme: str = "cyclic", *, n_random: int = 4, seed: int = 0) -> list[list[int]]:
@@ -194,7 +196,7 @@ def debiased_accuracy(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> 
     return pd.DataFrame(rows)
 
 
-def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 10) -> pd.DataFrame:
+def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = N_BINS) -> pd.DataFrame:
     """Reliability-diagram bins over [0, 1]: ``bin_low``, ``bin_high``, mean ``confidence``,
     ``accuracy`` and ``n`` (empty bins kept with n = 0).
 
@@ -214,8 +216,8 @@ def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n
     return pd.DataFrame(rows)
 
 
-def expected_calibration_error(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 15) -> float:
-    """ECE: bin-size-weighted mean |accuracy − confidence| (equal-width bins).
+def expected_calibration_error(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = N_BINS) -> float:
+    """ECE: bin-size-weighted mean |accuracy − confidence| over the bins of :func:`calibration_table`.
 
     >>> round(expected_calibration_error([0.9, 0.9], [1, 0], n_bins=10), 2)
     0.4
@@ -241,7 +243,7 @@ def _confidence(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return probs, probs.max(axis=1), probs.argmax(axis=1) == part["answer"].to_numpy()
 
 
-def reliability_bins(results: pd.DataFrame, *, n_bins: int = 10) -> pd.DataFrame:
+def reliability_bins(results: pd.DataFrame, *, n_bins: int = N_BINS) -> pd.DataFrame:
     """:func:`calibration_table` of each model's answers (confidence = max option probability),
     stacked with a ``model`` column, for a reliability diagram.
 
@@ -256,8 +258,17 @@ def reliability_bins(results: pd.DataFrame, *, n_bins: int = 10) -> pd.DataFrame
     return pd.concat(parts, ignore_index=True)
 
 
-def calibration_summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, n_bins: int = 15) -> pd.DataFrame:
-    """Per group: accuracy, mean confidence (max option probability), ECE and Brier score."""
+def calibration_summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, n_bins: int = N_BINS,
+                        cluster: str = "id") -> pd.DataFrame:
+    """Per group: accuracy, mean confidence (max option probability), ECE (over the ``n_bins`` bins
+    of :func:`reliability_bins`: pass the diagram's count) and Brier score, of ``n`` answers to
+    ``n_stories`` stories — the orders of one story are not independent answers, so ``n``
+    overstates what the ECE rests on.
+
+    >>> t = pd.DataFrame({"model": "m", "id": ["a", "a"], "scores": [[0.0, -9.0], [-9.0, 0.0]], "answer": [0, 0]})
+    >>> calibration_summary(t)[["accuracy", "n", "n_stories"]].to_dict("records")
+    [{'accuracy': 0.5, 'n': 2, 'n_stories': 1}]
+    """
     by = list(by)
     rows = []
     for key, part in results.groupby(by, observed=True, sort=False):
@@ -265,5 +276,6 @@ def calibration_summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *
         probs, conf, ok = _confidence(part)
         rows.append({**dict(zip(by, key)), "accuracy": float(ok.mean()), "mean_confidence": float(conf.mean()),
                      "ece": expected_calibration_error(conf, ok, n_bins=n_bins),
-                     "brier": brier_score(probs, part["answer"]), "n": len(part)})
+                     "brier": brier_score(probs, part["answer"]), "n": len(part),
+                     "n_stories": int(part[cluster].nunique()) if cluster in part else len(part)})
     return pd.DataFrame(rows)

@@ -122,3 +122,13 @@ def test_persian_labels_render_without_missing_glyphs(tmp_path):
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert "Foods\nغذا" in labels
     assert not [w for w in caught if "missing from" in str(w.message)]
+
+
+def test_position_bars_count_and_grey_by_stories():
+    """Eight stories in four orders: 32 predictions, but the interval and the n rest on 8 stories."""
+    items = pd.DataFrame({"id": [f"s{i}" for i in range(8)], "options": [list("abcd")] * 8, "answer": 0})
+    res = robustness.permute_items(items, "cyclic").assign(model="m", pred=[0, 1, 2, 3] * 8)
+    fig = figures.position_bars(robustness.position_prior(res))
+    assert "n=8" in texts(fig) and "n=32" not in texts(fig) and "n = stories" in fig.axes[0].get_title()
+    faded = [p for p in fig.axes[0].patches if p.get_gid() == SMALL_N]
+    assert len(faded) == 8  # every bar: 32 predictions ≥ MIN_N, but 8 stories < MIN_N

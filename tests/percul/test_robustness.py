@@ -121,3 +121,15 @@ def test_position_test_counts_stories_not_orders_and_expects_the_correct_positio
     perfect = orders.assign(model="m", pred=orders["answer"])
     assert stats.chisquare(np.bincount(perfect["pred"], minlength=4)).pvalue < 0.05
     assert robustness.position_prior(perfect)["chi2_p"].iloc[0] == pytest.approx(1.0)
+
+
+def test_ece_uses_the_reliability_diagrams_bins():
+    res = _biased_results(bias=0.5, signal=1.0)
+    bins = robustness.reliability_bins(res)  # the diagram's default
+    weighted = (bins["n"] * (bins["accuracy"] - bins["confidence"]).abs()).sum() / bins["n"].sum()
+    cal = robustness.calibration_summary(res).iloc[0]
+    assert cal["ece"] == pytest.approx(weighted)
+    assert cal["n"] == 4 * cal["n_stories"] == len(res)
+    five = robustness.reliability_bins(res, n_bins=5)
+    weighted = (five["n"] * (five["accuracy"] - five["confidence"]).abs()).sum() / five["n"].sum()
+    assert robustness.calibration_summary(res, n_bins=5)["ece"].iloc[0] == pytest.approx(weighted)
