@@ -42,6 +42,9 @@ from culturelab.plots.style import MARKERS, palette
 #: the chance level of a four-option question
 CHANCE = 0.25
 
+#: Figure 8's chance panel: what a model picking a distractor at random where it is wrong would match
+CHANCE_RULES = "chance: rules among the distractors of the stories picked from"
+
 SHORT = {"Iconic Figures": "Icon. Figs.", "Visible Behavior": "Vis. Behav.", "Institution": "Instit.",
          "Architecture": "Arch."}
 
@@ -233,14 +236,15 @@ def fig16_beside_paper(published: pd.DataFrame, picks: pd.DataFrame | None = Non
     """Figure 16: the paper's models (shares as published) and, below on the same scale, ours
     (``picks`` of :func:`~culturelab.percul.distractors.distractor_picks`): each cell with its 95 %
     interval and n (the model's picks), rows on fewer than ``MIN_N`` picks greyed, and a chance
-    row — each rule's share among the distractors shown (``items``' rule labels), which a model
-    picking distractors at random would match; ``method``, our scoring, is named in the title."""
+    row — each rule's share among the distractors of the stories the picks come from (``items``'
+    rule labels; :func:`~culturelab.percul.distractors.pick_base_rates`), which a model picking a
+    distractor at random where it is wrong would match; ``method``, our scoring, is named in the title."""
     panels = [{"matrix": published, "title": f"paper: {len(published)} models (published shares)"}]
     if picks is not None and len(picks):
         ours = distractors.rule_matrix(picks, "model")
         n, low, high = distractors.rule_uncertainty(picks, "model")
-        base = distractors.rule_base_rates(items).set_axis(["chance: rule base rate"])
-        shown = pd.Series([sum(r != "correct" for r in rules) for rules in items["rules"]]).sum()
+        base, shown = distractors.pick_base_rates(picks, items)
+        base, shown = base.set_axis(["chance: rule base rate"]), int(shown.sum())
         names = ", ".join(short_name(str(m)) for m in picks["model"].unique())
         panels.append({"matrix": pd.concat([ours, base]),
                        "title": f"ours: {names}{' by ' + method if method else ''} ({source} data, rule labels ours)",
@@ -260,24 +264,25 @@ def fig8_with_base_rates(picks: pd.DataFrame, items: pd.DataFrame, *, pooling: s
     """Figure 8 (its values are not in the paper): per category, the rules of the distractors our
     models picked (95 % interval, n picks per category, hatched below ``MIN_N``), and a first row
     with every category pooled (``all categories``: the row with the most picks), beside the chance
-    reference — each rule's share among the distractors shown, per category and pooled."""
+    reference — each rule's share among the distractors of the stories the picks come from, per
+    category and pooled (:func:`~culturelab.percul.distractors.pick_base_rates`). Intervals of
+    ``sum_counts`` are clustered by story (several models' picks on one story are not independent)."""
     shares = distractors.rule_matrix(picks, "category", pooling=pooling)
     n, low, high = distractors.rule_uncertainty(picks, "category", pooling=pooling)
     pooled = picks.assign(pool="all categories")  # its own index: a category index keeps known categories only
     all_n, all_low, all_high = distractors.rule_uncertainty(pooled, "pool", pooling=pooling)
     shares = pd.concat([distractors.rule_matrix(pooled, "pool", pooling=pooling), shares])
     n, low, high = pd.concat([all_n, n]), pd.concat([all_low, low]), pd.concat([all_high, high])
-    base = pd.concat([distractors.rule_base_rates(items).set_axis(["all categories"]),
-                      distractors.rule_base_rates(items, by="category")]).reindex(shares.index)
-    k = items.assign(_k=[sum(r != "correct" for r in rules) for rules in items["rules"]])
-    shown = pd.concat([pd.Series({"all categories": k["_k"].sum()}), k.groupby("category", observed=True)["_k"].sum()])
+    rates = [distractors.pick_base_rates(pooled, items, "pool"), distractors.pick_base_rates(picks, items, "category")]
+    base = pd.concat([r for r, _ in rates]).reindex(shares.index)
+    shown = pd.concat([k for _, k in rates])
     models = sorted(str(m) for m in picks["model"].unique())
     fig = rule_panels([{"matrix": shares, "title": f"picked by {', '.join(short_name(m) for m in models)} "
                         f"({method + ', ' if method else ''}{pooling})", "n": n, "ci_low": low, "ci_high": high},
-                       {"matrix": base, "title": "chance: rules among the distractors shown", "n": shown}],
+                       {"matrix": base, "title": CHANCE_RULES, "n": shown}],
                       title=f"Figure 8 — rules of the picked distractors per category ({source} data)",
                       side_by_side=True)
-    claim(fig, kind="score", chance="chance: rules among the distractors shown", model=models, method=method or None)
+    claim(fig, kind="score", chance=CHANCE_RULES, model=models, method=method or None)
     return fig
 
 

@@ -75,7 +75,7 @@ def test_figure_8_shows_the_base_rate_beside_the_picks(results):
     items = load(data_source="sample").items
     fig = figures.fig8_with_base_rates(distractors.distractor_picks(results), items, source="sample")
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
-    assert titles == ["picked by a, b (sum_counts)", "chance: rules among the distractors shown"]
+    assert titles == ["picked by a, b (sum_counts)", figures.CHANCE_RULES]
     assert any(t.startswith("hatched cells:") for t in [t.get_text() for t in fig.texts])  # 3–4 stories per category
     assert fig.axes[0].get_yticklabels()[0].get_text() == "all categories"
     pooled = [t.get_text() for t in fig.axes[0].texts[:7]]  # the pooled row's cells: every pick, n and interval
