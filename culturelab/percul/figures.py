@@ -25,6 +25,7 @@ from culturelab.percul.prompts import category_labels
 from culturelab.plots import (
     MIN_N,
     claim,
+    footnote,
     grouped_bars,
     heatmap,
     mark_chance,
@@ -42,6 +43,9 @@ from culturelab.plots.style import MARKERS, palette
 #: the chance level of a four-option question
 CHANCE = 0.25
 
+#: the note under Figure 7 when the paper's bars carry intervals: the paper prints none
+PAPER_INTERVALS = ("intervals on the paper's bars are ours, not published: macro ± 1.96·SE, binomial "
+                   "approximation from Table 1's category sizes")
 #: Figure 8's chance panel: what a model picking a distractor at random where it is wrong would match
 CHANCE_RULES = "chance: rules among the distractors of the stories picked from"
 
@@ -136,9 +140,11 @@ def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "m
 def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs English (translated)",
                      method: str = "") -> plt.Figure:
     """Paired bars per model (``persian``, ``english`` macro) with 95 % CI whiskers
-    (``<split>_ci_low``/``<split>_ci_high``) and n (``n``: stories per split; the paper's models,
-    named ``… (paper)``, have none), annotated with Δ = en − fa; chance (¼) marked; ``method``,
-    our scoring, is named in the title."""
+    (``<split>_ci_low``/``<split>_ci_high``) and n (``n``: stories per split), annotated with
+    Δ = en − fa; chance (¼) marked; ``method``, our scoring, is named in the title. The paper's
+    models (named ``… (paper)``) are drawn as published; the paper prints no interval, so whiskers
+    on their bars are ours (:func:`culturelab.percul.paper.translation_gap`), and a note under the
+    figure says so (:data:`PAPER_INTERVALS`)."""
     rows = []
     for _, r in gap.iterrows():
         for split in ("persian", "english"):
@@ -162,6 +168,9 @@ def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs
                          row.get("english_ci_high", np.nan)])
         ax.annotate(f"Δ {row['delta']:+.3f}", (i, top + 0.02), ha="center", fontsize=7)
     ax.set_ylim(0, 1.1)
+    if paper_models and gap.loc[gap["model"].astype(str).str.endswith("(paper)"),
+                                [c for c in ("persian_ci_low", "english_ci_low") if c in gap]].notna().any().any():
+        footnote(fig, PAPER_INTERVALS)
     fig.set_size_inches(fig.get_size_inches()[0], 3.8)
     fig.subplots_adjust(bottom=0.4)  # room for the slanted names
     place_legend(ax, ncols=3)

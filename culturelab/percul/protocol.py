@@ -216,19 +216,23 @@ def method_name(method: str) -> str:
     return "option log-likelihood" + ("" if method == "loglikelihood" else f" ({method})")
 
 
-def figure_caption(ours: Mapping[str, Deviations] | None = None, paper: str = "") -> str:
+def figure_caption(ours: Mapping[str, Deviations] | None = None, paper: str = "", *, paper_note: str = "") -> str:
     """The caption of a PERCUL figure: the paper's numbers it redraws (``paper``: which table or
     figure; generated answers, §4) and our results beside them — ``ours`` maps what a reader
     tells apart in the figure (a method, :func:`method_name`; a split) to its comparison with the
     paper (:func:`results_of`): the data and the model once, the protocol of each. A comparison
-    without a model (several models in one figure) says the legend names them.
+    without a model (several models in one figure) says the legend names them. ``paper_note``
+    says what the figure adds to the paper's numbers (e.g. intervals the paper does not print).
 
     >>> figure_caption(paper="Table 3")
     'paper: Table 3 as published (generated answers, §4)'
+    >>> figure_caption(paper="Table 5", paper_note="intervals ours")
+    'paper: Table 5 as published (generated answers, §4; intervals ours)'
     >>> figure_caption({method_name("loglikelihood"): paper_numbers()}, paper="Table 5")
     'paper: Table 5 as published (generated answers, §4) | ours — data: same · models: as labelled · protocol: [option log-likelihood] same'
     """
-    parts = [f"paper: {paper} as published (generated answers, §4)"] if paper else []
+    note = f"; {paper_note}" if paper_note else ""
+    parts = [f"paper: {paper} as published (generated answers, §4{note})"] if paper else []
     if ours:
         first = next(iter(ours.values()))
         model = ("models: as labelled" if first.model_spec is None else f"model: {first.model_spec}"

@@ -132,3 +132,11 @@ def test_position_bars_count_and_grey_by_stories():
     assert "n=8" in texts(fig) and "n=32" not in texts(fig) and "n = stories" in fig.axes[0].get_title()
     faded = [p for p in fig.axes[0].patches if p.get_gid() == SMALL_N]
     assert len(faded) == 8  # every bar: 32 predictions ≥ MIN_N, but 8 stories < MIN_N
+
+
+def test_figure_7_says_the_intervals_on_the_papers_bars_are_ours():
+    gap = paper.translation_gap().assign(model=lambda d: d["model"] + " (paper)")
+    fig = figures.fig7_translation(gap)
+    assert figures.PAPER_INTERVALS in [t.get_text() for t in fig.texts]
+    plain = figures.fig7_translation(gap.drop(columns=[c for c in gap if c.endswith(("_ci_low", "_ci_high"))]))
+    assert figures.PAPER_INTERVALS not in [t.get_text() for t in plain.texts]
