@@ -48,6 +48,10 @@ import pandas as pd
 from culturelab.parsing import INVALID, LENIENT, REFUSAL, STRICT, Choice, find_refusal, strip_think
 from culturelab.percul.data import normalise_persian
 
+#: the grading rules in words (the protocol's label quotes them; the paper prints no parser, spec §2.3):
+#: strict reads only the format Figure 9 asks for, lenient is the spec's "last resort"
+STRICT_RULE = 'the JSON "Choice Number" (also from broken JSON)'
+LENIENT_RULE = "a lone option number, a number after an answer cue, or an option's text"
 STRICT_METHODS = ("json", "json_relaxed")
 LENIENT_METHODS = ("json_key", "digit", "option_text")
 INVALID_METHODS = (REFUSAL, "ambiguous", "out_of_range", "template_echo", "option_echo", "empty", INVALID)

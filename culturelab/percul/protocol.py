@@ -30,6 +30,7 @@ from typing import Any
 
 from culturelab import reported
 from culturelab.percul.data import CATEGORIES, REPO_ID, SPLITS, find_split_file
+from culturelab.percul.parsing import LENIENT_RULE, STRICT_RULE
 from culturelab.protocol import SAME, DataUsed, Deviations, Release, Section, Setting, compare, label_rows
 
 PERSIAN, ENGLISH = SPLITS
@@ -75,11 +76,11 @@ _GENERATION = {
     # unparseable answers are wrong
     "invalid_policy": Setting("wrong", "Table 5 (k/n_c cells)", describe=lambda v: "unparseable answers excluded "
                               "(the paper counts them wrong, Table 5)"),
-    # the paper prints no parser; our reading (spec §2.3): the JSON "Choice Number" or a lone digit,
-    # no reading of the option text. The key of the parsers' lenient mode (culturelab.percul.parsing)
-    "lenient": Setting(False, "§4 prints no parser (our reading: JSON or a lone option number)",
-                       describe=lambda v: "answers also read leniently, e.g. from the option text (our reading of "
-                                          "the paper, which prints no parser: JSON or a lone option number)"),
+    # the paper prints no parser; our reading (spec §2.3): the JSON "Choice Number" only; a lone number or
+    # the option text is the spec's "last resort", off. The key of the parsers' lenient mode (percul.parsing)
+    "lenient": Setting(False, f"§4 prints no parser (our reading, spec §2.3: {STRICT_RULE} only)",
+                       describe=lambda v: f"answers also read leniently: {LENIENT_RULE} (our reading of the paper, "
+                                          f"which prints no parser: {STRICT_RULE} only)"),
 }
 _GENERATE = {"max_instances": _STORIES, **_METHOD, **_PROMPT, **_GENERATION}
 _LOGLIK = {"max_instances": _STORIES, **_METHOD, **_PROMPT}
