@@ -30,6 +30,7 @@ from typing import Any
 
 from culturelab import reported
 from culturelab.percul.data import CATEGORIES, REPO_ID, SPLITS, find_split_file
+from culturelab.percul.parsing import LENIENT_RULE, STRICT_RULE
 from culturelab.protocol import SAME, DataUsed, Deviations, Release, Section, Setting, compare, label_rows
 
 PERSIAN, ENGLISH = SPLITS
@@ -75,11 +76,11 @@ _GENERATION = {
     # unparseable answers are wrong
     "invalid_policy": Setting("wrong", "Table 5 (k/n_c cells)", describe=lambda v: "unparseable answers excluded "
                               "(the paper counts them wrong, Table 5)"),
-    # the paper prints no parser; our reading (spec §2.3): the JSON "Choice Number" or a lone digit,
-    # no reading of the option text. The key of the parsers' lenient mode (culturelab.percul.parsing)
-    "lenient": Setting(False, "§4 prints no parser (our reading: JSON or a lone option number)",
-                       describe=lambda v: "answers also read leniently, e.g. from the option text (our reading of "
-                                          "the paper, which prints no parser: JSON or a lone option number)"),
+    # the paper prints no parser; our reading (spec §2.3): the JSON "Choice Number" only; a lone number or
+    # the option text is the spec's "last resort", off. The key of the parsers' lenient mode (percul.parsing)
+    "lenient": Setting(False, f"§4 prints no parser (our reading, spec §2.3: {STRICT_RULE} only)",
+                       describe=lambda v: f"answers also read leniently: {LENIENT_RULE} (our reading of the paper, "
+                                          f"which prints no parser: {STRICT_RULE} only)"),
 }
 _GENERATE = {"max_instances": _STORIES, **_METHOD, **_PROMPT, **_GENERATION}
 _LOGLIK = {"max_instances": _STORIES, **_METHOD, **_PROMPT}
@@ -216,19 +217,23 @@ def method_name(method: str) -> str:
     return "option log-likelihood" + ("" if method == "loglikelihood" else f" ({method})")
 
 
-def figure_caption(ours: Mapping[str, Deviations] | None = None, paper: str = "") -> str:
+def figure_caption(ours: Mapping[str, Deviations] | None = None, paper: str = "", *, paper_note: str = "") -> str:
     """The caption of a PERCUL figure: the paper's numbers it redraws (``paper``: which table or
     figure; generated answers, §4) and our results beside them — ``ours`` maps what a reader
     tells apart in the figure (a method, :func:`method_name`; a split) to its comparison with the
     paper (:func:`results_of`): the data and the model once, the protocol of each. A comparison
-    without a model (several models in one figure) says the legend names them.
+    without a model (several models in one figure) says the legend names them. ``paper_note``
+    says what the figure adds to the paper's numbers (e.g. intervals the paper does not print).
 
     >>> figure_caption(paper="Table 3")
     'paper: Table 3 as published (generated answers, §4)'
+    >>> figure_caption(paper="Table 5", paper_note="intervals ours")
+    'paper: Table 5 as published (generated answers, §4; intervals ours)'
     >>> figure_caption({method_name("loglikelihood"): paper_numbers()}, paper="Table 5")
     'paper: Table 5 as published (generated answers, §4) | ours — data: same · models: as labelled · protocol: [option log-likelihood] same'
     """
-    parts = [f"paper: {paper} as published (generated answers, §4)"] if paper else []
+    note = f"; {paper_note}" if paper_note else ""
+    parts = [f"paper: {paper} as published (generated answers, §4{note})"] if paper else []
     if ours:
         first = next(iter(ours.values()))
         model = ("models: as labelled" if first.model_spec is None else f"model: {first.model_spec}"

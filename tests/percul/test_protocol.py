@@ -86,7 +86,7 @@ def test_the_default_run_names_every_setting_that_differs():
     assert [text.split(" (")[0] for text in d.protocol.split("; ")] == [
         "methods loglikelihood without generation", "prompt v2", "the English split asked with our English prompt, "
         "Figure 9 translated by us", "without 'Your answer must be in Persian'", "unparseable answers excluded",
-        "answers also read leniently, e.g. from the option text"]
+        "answers also read leniently: a lone option number, a number after an answer cue, or an option's text"]
 
 
 def test_open_stamps_the_stories_used_so_a_cut_release_is_a_subset(monkeypatch, tmp_path, release, capsys):
@@ -227,3 +227,14 @@ def test_summaries_labelled_per_model_and_method(paper_run):
     assert table.loc["generate", "protocol"] == "same"
     assert table.loc["loglik-text-mean", "protocol"].startswith("option log-likelihood (loglik-text-mean)")
     assert (table["data"] == "sample data (ours, not the paper's)").all() and not table["comparable"].any()
+
+
+def test_the_lenient_label_describes_the_parsers_contract():
+    """A lone option number is a lenient reading (the parser), and the protocol's label says so."""
+    from culturelab.percul.parsing import LENIENT_RULE, STRICT_RULE, parse_answer
+    from culturelab.percul.protocol import PROTOCOL
+
+    assert parse_answer("۳").verdict == "lenient" and parse_answer('{"Choice Number": 3}').verdict == "strict"
+    setting = PROTOCOL["01_benchmark"].settings["lenient"]
+    assert STRICT_RULE in setting.cite and "lone option number" not in setting.cite
+    assert "lone option number" in LENIENT_RULE and LENIENT_RULE in setting.deviation("lenient", True).text
