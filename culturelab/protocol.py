@@ -124,7 +124,9 @@ class Release:
 class DataUsed:
     """The data a run read: ``source`` (``released``, ``sample``, ``missing``, ``reported`` for
     the paper's published numbers, ``example``), the counts it holds (keys as the
-    :class:`Release`'s), and a note (e.g. where it was found, or why it is missing).
+    :class:`Release`'s), a note (e.g. where it was found, or why it is missing), and the
+    ``settings`` the data itself fixes — effective settings no parameter names, e.g. options a
+    release lacks and the run builds (:func:`compare` checks them like parameters).
 
     >>> DataUsed("sample").label
     "sample data (ours, not the paper's)"
@@ -133,6 +135,7 @@ class DataUsed:
     source: str
     counts: Mapping[str, int] = field(default_factory=dict)
     note: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -274,8 +277,9 @@ def compare(section: Section | None, effective: Mapping[str, Any], data_used: Da
             paper_models: Mapping[str, str] | Callable[[str], str | None] | None = None) -> Deviations:
     """Set a run's ``effective`` settings and the data it used beside the paper's ``section``.
 
-    Every setting of the section whose key is in ``effective`` is checked; keys the section
-    does not govern are ignored. The data differs when it is not the paper's release (sample,
+    Every setting of the section whose key is in ``effective`` (or in the settings the data
+    fixes, ``data_used.settings``; ``effective`` wins) is checked; keys the section does not
+    govern are ignored. The data differs when it is not the paper's release (sample,
     missing) or when its counts differ from the release's (a subset). ``model`` (a spec) is
     matched against ``paper_models`` (the paper's name → hub id, :func:`paper_model_of`).
     ``section=None`` (a notebook the paper has no counterpart of) compares the data only.
@@ -288,8 +292,12 @@ def compare(section: Section | None, effective: Mapping[str, Any], data_used: Da
     >>> d = compare(s, {}, model="hf:Qwen/Qwen2.5-7B-Instruct", paper_models={"Qwen2.5-7B": "Qwen/Qwen2.5-7B-Instruct"})
     >>> d.paper_model, d.model
     ('Qwen2.5-7B', 'same')
+    >>> compare(s, {}, DataUsed("released", settings={"split": "gold"})).protocol
+    'split gold (the paper: silver, §5.2)'
     """
     items: list[Deviation] = []
+    if data_used is not None and data_used.settings:
+        effective = {**data_used.settings, **effective}
     if data_used is not None and data_used.label != SAME:
         note = f" — {data_used.note}" if data_used.note else ""
         items.append(Deviation("data_source", "data", data_used.source, "released",

@@ -236,14 +236,16 @@ class Run:
             print(line)
         return False
 
-    def set_data_source(self, source: str, counts: dict[str, int] | None = None, note: str = "") -> None:
+    def set_data_source(self, source: str, counts: dict[str, int] | None = None, note: str = "",
+                        settings: dict[str, Any] | None = None) -> None:
         """Record where the data came from (``released``, ``sample`` …) and, for a release, the
         counts it holds (keys as the paper's :class:`culturelab.protocol.Release`): both enter the
-        ``data`` label of every table and figure (:meth:`deviations`)."""
+        ``data`` label of every table and figure (:meth:`deviations`); ``settings`` are what the
+        data itself fixes (:class:`culturelab.protocol.DataUsed`), checked like parameters."""
         from culturelab.protocol import DataUsed
 
         self.data_source = source
-        self.data_used = DataUsed(source, dict(counts or {}), note)
+        self.data_used = DataUsed(source, dict(counts or {}), note, dict(settings or {}))
         self.info["data_source"] = source
         self.info["data_counts"] = dict(counts or {})
         self.info["deviations"] = self.deviations().lines()
