@@ -45,6 +45,16 @@ LABEL_COLUMNS = ("data", "protocol", "model_status", "comparable")
 PAPER_SOURCES = ("released", "reported")
 
 
+def is_same(label: str) -> bool:
+    """Whether a label says the paper's: ``same``, or ``same (…)`` with a note (our reading of a
+    value the paper does not state, a model version the paper does not give).
+
+    >>> is_same("same"), is_same("same (our reading: ROUGE-L variant rougeL)"), is_same("sample data")
+    (True, True, False)
+    """
+    return label == SAME or label.startswith(SAME + " (")
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting of a paper's protocol: the paper's value and where the paper gives it.
@@ -59,6 +69,13 @@ class Setting:
     'temperature 0.7 (the paper: 0.0, §4)'
     >>> Setting(1024, "§4", at_least=True).follows(2048), Setting(0, "Tab. 1", kind="data").follows(20)
     (True, False)
+
+    ``reading``: the paper does not state this value, so ``paper`` is our reading of it and
+    ``reading`` says what the reading rests on. A run that follows it stays comparable (a Δ is
+    shown), and its ``protocol`` label names the reading (:meth:`note`), so the Δ never hides it.
+
+    >>> Setting("rougeL", "repo test.py", what="ROUGE-L {}", reading="the paper does not say which").note("rougeL")
+    'our reading: ROUGE-L rougeL (the paper does not say which)'
     """
 
     paper: Any
@@ -68,6 +85,7 @@ class Setting:
     at_least: bool = False
     accept: Callable[[Any], bool] | None = None
     describe: Callable[[Any], str] | None = None
+    reading: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in {"protocol", "data"}:
@@ -82,6 +100,16 @@ class Setting:
         if isinstance(value, (list, tuple)) and isinstance(self.paper, (list, tuple)):
             return list(value) == list(self.paper)
         return bool(value == self.paper)
+
+    def note(self, value: Any, key: str = "") -> str:
+        """The note a run following this setting carries when ``paper`` is our reading (``""`` otherwise)."""
+        if not self.reading:
+            return ""
+        if "{}" in self.what:
+            shown = self.what.replace("{}", _show(value))
+        else:
+            shown = self.what or f"{key} {_show(value)}"
+        return f"our reading: {shown} ({self.reading})"
 
     def deviation(self, key: str, value: Any) -> Deviation | None:
         """The :class:`Deviation` of ``value`` (``None`` when it follows the paper)."""
@@ -163,6 +191,8 @@ class Section:
     settings: Mapping[str, Setting] = field(default_factory=dict)
     beyond: str = ""
     when: str = ""
+    #: what the paper leaves open about its models (e.g. no versions): said beside every paper model's Δ
+    model_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -198,6 +228,10 @@ class Deviations:
     model_spec: str | None = None
     paper_model: str | None = None
     beyond: str = ""
+    #: our readings of values the paper does not state (:meth:`Setting.note`): named in ``protocol``
+    notes: tuple[str, ...] = ()
+    #: what the paper leaves open about its model (:attr:`Section.model_note`): named in ``model``
+    model_note: str = ""
 
     def _join(self, kind: str) -> str:
         return "; ".join(d.text for d in self.items if d.kind == kind) or SAME
@@ -212,26 +246,32 @@ class Deviations:
         """The ``protocol`` label: ``same``, or every setting that differs from the paper's."""
         if self.beyond:
             return f"beyond the paper: {self.beyond}"
-        return self._join("protocol")
+        label = self._join("protocol")
+        if not self.notes:
+            return label
+        notes = "; ".join(self.notes)
+        return f"{SAME} ({notes})" if label == SAME else f"{label}; {notes}"
 
     @property
     def model(self) -> str:
-        """The ``model`` label: ``same`` (one of the paper's models, or no model), or a note that
-        the model is placed beside the paper's."""
-        if self.model_spec is None or self.paper_model is None or self.paper_model:
+        """The ``model`` label: ``same`` (one of the paper's models, or no model; ``same (…)`` with
+        what the paper leaves open about it), or a note that the model is placed beside the paper's."""
+        if self.model_spec is None or self.paper_model is None:
             return SAME
+        if self.paper_model:
+            return f"{SAME} ({self.model_note})" if self.model_note else SAME
         return f"{self.model_spec}: not one of the paper's models (placed beside them)"
 
     @property
     def comparable(self) -> bool:
         """Whether a number of this run can be set against the paper's with a Δ: same data, same
-        protocol, and the paper's own model (or no model)."""
-        return self.data == SAME and self.protocol == SAME and self.model == SAME
+        protocol (our readings named), and the paper's own model (or no model)."""
+        return is_same(self.data) and is_same(self.protocol) and is_same(self.model)
 
     @property
     def same_data_and_protocol(self) -> bool:
         """Same data and protocol (whatever the model): a new model's point may be placed beside the paper's."""
-        return self.data == SAME and self.protocol == SAME
+        return is_same(self.data) and is_same(self.protocol)
 
     def with_items(self, *extra: Deviation) -> Deviations:
         """These deviations plus ``extra`` (one result's own differences)."""
@@ -242,8 +282,10 @@ class Deviations:
         out = [f"{d.kind}: {d.text}" for d in self.items]
         if self.beyond:
             out.append(f"protocol: beyond the paper: {self.beyond}")
+        out += [f"note: {n}" for n in self.notes]
         if self.model_spec is not None and self.paper_model is not None:
-            out.append(f"model: {self.model_spec} is the paper's {self.paper_model}" if self.paper_model
+            out.append(f"model: {self.model_spec} is the paper's {self.paper_model}"
+                       + (f" ({self.model_note})" if self.model_note else "") if self.paper_model
                        else f"model: {self.model_spec} is not one of the paper's models (placed beside them; no Δ)")
         return out
 
@@ -251,7 +293,7 @@ class Deviations:
         """A short figure caption: data, protocol and model, each ``same`` or what differs."""
         parts = [f"data: {self.data}", f"protocol: {self.protocol}"]
         if self.model_spec is not None:
-            parts.append(f"model: {self.model_spec}" + ("" if self.model == SAME else " (not a paper model)"))
+            parts.append(f"model: {self.model_spec}" + ("" if is_same(self.model) else " (not a paper model)"))
         return " · ".join(parts)
 
     def columns(self) -> dict[str, Any]:
@@ -296,6 +338,7 @@ def compare(section: Section | None, effective: Mapping[str, Any], data_used: Da
     'split gold (the paper: silver, §5.2)'
     """
     items: list[Deviation] = []
+    notes: list[str] = []
     if data_used is not None and data_used.settings:
         effective = {**data_used.settings, **effective}
     if data_used is not None and data_used.label != SAME:
@@ -309,8 +352,11 @@ def compare(section: Section | None, effective: Mapping[str, Any], data_used: Da
             dev = setting.deviation(key, effective[key])
             if dev is not None:
                 items.append(dev)
+            elif note := setting.note(effective[key], key):
+                notes.append(note)
     paper_model = None if model is None else paper_model_of(model, paper_models or {})
-    return Deviations(tuple(items), data_used, model, paper_model, section.beyond if section else "")
+    return Deviations(tuple(items), data_used, model, paper_model, section.beyond if section else "", tuple(notes),
+                      section.model_note if section else "")
 
 
 def _model_name(spec: str) -> str:
@@ -404,14 +450,17 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
     spec = value if isinstance(value, str) and value else None
     used = data_before_run(notebook, params)
     merged: dict[str, Deviation] = {}
-    beyond = ""
+    notes: dict[str, None] = {}
+    beyond = model_note = ""
     for section in sections:
         result = compare(section, params, used, model=spec, paper_models=models)
         for item in result.items:
             merged.setdefault(item.text, item)
+        notes.update(dict.fromkeys(result.notes))
         beyond = beyond or (section.beyond if len(sections) == 1 or section is own else "")
+        model_note = model_note or section.model_note
     return Deviations(tuple(merged.values()), used, spec, None if spec is None else paper_model_of(spec, models),
-                      beyond)
+                      beyond, tuple(notes), model_note)
 
 
 def subset_label(n: int, total: int, what: str) -> str:

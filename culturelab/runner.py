@@ -431,7 +431,8 @@ class RunPlan:
 
     def refusals(self) -> dict[str, list[str]]:
         """Per notebook, the lines that stop a ``protocol: paper`` file from running (every data
-        and protocol difference; the model is never one, nor is an analysis beyond the paper);
+        and protocol difference; the model is never one, nor is an analysis beyond the paper or
+        our reading of a value the paper does not state);
         empty for other files."""
         if self.protocol != "paper":
             return {}
@@ -439,7 +440,7 @@ class RunPlan:
         for name, _ in self.jobs:
             dev = self.deviations.get(name)
             lines = [line for line in (dev.lines() if dev is not None else [])
-                     if not line.startswith(("model:", "protocol: beyond the paper"))]
+                     if not line.startswith(("model:", "protocol: beyond the paper", "note:"))]
             if lines:
                 out[name] = lines
         return out

@@ -26,12 +26,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from culturelab import reported
 from culturelab.percul.data import CATEGORIES, REPO_ID, SPLITS, find_split_file
 from culturelab.percul.parsing import LENIENT_RULE, STRICT_RULE
-from culturelab.protocol import SAME, DataUsed, Deviations, Release, Section, Setting, compare, label_rows
+from culturelab.protocol import DataUsed, Deviations, Release, Section, Setting, compare, is_same, label_rows
 
 PERSIAN, ENGLISH = SPLITS
 #: the release (teias-ai/percul on the hub, gated): 592 stories (Table 1; the card: 592 rows per split),
@@ -54,7 +55,8 @@ _METHOD = {
 _PROMPT = {
     # Figure 9 as printed; its {CAT} word is attested for Appropriacy only (Figure 12): the other ten are our reading
     "prompt_version": Setting("v1", "Figure 9 ({CAT} words: Appropriacy's attested, Figure 12; the other ten ours)",
-                              describe=lambda v: f"prompt {v} (the paper: Figure 9 as printed, v1)"),
+                              what="prompt {}", describe=lambda v: f"prompt {v} (the paper: Figure 9 as printed, v1)",
+                              reading="its {CAT} word is ours for ten of the eleven categories"),
     # §4.2: the translated split (Table 5 † rows); the paper does not print its English prompt
     "split": Setting(PERSIAN, "§4", describe=lambda v: "the English split asked with our English prompt, Figure 9 "
                      "translated by us (the paper's prompt for its translated split is not published, §4.2)"),
@@ -80,7 +82,8 @@ _GENERATION = {
     # the option text is the spec's "last resort", off. The key of the parsers' lenient mode (percul.parsing)
     "lenient": Setting(False, f"§4 prints no parser (our reading, spec §2.3: {STRICT_RULE} only)",
                        describe=lambda v: f"answers also read leniently: {LENIENT_RULE} (our reading of the paper, "
-                                          f"which prints no parser: {STRICT_RULE} only)"),
+                                          f"which prints no parser: {STRICT_RULE} only)",
+                       what="strict parsing", reading="the paper prints no parser"),
 }
 _GENERATE = {"max_instances": _STORIES, **_METHOD, **_PROMPT, **_GENERATION}
 _LOGLIK = {"max_instances": _STORIES, **_METHOD, **_PROMPT}
@@ -90,6 +93,10 @@ _LOGLIK = {"max_instances": _STORIES, **_METHOD, **_PROMPT}
 _RULES = {"rule_labels": Setting("the paper's", "§4.3 (the per-option rule labels are not released)",
                                  accept=lambda v: False,
                                  describe=lambda v: f"distractor rules from {v}, not the paper's (not released, §4.3)")}
+
+#: §4 and its footnote 1 name the models without versions or snapshot dates: a dated snapshot of a
+#: model is matched by its name, and every paper-model label says the version is unknown
+MODEL_NOTE = "the paper gives no model versions (§4): matched by name"
 
 PROTOCOL: dict[str, Section] = {
     "01_benchmark": Section("§4, Figure 9, Tables 1 and 3", RELEASE, _GENERATE),
@@ -105,6 +112,7 @@ PROTOCOL: dict[str, Section] = {
     "05_robustness": Section("ours", RELEASE, {"max_instances": _STORIES},
                              beyond="every story under several option orders, by option log-likelihood"),
 }
+PROTOCOL = {key: replace(section, model_note=MODEL_NOTE) for key, section in PROTOCOL.items()}
 
 
 @functools.cache
@@ -237,7 +245,7 @@ def figure_caption(ours: Mapping[str, Deviations] | None = None, paper: str = ""
     if ours:
         first = next(iter(ours.values()))
         model = ("models: as labelled" if first.model_spec is None else f"model: {first.model_spec}"
-                 + ("" if first.model == SAME else " (not one of the paper's)"))
+                 + ("" if is_same(first.model) else " (not one of the paper's)"))
         protocols = " ".join(f"[{what}] {d.protocol}" for what, d in ours.items())
         parts.append(f"ours — data: {first.data} · {model} · protocol: {protocols}")
     return " | ".join(parts)

@@ -30,7 +30,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from culturelab.protocol import DataUsed, Deviations, Release, Section, Setting, compare, paper_model_of
+from culturelab.protocol import (
+    DataUsed,
+    Deviations,
+    Release,
+    Section,
+    Setting,
+    compare,
+    is_same,
+    paper_model_of,
+)
 from culturelab.turkish_plu.data import FILES, HF_MC, HF_SUMMARIZATION, SUBDIR, TASK_NAMES, TASKS
 from culturelab.turkish_plu.summarization import VARIANTS
 
@@ -465,7 +474,7 @@ def figure_caption(run: Run, labels: Callable[[Mapping[str, Any]], Deviations], 
                                                          and not x.key.startswith("count:")))
         if d.beyond:
             beyond.add(method)
-        if d.model != "same" and d.model_spec:
+        if not is_same(d.model) and d.model_spec:
             models[f"model {d.model_spec}: not one of the paper's"] = None
     parts = [f"data: {base.data}", f"protocol: {base.protocol}"]
     for method, extra in keys.items():
