@@ -83,10 +83,13 @@ def legend_above(fig: plt.Figure, ax: plt.Axes, title: str, ncols: int = 4) -> N
                         bbox_to_anchor=(0.5, 0.0), bbox_transform=fig.transFigure)
     heading = fig.suptitle(title, fontsize=9, y=0.995, va="top")
     renderer = audit.renderer_of(fig)
-    used = legend.get_window_extent(renderer).height + heading.get_window_extent(renderer).height + 0.1 * fig.dpi
-    top = 1 - used / fig.bbox.height
-    fig.tight_layout(rect=(0, 0, 1, top))
-    legend.set_bbox_to_anchor((0.5, top), transform=fig.transFigure)
+    height, gap = fig.bbox.height, 0.05 * fig.dpi
+    tall = legend.get_window_extent(renderer).height
+    fig.tight_layout(rect=(0, 0, 1, 1 - (tall + heading.get_window_extent(renderer).height + 2 * gap) / height))
+    renderer = audit.renderer_of(fig)
+    top = max(a.get_tightbbox(renderer).y1 for a in fig.axes) + gap  # the panels' top, titles included
+    legend.set_bbox_to_anchor((0.5, top / height), transform=fig.transFigure)
+    heading.set(y=(top + tall + gap) / height, va="bottom")
 
 
 def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[str], *,
