@@ -271,18 +271,26 @@ def test_turkish_plu_table6_names_the_model_it_was_given():
 
 
 def test_a_caption_that_the_saved_layout_puts_under_a_figure_legend_fails(tmp_path):
-    """A figure legend anchored to the figure's lower edge looks clear of the caption while drawn,
-    but ``savefig.bbox: tight`` cuts the figure to what is drawn and the legend moves with the new
-    edge onto the caption (the Turkish PLU Table 6 figure): the audit sees the saved layout."""
-    plots.apply_style()
-    fig, ax = plt.subplots(figsize=(4, 2.5))
-    ax.bar(["a", "b"], [0.3, 0.6], label="ours")
-    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", frameon=False)
-    fig.tight_layout(rect=(0, 0.16, 1, 1))
-    plots.caption(fig, "data: same · protocol: same · model: bundled:gemma3-270m")
-    plots.save(fig, tmp_path / "legend", audit_to=tmp_path / "legend.json")
-    facts = json.loads((tmp_path / "legend.json").read_text())["facts"]
-    assert any("data: same" in a + b and "ours" in a + b for a, b in facts["overlapping_text"])
+    """A figure legend anchored to the figure's lower edge looks clear of a caption under the figure
+    while drawn, but ``savefig.bbox: tight`` cuts the figure to what is drawn and the legend moves
+    with the new edge onto the caption (the Turkish PLU Table 6 figure): the audit sees the saved
+    layout, and ``plots.save`` anchors figure legends where they are drawn before it places captions."""
+    def drawn() -> plt.Figure:
+        plots.apply_style()
+        fig, ax = plt.subplots(figsize=(4, 2.5))
+        ax.bar(["a", "b"], [0.3, 0.6], label="ours")
+        fig.legend(*ax.get_legend_handles_labels(), loc="lower center", frameon=False)
+        fig.tight_layout(rect=(0, 0.16, 1, 1))
+        return fig
+
+    fig = drawn()
+    fig.text(0.01, -0.02, "data: same · protocol: same · model: bundled:gemma3-270m", fontsize=6, va="top")
+    with plt.rc_context({"savefig.bbox": "standard"}):  # as drawn: clear
+        assert not audit.inspect(fig)["overlapping_text"]
+    assert any("data: same" in a + b and "ours" in a + b for a, b in audit.inspect(fig)["overlapping_text"])
+    saved = plots.caption(drawn(), "data: same · protocol: same · model: bundled:gemma3-270m")
+    plots.save(saved, tmp_path / "legend", audit_to=tmp_path / "legend.json")
+    assert not json.loads((tmp_path / "legend.json").read_text())["facts"]["overlapping_text"]
 
 
 def test_turkish_plu_table6_saved_with_its_caption_keeps_one_chance_entry_per_panel_level(tmp_path):
