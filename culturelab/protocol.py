@@ -232,6 +232,8 @@ class Deviations:
     notes: tuple[str, ...] = ()
     #: what the paper leaves open about its model (:attr:`Section.model_note`): named in ``model``
     model_note: str = ""
+    #: models of parts named by a parameter of their own (:func:`check_notebook`): (parameter, spec, paper name)
+    part_models: tuple[tuple[str, str, str], ...] = ()
 
     def _join(self, kind: str) -> str:
         return "; ".join(d.text for d in self.items if d.kind == kind) or SAME
@@ -283,10 +285,13 @@ class Deviations:
         if self.beyond:
             out.append(f"protocol: beyond the paper: {self.beyond}")
         out += [f"note: {n}" for n in self.notes]
-        if self.model_spec is not None and self.paper_model is not None:
-            out.append(f"model: {self.model_spec} is the paper's {self.paper_model}"
-                       + (f" ({self.model_note})" if self.model_note else "") if self.paper_model
-                       else f"model: {self.model_spec} is not one of the paper's models (placed beside them; no Δ)")
+        named = [(None, self.model_spec, self.paper_model)] if self.model_spec is not None \
+            and self.paper_model is not None else []
+        for param, spec, paper in [*named, *self.part_models]:
+            name = f"{spec} ({param})" if param else spec
+            note = f" ({self.model_note})" if paper and self.model_note else ""
+            out.append(f"model: {name} is the paper's {paper}{note}" if paper
+                       else f"model: {name} is not one of the paper's models (placed beside them; no Δ)")
         return out
 
     def caption(self) -> str:
@@ -432,6 +437,11 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
     the data it will read (without loading it), its size knobs and every setting of each of the
     notebook's sections; ``None`` for a notebook its paper does not declare.
 
+    The notebook's model is named by ``model``, or by the paper's ``MODEL_PARAMS[topic]`` (e.g. an
+    encoder); a part (``NN_topic.part``) whose model another parameter names (``MODEL_PARAMS``
+    keyed by the part, a spec or a list of specs, e.g. the models it fine-tunes) has each of its
+    models matched on its own (:attr:`Deviations.part_models`), while the part is switched on.
+
     >>> check_notebook("00_quickstart", {}) is None
     True
     """
@@ -439,15 +449,19 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
     module = paper_protocol(paper) if paper else None
     if module is None:
         return None
-    sections = [s for key, s in module.PROTOCOL.items() if key == topic or key.startswith(topic + ".")]
-    if not sections:
+    keyed = [(key, s) for key, s in module.PROTOCOL.items() if key == topic or key.startswith(topic + ".")]
+    if not keyed:
         return None
     own = module.PROTOCOL.get(topic)  # the notebook's own section: its `beyond` is the notebook's
-    sections = [s for s in sections if not s.when or params.get(s.when)]
+    keyed = [(key, s) for key, s in keyed if not s.when or params.get(s.when)]
+    sections = [s for _, s in keyed]
     models = getattr(module, "MODELS", {})
-    # the parameter naming the notebook's model: ``model``, or the paper's MODEL_PARAMS[topic] (e.g. an encoder)
-    value = params.get(getattr(module, "MODEL_PARAMS", {}).get(topic, "model"))
+    model_params = getattr(module, "MODEL_PARAMS", {})
+    own_param = model_params.get(topic, "model")
+    value = params.get(own_param)
     spec = value if isinstance(value, str) and value else None
+    part_models = {(param, s): paper_model_of(s, models) for key, _ in keyed
+                   if (param := model_params.get(key, own_param)) != own_param for s in model_specs(params.get(param))}
     used = data_before_run(notebook, params)
     merged: dict[str, Deviation] = {}
     notes: dict[str, None] = {}
@@ -460,7 +474,19 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
         beyond = beyond or (section.beyond if len(sections) == 1 or section is own else "")
         model_note = model_note or section.model_note
     return Deviations(tuple(merged.values()), used, spec, None if spec is None else paper_model_of(spec, models),
-                      beyond, tuple(notes), model_note)
+                      beyond, tuple(notes), model_note,
+                      part_models=tuple((param, s, name) for (param, s), name in part_models.items()))
+
+
+def model_specs(value: Any) -> list[str]:
+    """The model specs a parameter names: one spec, or a list of them (empty values dropped).
+
+    >>> model_specs("hf:a"), model_specs(["hf:a", "hf:b"]), model_specs(None)
+    (['hf:a'], ['hf:a', 'hf:b'], [])
+    """
+    if isinstance(value, str):
+        return [value] if value else []
+    return [v for v in (value or []) if isinstance(v, str) and v]
 
 
 def subset_label(n: int, total: int, what: str) -> str:
