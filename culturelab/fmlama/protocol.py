@@ -58,6 +58,7 @@ from culturelab.protocol import DataUsed, Release, Section, Setting
 URL = f"https://github.com/lizhou21/FmLAMA-master/tree/{RELEASE_COMMIT}"
 #: the counts' keys, as the notebooks stamp them (:meth:`culturelab.runner.Run.set_data_source`)
 CS_DISHES = "code-switching dishes"
+CS_SETTINGS = "code-switching settings"
 MULTI_DISHES = "multilingual-subset dishes"
 
 
@@ -232,7 +233,8 @@ PROTOCOL: dict[str, Section] = {
     "03_code_switching.square": Section("ours", _MULTI, _PAIRED, beyond=_SQUARE),
     "03_code_switching.square_chance": Section("ours", _MULTI, _PAIRED, beyond=f"{_SQUARE}; {_CHANCE}"),
     # Appendix C: gpt-3.5-turbo's released answers, re-parsed
-    "04_decoder_llms.released": Section("Appendix C, Tables 5, 13", _CS, {"lenient": _PARSER}),
+    "04_decoder_llms.released": Section("Appendix C, Tables 5, 13", Release(
+        _CS.name, {**_CS.counts, CS_SETTINGS: 4}, "§4.2, Tables 5, 13", URL), {"lenient": _PARSER}),
     "04_decoder_llms": Section("Appendix C, Tables 5, 13", _CS, {
         "max_dishes_per_group": _all_dishes("Table 5: all 508 dishes"),
         "max_dishes": _all_dishes("Table 5: all 508 dishes"),

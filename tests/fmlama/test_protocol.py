@@ -241,3 +241,16 @@ def test_every_row_is_labelled_by_its_own_model_pool_and_language(released_run):
     assert "not one of the paper's models" in labelled.loc["bundled:gemma3-270m", "model_status"]
     assert not labelled["comparable"].any()
     assert not hasattr(P, "comparability")  # the hand-written labels are gone
+
+
+def test_decoder_rows_name_the_subset_of_settings_the_chat_format_and_the_variant(released_run):
+    run = released_run("fmlama/04_decoder_llms", model="hf:lmsys/vicuna-7b-v1.5")
+    rescored = run.deviations("released", model=paper.RELEASED_ANSWERS,
+                              counts={paper.CS_DISHES: 508, paper.CS_SETTINGS: 2})
+    assert rescored.data == "2 of 4 code-switching settings"
+    assert run.deviations("released", model=paper.RELEASED_ANSWERS,
+                          counts={paper.CS_DISHES: 508, paper.CS_SETTINGS: 4}).data == "same"
+    ours = run.deviations(**paper.MODEL_ANSWERS)
+    assert "FastChat's conversation template" in ours.protocol and "best-performing" in ours.protocol
+    api = released_run("fmlama/04_decoder_llms", model="openai:gpt-3.5-turbo").deviations(**paper.MODEL_ANSWERS)
+    assert "conversation template" not in api.protocol and "best-performing" in api.protocol
