@@ -16,9 +16,11 @@ while it is not empty. What the paper does, and where it says so:
   jieba for every metric (fn. 13), BERTScore with bert-base-uncased (English) and
   bert-base-chinese (Chinese) (fn. 14); Smatch (§5.2) needs the XAMR parser, which we do not have;
 * §6.1 — the prompted LLMs: the GPT-4 / ChatGLM2 prompt with ChatGLM2's sampling (temperature 0.7,
-  at most 1,024 tokens; GPT-4 ran at the API's defaults), BLOOM's completion prompt with beam search
-  (beam 3, repetition penalty 1.2, no-repeat 5-grams); *Retrieval* = the title-matched silver
-  recipe of each gold source;
+  a maximum sequence length of 1,024 tokens), GPT-4 at the API's defaults, BLOOM's completion
+  prompt with beam search (beam 3, repetition penalty 1.2, no repeated 5-grams): each model's
+  outputs are read beside the decoding of the paper's system it is (:func:`decoding_model`),
+  and beam search, which our backends lack, is always a deviation; *Retrieval* = the
+  title-matched silver recipe of each gold source;
 * §7, Figure 4 — literal-translation rates on the **silver** test sets (fn. 28), where *Ref* is the
   retrieved recipe; six concepts, four of them named (baking, steam, cheese, and the control oil);
 * §5.3, Tables 5–6 — the authors' crowd ratings (not released) of seven systems' gold outputs
@@ -37,7 +39,7 @@ The metric settings are per number: :func:`effective` says which settings one re
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from culturelab.cultural_recipes.data import ARROWS, DIRECTIONS, LANGS, RELEASE_URL, recipes_key, split_path
@@ -87,11 +89,121 @@ _BLI = {
 
 # ------------------------------------------------------------------------- §5–7 (notebook 02)
 _RECIPES = {"max_recipes": Setting(0, "Table 1: every recipe of the test sets", what="max_recipes {}", kind="data")}
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """How the paper decoded one of its systems (§6.1): the prompt (``llm``: the GPT-4 / ChatGLM2
+    instruction, ``bloom``: BLOOM's completion prompt, ``""``: none, the source recipe as the
+    input), the temperature (``None``: beam search) and the token budget (``None``: not stated,
+    or the API's default)."""
+
+    prompt: str
+    temperature: float | None
+    max_new_tokens: int | None
+
+
+#: §6.1: "We use the default settings for GPT-4. For ChatGLM2 we set the temperature to 0.7 and the
+#: maximum sequence length to 1024 tokens. For generation with all other models, we use a beam of
+#: size 3 and a repetition penalty of 1.2; we prevent repeated occurrences of any n-gram of length ≥ 5."
+#: GPT-4's API defaults: temperature 1 and no cap below its 8k context.
+PAPER_DECODING = {
+    "GPT-4": Decoding("llm", 1.0, None),
+    "ChatGLM2": Decoding("llm", 0.7, 1024),
+    **{m: Decoding("bloom" if m == "BLOOM" else "", None, None) for m in ("BLOOM", "MT-zs", "MT-ft", "mT5",
+                                                                        "mBART50")},
+}
+#: the paper's model whose decoding a model the paper did not run is read beside, by its prompt
+BY_PROMPT = {"llm": "ChatGLM2", "bloom": "BLOOM"}
+BEAM = "beam 3, repetition penalty 1.2, no repeated n-gram of length ≥ 5"
+_PROMPTS = {"llm": "the GPT-4 / ChatGLM2 instruction prompt", "bloom": "BLOOM's completion prompt",
+            "": "the source recipe as the input, no prompt"}
+
+
+def decoding_model(params: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """The paper's system whose decoding (:data:`PAPER_DECODING`) a run's model is read beside,
+    and whether the model *is* that system (its hub id, or ``paper_method``) rather than a model
+    the paper did not run, read beside the paper's model given the same prompt (:data:`BY_PROMPT`);
+    ``None`` for replayed outputs (decoded elsewhere) or no model.
+
+    >>> decoding_model({"model": "hf:bigscience/bloom-7b1", "style": "llm"})
+    ('BLOOM', True)
+    >>> decoding_model({"model": "bundled:gemma3-270m", "style": "llm"}), decoding_model({"model": "replay:x.jsonl"})
+    (('ChatGLM2', False), None)
+    """
+    spec = str(params.get("model") or "")
+    if not spec or spec.startswith("replay:"):
+        return None
+    name = paper_model_of(spec, MODELS) or str(params.get("paper_method") or "")
+    if name in PAPER_DECODING:
+        return name, True
+    by_prompt = BY_PROMPT.get(str(params.get("style", "llm")))
+    return None if by_prompt is None else (by_prompt, False)
+
+
+def _decoded(key: str) -> Callable[[Mapping[str, Any]], Any]:
+    def value_of(effective: Mapping[str, Any]) -> Any:
+        found = decoding_model(effective)
+        return None if found is None or key not in effective else (*found, effective[key])
+
+    return value_of
+
+
+def _whose(name: str, own: bool) -> str:
+    return f"the paper's {name}" if own else f"the paper's {name} decoding for this prompt"
+
+
+def _style_follows(value: tuple[str, bool, Any]) -> bool:
+    return value[2] == PAPER_DECODING[value[0]].prompt
+
+
+def _style_text(value: tuple[str, bool, Any]) -> str:
+    name, own, style = value
+    return (f"{_PROMPTS.get(style, f'the {style} prompt')} (the paper's {name}: "
+            f"{_PROMPTS[PAPER_DECODING[name].prompt]}, §6.1)")
+
+
+def _temperature_follows(value: tuple[str, bool, Any]) -> bool:
+    paper = PAPER_DECODING[value[0]].temperature
+    return paper is not None and float(value[2]) == paper
+
+
+def _temperature_text(value: tuple[str, bool, Any]) -> str:
+    name, own, temperature = value
+    paper = PAPER_DECODING[name].temperature
+    if paper is None:  # beam search: what no backend of ours runs
+        used = "greedy decoding" if float(temperature) == 0 else f"sampling at temperature {temperature}"
+        return f"{used}; our backends have no beam search ({_whose(name, own)}: {BEAM}, §6.1)"
+    default = ", the API's default" if name == "GPT-4" else ""
+    return f"temperature {temperature} ({_whose(name, own)}: {paper}{default}, §6.1)"
+
+
+def _tokens_follows(value: tuple[str, bool, Any]) -> bool:
+    name, _, tokens = value
+    if name == "GPT-4":  # the API's default: no cap, which no backend of ours sends
+        return False
+    paper = PAPER_DECODING[name].max_new_tokens
+    return paper is None or int(tokens) == paper
+
+
+def _tokens_text(value: tuple[str, bool, Any]) -> str:
+    name, own, tokens = value
+    if name == "GPT-4":
+        return (f"a cap of {tokens} new tokens, which our backends always send ({_whose(name, own)}: the API's "
+                "default, no cap below its 8k context, §6.1)")
+    return (f"at most {tokens} new tokens ({_whose(name, own)}: a maximum sequence length of "
+            f"{PAPER_DECODING[name].max_new_tokens} tokens, read as new tokens, §6.1)")
+
+
+#: the decoding of a model's outputs, each setting read beside the paper's decoding of the system
+#: the model is, or stands for (:func:`decoding_model`)
 _DECODING = {
-    "style": Setting("llm", "§6.1", describe=lambda v: "BLOOM's completion prompt without BLOOM's beam search (the "
-                     "paper: beam 3, repetition penalty 1.2, no-repeat 5-grams, §6.1)"),
-    "temperature": Setting(0.7, "§6.1: ChatGLM2's; GPT-4 ran at the API's defaults", what="temperature {}"),
-    "max_new_tokens": Setting(1024, "§6.1: ChatGLM2's maximum length", what="{} new tokens", at_least=True),
+    "style": Setting("the paper's prompt for the model", "§6.1", value_of=_decoded("style"),
+                     accept=_style_follows, describe=_style_text),
+    "temperature": Setting("the paper's decoding for the model", "§6.1", value_of=_decoded("temperature"),
+                           accept=_temperature_follows, describe=_temperature_text),
+    "max_new_tokens": Setting("the paper's token budget for the model", "§6.1", value_of=_decoded("max_new_tokens"),
+                              accept=_tokens_follows, describe=_tokens_text),
 }
 _RELEASE_SCRIPT = "the authors' released script (coastalcph-2023)"
 
@@ -226,7 +338,8 @@ def paper_models(params: Mapping[str, Any]) -> Callable[[str], str | None]:
 def effective(params: Mapping[str, Any], *, system: str | None = None, metric: str | None = None,
               direction: str | None = None, compat: str | None = None) -> tuple[dict[str, Any], str | None]:
     """The settings one notebook-02 result rests on, and the model spec behind it (``None`` for a
-    model-free system): the size knob always; the decoding for the model's outputs; per metric
+    model-free system): the size knob always; the decoding for the model's outputs (with the model
+    and ``paper_method``, which say whose decoding it is read beside: :func:`decoding_model`); per metric
     (``None``: every metric, a wide row) its own settings for ``direction``'s target language —
     ``compat`` (``None`` or ``"corrected"``: the corrected computation) for BLEU and chrF and for
     Chinese ROUGE-L, the backbone for BERTScore; nothing more for #Tok.
@@ -236,14 +349,14 @@ def effective(params: Mapping[str, Any], *, system: str | None = None, metric: s
     >>> effective(p, system="Retrieval", metric="B-Sc", direction="zh2en")
     ({'max_recipes': 0, 'bertscore_en': 'bundled:minilm'}, None)
     >>> effective(p, system="hf:x (llm prompt)", metric="R-L", direction="en2zh", compat="coastalcph-2023")[0]
-    {'max_recipes': 0, 'style': 'llm', 'temperature': 0.0, 'max_new_tokens': 64, 'zh_rouge_tokenizer': 'coastalcph-2023'}
+    {'max_recipes': 0, 'model': 'hf:x', 'style': 'llm', 'temperature': 0.0, 'max_new_tokens': 64, 'zh_rouge_tokenizer': 'coastalcph-2023'}
     """
     out: dict[str, Any] = {"max_recipes": params.get("max_recipes", 0)}
     model = None
     if system is not None and not is_model_free(system):
         model = params.get("model") or None
-        if not str(model).startswith("replay:"):  # replayed outputs were decoded elsewhere
-            out.update({key: params[key] for key in _DECODING if key in params})
+        if decoding_model(params) is not None:  # replayed outputs were decoded elsewhere
+            out.update({key: params[key] for key in ("model", "paper_method", *_DECODING) if key in params})
     lang = LANGS[direction][1] if direction else None
     release = compat not in (None, "corrected")
     if metric in (None, "BLEU", "ChrF"):

@@ -164,8 +164,9 @@ def test_paper_yaml_without_corpora_or_release_says_sample_data_for_each_noteboo
 def test_the_default_run_names_every_setting_that_differs():
     lines = plan(PARAMS / "default.yaml", [NB02]).deviations[NB02].lines()
     assert [line for line in lines if line.startswith("protocol:")] == [
-        "protocol: temperature 0.0 (the paper: 0.7, §6.1: ChatGLM2's; GPT-4 ran at the API's defaults)",
-        "protocol: 128 new tokens (the paper: at least 1024, §6.1: ChatGLM2's maximum length)",
+        "protocol: temperature 0.0 (the paper's ChatGLM2 decoding for this prompt: 0.7, §6.1)",
+        "protocol: at most 128 new tokens (the paper's ChatGLM2 decoding for this prompt: a maximum sequence length "
+        "of 1024 tokens, read as new tokens, §6.1)",
         "protocol: Chinese ROUGE-L over characters (the paper: over jieba words, fn. 13)",
         "protocol: BERTScore (en) with bundled:minilm (the paper: bert-base-uncased, fn. 14)",
         "protocol: BERTScore (zh) not computed (the paper: bert-base-chinese, fn. 14)"]
@@ -229,3 +230,36 @@ def test_no_hand_written_comparability_is_left():
     for path in [*package.glob("*.py"), *notebooks.glob("*.ipynb")]:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"\bdata_of\b|\bdata=\"|not stated\"|protocol=\"", text), path.name
+
+
+def _decoding_protocol(**params) -> str:
+    """The protocol label of one model's BLEU on the released gold zh → en set."""
+    run = Run(NB02, {"max_recipes": 0, "style": "llm", "temperature": 0.7, "max_new_tokens": 1024, **params},
+              name="doctest")
+    run.set_data_source("released")
+    return cr_protocol.deviations(run, split="gold", direction="zh2en", system="m", metric="BLEU").protocol
+
+
+def test_the_decoding_is_read_beside_the_papers_decoding_of_the_model_that_ran(tmp_path, monkeypatch):
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    # BLOOM with the GPT-4/ChatGLM2 prompt and ChatGLM2's sampling is not the paper's BLOOM (§6.1)
+    bloom = _decoding_protocol(model="hf:bigscience/bloom-7b1")
+    assert "(the paper's BLOOM: BLOOM's completion prompt, §6.1)" in bloom and "no beam search" in bloom
+    # a model standing for BLOOM (paper_method) is read beside BLOOM's decoding too
+    assert "no beam search" in _decoding_protocol(model="bundled:gemma3-270m", paper_method="BLOOM")
+    # BLOOM's prompt: only the beam search, which our backends lack, differs
+    assert _decoding_protocol(model="hf:bigscience/bloom-7b1", style="bloom", temperature=0.0).startswith(
+        "greedy decoding; our backends have no beam search (the paper's BLOOM: beam 3, repetition penalty 1.2")
+    # GPT-4 at the API's default temperature is GPT-4's decoding; only the cap we always send differs
+    assert _decoding_protocol(model="openai:gpt-4-0314", temperature=1.0, max_new_tokens=2048) == (
+        "a cap of 2048 new tokens, which our backends always send (the paper's GPT-4: the API's default, no cap "
+        "below its 8k context, §6.1)")
+    assert _decoding_protocol(model="hf:THUDM/chatglm2-6b") == "same"
+    # 1024 is ChatGLM2's maximum, not a floor
+    assert _decoding_protocol(model="hf:THUDM/chatglm2-6b", max_new_tokens=2048) == (
+        "at most 2048 new tokens (the paper's ChatGLM2: a maximum sequence length of 1024 tokens, read as new "
+        "tokens, §6.1)")
+    # the authors' released outputs were decoded by them
+    assert _decoding_protocol(model="replay:gpt4.jsonl", paper_method="GPT-4", temperature=0.0) == "same"
+    lines = plan(PARAMS / "paper.yaml", [NB02]).deviations[NB02].lines()
+    assert not [line for line in lines if line.startswith("protocol:")]  # gemma with ChatGLM2's decoding
