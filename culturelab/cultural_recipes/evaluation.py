@@ -45,6 +45,9 @@ METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "#Tok")
 NO_CHANCE = "BLEU, ChrF and ROUGE-L have no chance level; Source copy (no adaptation) is the floor"
 #: the units of Chinese ROUGE-L: characters (what the release's script meant) or jieba words (the paper, fn. 13)
 ZH_ROUGE_TOKENIZERS = ("char", "jieba")
+#: the statuses of the paper's Table 4 cells whose place is certain (``reported/cultural_recipes/README.md``:
+#: in column order, or assignable from the extraction order and the text): a Δ is printed only against these
+CERTAIN_CELLS = ("clean", "scrambled-sure")
 #: the BERTScore backbones when none are named: MiniLM for English (bundled), none for Chinese
 DEFAULT_BACKBONES: dict[str, str | None] = {"en": "bundled:minilm", "zh": None}
 
@@ -314,13 +317,18 @@ def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame,
     ``deviations_of({"system", "direction", "metric", "compat"})`` (the run's comparison with the
     paper, :func:`culturelab.cultural_recipes.protocol.labeller`): Δ only where data and protocol
     are the paper's and a model's row was computed with that model. ``status`` marks the paper's
-    scrambled cells (Table 4). Metrics we did not compute are left out.
+    scrambled cells (Table 4): a cell whose place in the table is not certain (any status but
+    :data:`CERTAIN_CELLS`) gets no Δ, its status reads ``uncertain cell (…)``. Metrics we did not
+    compute are left out.
 
     >>> from culturelab.protocol import compare as cmp
     >>> ours = pd.DataFrame({"direction": ["zh2en"], "system": ["Retrieval"], "compat": ["corrected"], "BLEU": [20.0]})
     >>> rep = pd.DataFrame({"direction": ["zh2en"], "method": ["Retrieval"], "metric": ["BLEU"], "value": [21.0]})
     >>> compare_with_paper(ours, rep, lambda group: cmp(None, {}))[["ours", "reported", "delta"]].values.tolist()
     [[20.0, 21.0, -1.0]]
+    >>> t = compare_with_paper(ours, rep.assign(status="scrambled-likely"), lambda group: cmp(None, {}))
+    >>> t[["delta", "comparable", "status"]].values.tolist()
+    [[nan, False, 'uncertain cell (scrambled-likely)']]
     """
     on = ["direction", "method", "metric"]
     mine = long_form(ours).assign(method=lambda t: t["system"].map(lambda s: (system_map or {}).get(s, s)))
@@ -339,4 +347,8 @@ def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame,
     status = reported.set_index(on)["status"] if "status" in reported else None
     table["status"] = [status.get((d, m, k), "") for d, m, k in zip(table["direction"], table["method"],
                                                                      table["metric"])] if status is not None else ""
+    uncertain = ~table["status"].isin(["", *CERTAIN_CELLS])
+    table.loc[uncertain, "delta"] = float("nan")
+    table.loc[uncertain, "comparable"] = False
+    table.loc[uncertain, "status"] = "uncertain cell (" + table.loc[uncertain, "status"] + ")"
     return table
