@@ -377,13 +377,28 @@ def is_model_free(system: str) -> bool:
     return system in (RETRIEVAL, SOURCE_COPY) or system.startswith("Ref = ")
 
 
-def _used(run: Any, pairs: list[tuple[str, str]] | None) -> DataUsed | None:
-    """The run's data with only the counts of the (split, direction) pairs a result read."""
+def retrieval_key(direction: str) -> str:
+    """The count key of the gold recipes of ``direction`` that *Retrieval* finds in its silver
+    pool (:func:`culturelab.cultural_recipes.setup.open` stamps it): the count of its rows.
+
+    >>> retrieval_key("zh2en")
+    'gold zh→en recipes found in the Retrieval pool'
+    """
+    return f"{recipes_key('gold', direction)} found in the Retrieval pool"
+
+
+def _used(run: Any, pairs: list[tuple[str, str]] | None, system: str | None = None) -> DataUsed | None:
+    """The run's data with only the counts of the (split, direction) pairs a result read
+    (*Retrieval*'s gold counts: the recipes it found in its pool)."""
     used = getattr(run, "data_used", None)
     if used is None or pairs is None:
         return used
     keys = {recipes_key(s, d) for s, d in pairs}
-    return replace(used, counts={k: v for k, v in used.counts.items() if k in keys})
+    counts = {k: v for k, v in used.counts.items() if k in keys}
+    if system == RETRIEVAL:
+        counts |= {recipes_key("gold", d): used.counts[retrieval_key(d)] for s, d in pairs
+                   if s == "gold" and retrieval_key(d) in used.counts}
+    return replace(used, counts=counts)
 
 
 def deviations(run: Any, part: str | None = None, *, split: str | None = None, direction: str | None = None,
@@ -411,7 +426,7 @@ def deviations(run: Any, part: str | None = None, *, split: str | None = None, d
     section = f"02_adaptation.{part}" if part else "02_adaptation.copy" if system == SOURCE_COPY else "02_adaptation"
     settings, model = effective(run.params, system=system, metric=metric, direction=direction, compat=compat)
     directions = [direction] if direction else list(run.params.get("directions", DIRECTIONS))
-    used = _used(run, [(split, d) for d in directions] if split else None)
+    used = _used(run, [(split, d) for d in directions] if split else None, system)
     return compare(PROTOCOL[section], {**settings, **extra}, used, model=model, paper_models=paper_models(run.params))
 
 

@@ -114,8 +114,8 @@ def test_bertscore_backbones_are_parameters_for_both_languages(monkeypatch, tmp_
 def test_a_release_cut_by_max_recipes_is_a_subset_in_every_label(tmp_path, monkeypatch, release):
     run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], max_recipes=0)
     setup.open(run)
-    assert run.deviations().data == "same" and run.data_used.counts == {"gold zh→en recipes": 25,
-                                                                        "silver zh→en recipes": 82}
+    assert run.deviations().data == "same" and run.data_used.counts == {
+        "gold zh→en recipes": 25, "silver zh→en recipes": 82, "gold zh→en recipes found in the Retrieval pool": 25}
     run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], max_recipes=10)
     setup.open(run)
     per = cr_protocol.deviations(run, split="gold", direction="zh2en", system="Retrieval", metric="BLEU")
@@ -267,3 +267,24 @@ def test_the_decoding_is_read_beside_the_papers_decoding_of_the_model_that_ran(t
     assert _decoding_protocol(model="replay:gpt4.jsonl", paper_method="GPT-4", temperature=0.0) == "same"
     lines = plan(PARAMS / "paper.yaml", [NB02]).deviations[NB02].lines()
     assert not [line for line in lines if line.startswith("protocol:")]  # gemma with ChatGLM2's decoding
+
+
+def test_retrieval_runs_on_gold_only_and_counts_the_gold_recipes_its_pool_lacks(tmp_path, monkeypatch, release,
+                                                                                capsys):
+    # on silver, Retrieval's pool is the split itself: it would be the reference scored against itself
+    run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], split="silver")
+    data, silver, _ = setup.open(run)
+    systems = set(adaptation.all_systems(run_without_model(), data, silver)["system"])
+    assert systems == {"Source copy", SILVER_REF}
+    assert "Retrieval left out on the silver split" in capsys.readouterr().out
+    # on gold, a gold recipe missing from the pool is warned about and Retrieval's rows count 24 of 25
+    pool = release / "cultural_recipes" / "recipe_match_cn2en" / "silver_test.jsonl"
+    pool.write_text("".join(pool.read_text(encoding="utf-8").splitlines(keepends=True)[1:]), encoding="utf-8")
+    run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], split="gold")
+    data, silver, _ = setup.open(run)
+    with pytest.warns(UserWarning, match="1 of 25 gold zh→en recipes have no title-matched recipe"):
+        outputs = adaptation.all_systems(run_without_model(), data, silver)
+    assert (outputs["system"] == "Retrieval").sum() == 24
+    of = {s: cr_protocol.deviations(run, split="gold", direction="zh2en", system=s, metric="#Tok").data
+          for s in ("Retrieval", "Source copy")}
+    assert of == {"Retrieval": "24 of 25 gold zh→en recipes", "Source copy": "same"}
