@@ -158,7 +158,7 @@ def _style_follows(value: tuple[str, bool, Any]) -> bool:
 
 
 def _style_text(value: tuple[str, bool, Any]) -> str:
-    name, own, style = value
+    name, _, style = value
     return (f"{_PROMPTS.get(style, f'the {style} prompt')} (the paper's {name}: "
             f"{_PROMPTS[PAPER_DECODING[name].prompt]}, §6.1)")
 
