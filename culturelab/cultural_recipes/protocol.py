@@ -267,8 +267,13 @@ _RATINGS = {
                             describe=lambda v: (f"ratings from {v}" if v else "our made-up sample ratings")
                             + " (the paper's crowd ratings are not released, §5.3)"),
 }
+#: Table 6 of one direction: 5 metrics × 5 rows (the four criteria and their average), the
+#: Bonferroni family of its stars (the family is not stated; our reading: the table of a direction)
+BONFERRONI_FAMILY = 25
 _KENDALL = {
     **_RATINGS,
+    "family_size": Setting(BONFERRONI_FAMILY, "Table 6: 5 metrics × 5 rows (our reading: per direction)",
+                           what="Bonferroni family of {} tests"),
     "rated_systems": Setting(PAPER_RATED, "Table 6", accept=lambda v: set(v) == set(PAPER_RATED),
                              describe=lambda v: f"τ over the rated outputs of {', '.join(v) or 'no system'} (the "
                                                 f"paper: {', '.join(PAPER_RATED)}, Table 6)"),
@@ -543,20 +548,24 @@ def table5(params: Mapping[str, Any]) -> Deviations:
     return compare(PROTOCOL["02_adaptation.table5"], {"ratings_file": params.get("ratings_file", "")})
 
 
-def table6(run: Any, rated: list[str], *, direction: str | None = None, metric: str | None = None) -> Deviations:
+def table6(run: Any, rated: list[str], *, direction: str | None = None, metric: str | None = None,
+           family_size: int = BONFERRONI_FAMILY) -> Deviations:
     """The labels of one Table 6 cell: τ between the ``rated`` systems' ratings (the run's
     ``ratings_file``) and ``metric`` on their outputs (:func:`effective`; the decoding when the
-    run's model is among them).
+    run's model is among them), significance Bonferroni-corrected over ``family_size`` tests.
 
     >>> from culturelab.runner import Run
     >>> run = Run("cultural_recipes/02_adaptation", {"max_recipes": 0, "ratings_file": ""}, name="doctest")
     >>> run.set_data_source("released")
     >>> table6(run, ["Retrieval", "Source copy"], direction="zh2en", metric="ChrF").data
     "our made-up sample ratings (the paper's crowd ratings are not released, §5.3)"
+    >>> [line for line in table6(run, ["Retrieval"], family_size=20).lines() if "Bonferroni" in line]
+    ['protocol: Bonferroni family of 20 tests (the paper: 25, Table 6: 5 metrics × 5 rows (our reading: per direction))']
     """
     system = next((s for s in rated if not is_model_free(s) and s not in PAPER_RATED), None)
     return deviations(run, "table6", split="gold", direction=direction, system=system, metric=metric,
-                      rated_systems=tuple(rated), ratings_file=run.params.get("ratings_file", ""))
+                      rated_systems=tuple(rated), ratings_file=run.params.get("ratings_file", ""),
+                      family_size=family_size)
 
 
 def sources(params: Mapping[str, Any], splits: list[str]) -> dict[tuple[str, str], str]:
@@ -643,4 +652,5 @@ def table6_labels(run: Any, tau: Any, rated: list[str]) -> Any:
     """
     from culturelab.protocol import label_rows
 
-    return label_rows(tau, lambda group: table6(run, rated, **group), ["direction", "metric"])
+    by = ["direction", "metric", *(["family_size"] if "family_size" in tau else [])]
+    return label_rows(tau, lambda group: table6(run, rated, **group), by)
