@@ -518,14 +518,35 @@ def caption(run: Any, groups: Mapping[str, Mapping[str, Any]], part: str | None 
     if ours is not None:
         parts.append(f"model: {ours.model_spec}" + ("" if ours.paper_model else " (not one of the paper's models)"))
     parts.append(f"protocol: {'; '.join(common) or 'same'}")
-    parts += [f"[{name}] {'; '.join(t for t in v if t not in common)}" for name, v in texts.items()
-              if set(v) - set(common)]
-    first = next(iter(groups.values()))
+    own: dict[tuple[str, ...], list[str]] = {}  # groups that differ alike, named together
+    for name, v in texts.items():
+        if set(v) - set(common):
+            own.setdefault(tuple(t for t in v if t not in common), []).append(name)
+    parts += [f"[{', '.join(names)}] {'; '.join(found)}" for found, names in own.items()]
+    base = {i.text for d in per.values() for i in d.items}
     for name, change in (versus or {}).items():
-        base = {i.text for i in per[next(iter(per))].items}
-        added = [i.text for i in of({**first, **change}).items if i.text not in base]
+        changed = merged(of({**group, **change}) for group in groups.values())
+        added = [i.text for i in changed.items if i.text not in base]
         parts.append(f"[{name}] {'; '.join(added) or 'same'}")
     return " · ".join(parts)
+
+
+def metrics_caption(run: Any, systems: Iterable[str], split: str, metrics: Iterable[str],
+                    versus: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """The caption of a figure of ``metrics`` with one bar group per system and direction of the
+    run (:func:`caption`): each group compared with the paper over the plotted metrics only, for
+    its own direction (a Chinese ROUGE-L setting belongs to the en→zh bars alone).
+
+    >>> from culturelab.runner import Run
+    >>> run = Run("cultural_recipes/02_adaptation", {"max_recipes": 0, "directions": ["zh2en", "en2zh"],
+    ...           "zh_rouge_tokenizer": "char", "bertscore_en": "bundled:minilm"}, name="doctest")
+    >>> run.set_data_source("released")
+    >>> metrics_caption(run, ["Retrieval"], "gold", ["R-L"])
+    'data: same · protocol: same · [Retrieval en→zh] Chinese ROUGE-L over characters (the paper: over jieba words, fn. 13)'
+    """
+    directions = run.params.get("directions", list(DIRECTIONS))
+    groups = {f"{s} {ARROWS[d]}": {"system": s, "split": split, "direction": d} for s in systems for d in directions}
+    return caption(run, groups, over=[{"metric": m} for m in metrics], versus=versus)
 
 
 def table1(source: str, counts: Mapping[str, int], note: str = "") -> Deviations:

@@ -288,3 +288,18 @@ def test_retrieval_runs_on_gold_only_and_counts_the_gold_recipes_its_pool_lacks(
     of = {s: cr_protocol.deviations(run, split="gold", direction="zh2en", system=s, metric="#Tok").data
           for s in ("Retrieval", "Source copy")}
     assert of == {"Retrieval": "24 of 25 gold zh→en recipes", "Source copy": "same"}
+
+
+def test_a_metric_figures_caption_names_only_what_its_bars_rest_on(tmp_path, monkeypatch):
+    from culturelab.cultural_recipes import figures
+
+    run = _run(tmp_path, monkeypatch, "default.yaml")  # English BERTScore by MiniLM, Chinese ROUGE-L by character
+    run.set_data_source("released")
+    bars = cr_protocol.metrics_caption(run, ["Retrieval", "Source copy"], "gold", figures.SHOWN)
+    assert "BERTScore" not in bars  # not plotted
+    rouge = cr_protocol.metrics_caption(run, ["Retrieval"], "gold", ["R-L"],
+                                        versus={"release script": {"compat": "coastalcph-2023"}})
+    parts = rouge.split(" · ")  # the zh→en bars are English: no Chinese ROUGE-L setting for them
+    assert "protocol: same" in parts and parts[parts.index("protocol: same") + 1] == (
+        "[Retrieval en→zh] Chinese ROUGE-L over characters (the paper: over jieba words, fn. 13)")
+    assert rouge.split(" · ")[-1].startswith("[release script] Chinese ROUGE-L as the authors' released script")
