@@ -38,6 +38,7 @@ SOURCE_LABELS = {
     "sample": "sample data (ours, not the paper's)",
     "missing": "no copy of the paper's release found",
     "example": "the release's example file only, not the paper's split",
+    "given": "given data (unverified: nothing the paper states to check it against)",
 }
 #: the columns every labelled table carries (:meth:`Deviations.columns`)
 LABEL_COLUMNS = ("data", "protocol", "model_status", "comparable")

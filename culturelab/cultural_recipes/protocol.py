@@ -631,7 +631,8 @@ def source_note(found: Mapping[tuple[str, str], str], data_source: str = "auto")
 
 def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
     """The data a CulturalRecipes notebook's parameters will read, found without loading it:
-    notebook 01 — the corpus files (taken to be XiaChuFang's train split and RecipeNLG) or our toy
+    notebook 01 — the corpus files (taken to be XiaChuFang's train split and RecipeNLG, but
+    ``given``, unverified: the paper states no exact size or checksum of them) or our toy
     corpus; notebook 02 — the release's test splits it adapts (``split``, ``figure4_split``, and
     the silver split Retrieval draws from), or our sample.
 
@@ -650,7 +651,9 @@ def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
         missing = [p for p in (zh, en) if not Path(p).expanduser().is_file()]
         if missing:
             return DataUsed("missing", note=f"{', '.join(missing)} not found")
-        return DataUsed("released", note=f"{zh} and {en}, taken to be XiaChuFang's train split and RecipeNLG")
+        return DataUsed("given", note=f"{zh} and {en}, taken to be XiaChuFang's train split and RecipeNLG; not "
+                                      f"checked (the paper states no exact size: XiaChuFang 1.5M recipes before "
+                                      f"its train split, RecipeNLG over 2M, §3.1)")
     splits = list(dict.fromkeys([params.get("split", "gold"), params.get("figure4_split", "silver"), "silver"]))
     kind, note = source_note(sources(params, splits), params.get("data_source", "auto"))
     if kind == "missing":

@@ -73,7 +73,7 @@ def test_open_gives_notebook_01_the_toy_sample_or_the_corpus_files():
     assert toy.zh() == corpus.toy_corpus("zh", 4, seed=0) and toy.related["豆腐"] == {"ham": "cultural"}
     run = FakeRun("01_bli_alignment", zh_corpus="zh.jsonl", en_corpus="en.csv", max_recipes=0)
     files = setup.open(run)
-    assert run.stamp == "released" and files.zh == Path("zh.jsonl") and files.max_recipes is None
+    assert run.stamp == "given" and files.zh == Path("zh.jsonl") and files.max_recipes is None
     assert files.literal is None and files.related is None  # CC-CEDICT and our taxonomy label them
 
 
