@@ -352,3 +352,50 @@ def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame,
     table.loc[uncertain, "comparable"] = False
     table.loc[uncertain, "status"] = "uncertain cell (" + table.loc[uncertain, "status"] + ")"
     return table
+
+
+def _span(values: pd.Series) -> str:
+    low, high = float(values.min()), float(values.max())
+    return f"{low:+.1f}" if abs(high - low) < 0.05 else f"{low:+.1f} to {high:+.1f}"
+
+
+def release_findings(scores: pd.DataFrame, compat: str = "coastalcph-2023") -> str:
+    """How the release-compatible scores (``compat``) differ from the corrected ones in this run,
+    as Markdown written from ``scores`` (:func:`score_outputs`; the references, which score
+    themselves, left out): per direction the range of release − corrected BLEU and chrF over
+    the systems, and for Chinese targets whether ROUGE-L is higher with the release's
+    empty-token matching for every system — the spec's prediction — or not.
+
+    >>> s = pd.DataFrame({"direction": "en2zh", "split": "gold", "system": ["A", "A", "B", "B"],
+    ...                   "compat": ["corrected", "coastalcph-2023"] * 2, "BLEU": [10.0, 12.0, 5.0, 4.0],
+    ...                   "ChrF": [20.0, 20.0, 9.0, 9.0], "R-L": [30.0, 50.0, 20.0, 35.0]})
+    >>> print(release_findings(s))  # doctest: +NORMALIZE_WHITESPACE
+    **The release script's computation** (release − corrected, over 2 systems): en→zh BLEU -1.0 to +2.0,
+    chrF +0.0, Chinese ROUGE-L +15.0 to +20.0 — higher for every system, as the spec predicts from its
+    empty-token matching.
+    >>> print(release_findings(s.assign(compat="corrected")))
+    Only the corrected computation ran here (no coastalcph-2023 scores).
+    """
+    from culturelab.cultural_recipes.data import ARROWS
+
+    shown = scores[~scores["system"].str.startswith("Ref = ")]
+    if compat not in set(shown["compat"]):
+        return f"Only the corrected computation ran here (no {compat} scores)."
+    keys = ["direction", "split", "system"]
+    corrected = shown[shown["compat"] == "corrected"].set_index(keys)
+    release = shown[shown["compat"] == compat].set_index(keys)
+    both = corrected.index.intersection(release.index)
+    parts = []
+    for direction in dict.fromkeys(both.get_level_values("direction")):
+        rows = [k for k in both if k[0] == direction]
+        diff = release.loc[rows, ["BLEU", "ChrF", "R-L"]] - corrected.loc[rows, ["BLEU", "ChrF", "R-L"]]
+        text = f"{ARROWS[direction]} BLEU {_span(diff['BLEU'])}, chrF {_span(diff['ChrF'])}"
+        if LANGS[direction][1] == "zh":
+            higher = int((diff["R-L"] > 0).sum())
+            verdict = ("higher for every system, as the spec predicts from its empty-token matching"
+                       if higher == len(diff) else
+                       f"higher for {higher} of {len(diff)} systems, not every one as the spec predicts")
+            text += f", Chinese ROUGE-L {_span(diff['R-L'])} — {verdict}"
+        parts.append(text)
+    n = len({k[2] for k in both})
+    return f"**The release script's computation** (release − corrected, over {n} systems): " + "; ".join(parts) + "."

@@ -118,3 +118,20 @@ def test_adaptation_goes_through_one_cached_generate_call(tiny_causal_dir, tmp_c
     assert model.stats.cached == 2 and model.stats.computed == 2
     with pytest.raises(ValueError, match="style"):
         adaptation.build_prompts(gold, "zh2en", style="gpt5")
+
+
+def test_the_release_scripts_difference_is_written_from_the_scores():
+    preds = ["红豆汤很甜，煮一小时", "绿豆粥"]  # little overlap: the release's empty tokens inflate ROUGE-L
+    refs = [["绿豆粥不咸，蒸十分钟"], ["牛肉面加辣椒"]]
+    out = pd.DataFrame({"direction": "en2zh", "split": "gold", "system": "A", "prediction": preds,
+                        "references": refs, "valid": True})
+    scores = evaluation.score_outputs(out, compat=[None, "coastalcph-2023"], bertscore={"en": None, "zh": None},
+                                      zh_tokenizer="char")
+    text = evaluation.release_findings(scores)
+    rl = scores.set_index("compat")["R-L"]
+    assert f"{rl['coastalcph-2023'] - rl['corrected']:+.1f}" in text
+    assert "higher for every system, as the spec predicts" in text  # empty tokens match each other
+    # the same sentence turns when the measured difference does
+    flipped = scores.assign(compat=scores["compat"].map({"corrected": "coastalcph-2023",
+                                                         "coastalcph-2023": "corrected"}))
+    assert "higher for 0 of 1 systems, not every one as the spec predicts" in evaluation.release_findings(flipped)
