@@ -549,6 +549,38 @@ def metrics_caption(run: Any, systems: Iterable[str], split: str, metrics: Itera
     return caption(run, groups, over=[{"metric": m} for m in metrics], versus=versus)
 
 
+#: the occurrences of a concept in the silver source recipes that the paper's text states (§7: "for
+#: 'steam', for example, none of the 12 occurrences of the concept in the source Chinese recipe are
+#: literally translated in the predictions of MT-ft and mT5")
+PAPER_OCCURRENCES = {("steam", "zh2en"): 12}
+
+
+def figure4_counts(rates: Any, split: str) -> Any:
+    """Figure 4's labelled rates (:func:`label`, part ``figure4``) with the paper's count of the
+    concept's occurrences where §7 states one (``reported_c_source``, :data:`PAPER_OCCURRENCES`)
+    and, on the paper's data (the whole silver split, ``data`` same), a count of ours that
+    differs added to the row's ``protocol`` label (our term list finds other occurrences than
+    the paper's), which is then not comparable.
+
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"concept": ["steam", "oil"], "direction": "zh2en", "c_source": [9, 30], "data": "same",
+    ...                   "protocol": "same", "comparable": True})
+    >>> figure4_counts(r, "silver")[["reported_c_source", "protocol", "comparable"]].values.tolist()[0]
+    [12.0, "'steam' counted 9 times in the silver zh→en source recipes (the paper: 12, §7)", False]
+    """
+    out = rates.copy()
+    out["reported_c_source"] = [float(PAPER_OCCURRENCES.get((c, d), "nan")) for c, d in
+                                zip(out["concept"], out["direction"])]
+    differs = (out["reported_c_source"].notna() & (out["c_source"] != out["reported_c_source"])
+               & (out["data"] == "same") & (split == "silver"))
+    for i in out.index[differs]:
+        text = (f"'{out.at[i, 'concept']}' counted {out.at[i, 'c_source']} times in the silver "
+                f"{ARROWS[out.at[i, 'direction']]} source recipes (the paper: {out.at[i, 'reported_c_source']:.0f}, §7)")
+        out.at[i, "protocol"] = text if out.at[i, "protocol"] == "same" else f"{out.at[i, 'protocol']}; {text}"
+        out.at[i, "comparable"] = False
+    return out
+
+
 def table1(source: str, counts: Mapping[str, int], note: str = "") -> Deviations:
     """The labels of Table 1 rows recomputed from splits read from ``source`` with ``counts``
     (:func:`recipes_key`): the release in full is the paper's data (Δ), a copy that differs is not.

@@ -306,3 +306,22 @@ def test_a_metric_figures_caption_names_only_what_its_bars_rest_on(tmp_path, mon
     assert "protocol: same" in parts and parts[parts.index("protocol: same") + 1] == (
         "[Retrieval en→zh] Chinese ROUGE-L over characters (the paper: over jieba words, fn. 13)")
     assert rouge.split(" · ")[-1].startswith("[release script] Chinese ROUGE-L as the authors' released script")
+
+
+def test_figure4_sets_our_steam_count_beside_the_papers_twelve_on_the_whole_silver_split(tmp_path, monkeypatch,
+                                                                                           release):
+    from culturelab.cultural_recipes import concepts
+
+    def steam(max_recipes: int) -> pd.Series:
+        run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], max_recipes=max_recipes)
+        _, _, figure4 = setup.open(run)
+        shown = adaptation.figure4_systems(run_without_model(), pd.DataFrame(columns=adaptation.COLUMNS), figure4)
+        rates = cr_protocol.label(run, concepts.literal_rates(shown), "figure4")
+        rates = cr_protocol.figure4_counts(rates, run.params["figure4_split"])
+        return rates.set_index(["concept", "direction"]).loc[("steam", "zh2en")]
+
+    whole = steam(0)  # every silver source of this copy steams once: 82, the paper counts 12 (§7)
+    assert whole["c_source"] == 82 and whole["reported_c_source"] == 12 and not whole["comparable"]
+    assert "'steam' counted 82 times in the silver zh→en source recipes (the paper: 12, §7)" in whole["protocol"]
+    part = steam(10)  # a subset: its count is not the paper's to check
+    assert part["reported_c_source"] == 12 and "counted" not in part["protocol"]
