@@ -355,8 +355,8 @@ def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame,
 
 
 def _span(values: pd.Series) -> str:
-    low, high = float(values.min()), float(values.max())
-    return f"{low:+.1f}" if abs(high - low) < 0.05 else f"{low:+.1f} to {high:+.1f}"
+    low, high = (round(float(v), 1) + 0.0 for v in (values.min(), values.max()))  # + 0.0: no "-0.0"
+    return f"{low:+.1f}" if low == high else f"{low:+.1f} to {high:+.1f}"
 
 
 def release_findings(scores: pd.DataFrame, compat: str = "coastalcph-2023") -> str:
@@ -373,6 +373,8 @@ def release_findings(scores: pd.DataFrame, compat: str = "coastalcph-2023") -> s
     **The release script's computation** (release − corrected, over 2 systems): en→zh BLEU -1.0 to +2.0,
     chrF +0.0, Chinese ROUGE-L +15.0 to +20.0 — higher for every system, as the spec predicts from its
     empty-token matching.
+    >>> _span(pd.Series([-0.01, 4.7]))
+    '+0.0 to +4.7'
     >>> print(release_findings(s.assign(compat="corrected")))
     Only the corrected computation ran here (no coastalcph-2023 scores).
     """
