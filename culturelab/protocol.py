@@ -38,6 +38,7 @@ SOURCE_LABELS = {
     "sample": "sample data (ours, not the paper's)",
     "missing": "no copy of the paper's release found",
     "example": "the release's example file only, not the paper's split",
+    "given": "given data (unverified: nothing the paper states to check it against)",
 }
 #: the columns every labelled table carries (:meth:`Deviations.columns`)
 LABEL_COLUMNS = ("data", "protocol", "model_status", "comparable")
@@ -63,7 +64,10 @@ class Setting:
     ``kind="data"`` marks a size knob (``max_*``/``n_*``, ``0`` = all): another value runs on a
     subset of the data. ``at_least`` accepts any value ≥ the paper's (token budgets: a larger
     limit does not change greedy answers that stop earlier); ``accept`` is any other test of a
-    value that follows the paper; ``describe`` renders a deviating value.
+    value that follows the paper; ``describe`` renders a deviating value. ``value_of`` derives
+    the value from all the settings compared (e.g. a decoding read beside the paper's decoding
+    *for the model named*), ``None`` where it does not apply; without it the value is the one
+    under the setting's key.
 
     >>> Setting(0.0, "§4", what="temperature").deviation("temperature", 0.7).text
     'temperature 0.7 (the paper: 0.0, §4)'
@@ -76,6 +80,9 @@ class Setting:
 
     >>> Setting("rougeL", "repo test.py", what="ROUGE-L {}", reading="the paper does not say which").note("rougeL")
     'our reading: ROUGE-L rougeL (the paper does not say which)'
+    >>> derived = Setting(0.0, "§4", value_of=lambda e: e.get("t") if e.get("model") == "x" else None)
+    >>> derived.value({"t": 1.0, "model": "x"}), derived.value({"t": 1.0})
+    (1.0, None)
     """
 
     paper: Any
@@ -86,10 +93,17 @@ class Setting:
     accept: Callable[[Any], bool] | None = None
     describe: Callable[[Any], str] | None = None
     reading: str = ""
+    value_of: Callable[[Mapping[str, Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in {"protocol", "data"}:
             raise ValueError(f"Setting.kind must be 'protocol' or 'data', not {self.kind!r}")
+
+    def value(self, effective: Mapping[str, Any], key: str = "") -> Any:
+        """The value this setting compares among ``effective`` (``None``: nothing to compare)."""
+        if self.value_of is not None:
+            return self.value_of(effective)
+        return effective.get(key)
 
     def follows(self, value: Any) -> bool:
         """Whether ``value`` is the paper's."""
@@ -353,11 +367,12 @@ def compare(section: Section | None, effective: Mapping[str, Any], data_used: Da
     elif data_used is not None and section is not None and section.release is not None:
         items += _counts_deviation(section.release, data_used)
     for key, setting in (section.settings.items() if section else ()):
-        if key in effective:
-            dev = setting.deviation(key, effective[key])
+        if setting.value_of is not None or key in effective:
+            value = setting.value(effective, key)
+            dev = None if value is None and setting.value_of is not None else setting.deviation(key, value)
             if dev is not None:
                 items.append(dev)
-            elif note := setting.note(effective[key], key):
+            elif value is not None and (note := setting.note(value, key)):
                 notes.append(note)
     paper_model = None if model is None else paper_model_of(model, paper_models or {})
     return Deviations(tuple(items), data_used, model, paper_model, section.beyond if section else "", tuple(notes),
