@@ -29,11 +29,11 @@ env: $(VENV)/.installed
 reproduce: env
 	$(OFFLINE) $(VENV)/bin/culturelab reproduce
 
-# two pytest-xdist workers: the smoke batch in one, the other tests beside it (tests/conftest.py)
+# two pytest-xdist workers, a test module per worker: the smoke batch in one, the other tests beside it (tests/conftest.py)
 TEST_WORKERS ?= 2
 test: env
 	@start=$$(date +%s); \
-	$(OFFLINE) $(VENV)/bin/pytest -q -ra --durations=15 -n $(TEST_WORKERS) --dist loadgroup tests; status=$$?; \
+	$(OFFLINE) $(VENV)/bin/pytest -q -ra --durations=15 -n $(TEST_WORKERS) --dist loadscope tests; status=$$?; \
 	echo "make test: the whole run took $$(( $$(date +%s) - start )) s"; exit $$status
 
 unit: env

@@ -70,8 +70,11 @@ def check_value(key: str, value: Any, default: Any) -> str | None:
     "expected int (like the default 0), got str '1'"
     >>> check_value("n_questions", -2, 12)
     'must be ≥ 0, got -2'
+    >>> check_value("finetune_model", ["hf:a/b", "hf:c/d"], "hf:a/b") is None  # a model key: one spec or a list
+    True
     """
-    problem = _type_error(value, default)
+    either = _is_model_key(key) and all(isinstance(v, (str, list, tuple)) for v in (value, default))
+    problem = None if either else _type_error(value, default)
     if problem:
         return problem
     if value is None or value == "":

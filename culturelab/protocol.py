@@ -38,11 +38,22 @@ SOURCE_LABELS = {
     "sample": "sample data (ours, not the paper's)",
     "missing": "no copy of the paper's release found",
     "example": "the release's example file only, not the paper's split",
+    "given": "given data (unverified: nothing the paper states to check it against)",
 }
 #: the columns every labelled table carries (:meth:`Deviations.columns`)
 LABEL_COLUMNS = ("data", "protocol", "model_status", "comparable")
 #: sources that are the paper's own data (a release, or the paper's published numbers)
 PAPER_SOURCES = ("released", "reported")
+
+
+def is_same(label: str) -> bool:
+    """Whether a label says the paper's: ``same``, or ``same (…)`` with a note (our reading of a
+    value the paper does not state, a model version the paper does not give).
+
+    >>> is_same("same"), is_same("same (our reading: ROUGE-L variant rougeL)"), is_same("sample data")
+    (True, True, False)
+    """
+    return label == SAME or label.startswith(SAME + " (")
 
 
 @dataclass(frozen=True)
@@ -53,12 +64,25 @@ class Setting:
     ``kind="data"`` marks a size knob (``max_*``/``n_*``, ``0`` = all): another value runs on a
     subset of the data. ``at_least`` accepts any value ≥ the paper's (token budgets: a larger
     limit does not change greedy answers that stop earlier); ``accept`` is any other test of a
-    value that follows the paper; ``describe`` renders a deviating value.
+    value that follows the paper; ``describe`` renders a deviating value. ``value_of`` derives
+    the value from all the settings compared (e.g. a decoding read beside the paper's decoding
+    *for the model named*), ``None`` where it does not apply; without it the value is the one
+    under the setting's key.
 
     >>> Setting(0.0, "§4", what="temperature").deviation("temperature", 0.7).text
     'temperature 0.7 (the paper: 0.0, §4)'
     >>> Setting(1024, "§4", at_least=True).follows(2048), Setting(0, "Tab. 1", kind="data").follows(20)
     (True, False)
+
+    ``reading``: the paper does not state this value, so ``paper`` is our reading of it and
+    ``reading`` says what the reading rests on. A run that follows it stays comparable (a Δ is
+    shown), and its ``protocol`` label names the reading (:meth:`note`), so the Δ never hides it.
+
+    >>> Setting("rougeL", "repo test.py", what="ROUGE-L {}", reading="the paper does not say which").note("rougeL")
+    'our reading: ROUGE-L rougeL (the paper does not say which)'
+    >>> derived = Setting(0.0, "§4", value_of=lambda e: e.get("t") if e.get("model") == "x" else None)
+    >>> derived.value({"t": 1.0, "model": "x"}), derived.value({"t": 1.0})
+    (1.0, None)
     """
 
     paper: Any
@@ -68,10 +92,18 @@ class Setting:
     at_least: bool = False
     accept: Callable[[Any], bool] | None = None
     describe: Callable[[Any], str] | None = None
+    reading: str = ""
+    value_of: Callable[[Mapping[str, Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in {"protocol", "data"}:
             raise ValueError(f"Setting.kind must be 'protocol' or 'data', not {self.kind!r}")
+
+    def value(self, effective: Mapping[str, Any], key: str = "") -> Any:
+        """The value this setting compares among ``effective`` (``None``: nothing to compare)."""
+        if self.value_of is not None:
+            return self.value_of(effective)
+        return effective.get(key)
 
     def follows(self, value: Any) -> bool:
         """Whether ``value`` is the paper's."""
@@ -82,6 +114,16 @@ class Setting:
         if isinstance(value, (list, tuple)) and isinstance(self.paper, (list, tuple)):
             return list(value) == list(self.paper)
         return bool(value == self.paper)
+
+    def note(self, value: Any, key: str = "") -> str:
+        """The note a run following this setting carries when ``paper`` is our reading (``""`` otherwise)."""
+        if not self.reading:
+            return ""
+        if "{}" in self.what:
+            shown = self.what.replace("{}", _show(value))
+        else:
+            shown = self.what or f"{key} {_show(value)}"
+        return f"our reading: {shown} ({self.reading})"
 
     def deviation(self, key: str, value: Any) -> Deviation | None:
         """The :class:`Deviation` of ``value`` (``None`` when it follows the paper)."""
@@ -124,7 +166,9 @@ class Release:
 class DataUsed:
     """The data a run read: ``source`` (``released``, ``sample``, ``missing``, ``reported`` for
     the paper's published numbers, ``example``), the counts it holds (keys as the
-    :class:`Release`'s), and a note (e.g. where it was found, or why it is missing).
+    :class:`Release`'s), a note (e.g. where it was found, or why it is missing), and the
+    ``settings`` the data itself fixes — effective settings no parameter names, e.g. options a
+    release lacks and the run builds (:func:`compare` checks them like parameters).
 
     >>> DataUsed("sample").label
     "sample data (ours, not the paper's)"
@@ -133,6 +177,7 @@ class DataUsed:
     source: str
     counts: Mapping[str, int] = field(default_factory=dict)
     note: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -160,6 +205,8 @@ class Section:
     settings: Mapping[str, Setting] = field(default_factory=dict)
     beyond: str = ""
     when: str = ""
+    #: what the paper leaves open about its models (e.g. no versions): said beside every paper model's Δ
+    model_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -195,6 +242,12 @@ class Deviations:
     model_spec: str | None = None
     paper_model: str | None = None
     beyond: str = ""
+    #: our readings of values the paper does not state (:meth:`Setting.note`): named in ``protocol``
+    notes: tuple[str, ...] = ()
+    #: what the paper leaves open about its model (:attr:`Section.model_note`): named in ``model``
+    model_note: str = ""
+    #: models of parts named by a parameter of their own (:func:`check_notebook`): (parameter, spec, paper name)
+    part_models: tuple[tuple[str, str, str], ...] = ()
 
     def _join(self, kind: str) -> str:
         return "; ".join(d.text for d in self.items if d.kind == kind) or SAME
@@ -209,26 +262,32 @@ class Deviations:
         """The ``protocol`` label: ``same``, or every setting that differs from the paper's."""
         if self.beyond:
             return f"beyond the paper: {self.beyond}"
-        return self._join("protocol")
+        label = self._join("protocol")
+        if not self.notes:
+            return label
+        notes = "; ".join(self.notes)
+        return f"{SAME} ({notes})" if label == SAME else f"{label}; {notes}"
 
     @property
     def model(self) -> str:
-        """The ``model`` label: ``same`` (one of the paper's models, or no model), or a note that
-        the model is placed beside the paper's."""
-        if self.model_spec is None or self.paper_model is None or self.paper_model:
+        """The ``model`` label: ``same`` (one of the paper's models, or no model; ``same (…)`` with
+        what the paper leaves open about it), or a note that the model is placed beside the paper's."""
+        if self.model_spec is None or self.paper_model is None:
             return SAME
+        if self.paper_model:
+            return f"{SAME} ({self.model_note})" if self.model_note else SAME
         return f"{self.model_spec}: not one of the paper's models (placed beside them)"
 
     @property
     def comparable(self) -> bool:
         """Whether a number of this run can be set against the paper's with a Δ: same data, same
-        protocol, and the paper's own model (or no model)."""
-        return self.data == SAME and self.protocol == SAME and self.model == SAME
+        protocol (our readings named), and the paper's own model (or no model)."""
+        return is_same(self.data) and is_same(self.protocol) and is_same(self.model)
 
     @property
     def same_data_and_protocol(self) -> bool:
         """Same data and protocol (whatever the model): a new model's point may be placed beside the paper's."""
-        return self.data == SAME and self.protocol == SAME
+        return is_same(self.data) and is_same(self.protocol)
 
     def with_items(self, *extra: Deviation) -> Deviations:
         """These deviations plus ``extra`` (one result's own differences)."""
@@ -239,16 +298,21 @@ class Deviations:
         out = [f"{d.kind}: {d.text}" for d in self.items]
         if self.beyond:
             out.append(f"protocol: beyond the paper: {self.beyond}")
-        if self.model_spec is not None and self.paper_model is not None:
-            out.append(f"model: {self.model_spec} is the paper's {self.paper_model}" if self.paper_model
-                       else f"model: {self.model_spec} is not one of the paper's models (placed beside them; no Δ)")
+        out += [f"note: {n}" for n in self.notes]
+        named = [(None, self.model_spec, self.paper_model)] if self.model_spec is not None \
+            and self.paper_model is not None else []
+        for param, spec, paper in [*named, *self.part_models]:
+            name = f"{spec} ({param})" if param else spec
+            note = f" ({self.model_note})" if paper and self.model_note else ""
+            out.append(f"model: {name} is the paper's {paper}{note}" if paper
+                       else f"model: {name} is not one of the paper's models (placed beside them; no Δ)")
         return out
 
     def caption(self) -> str:
         """A short figure caption: data, protocol and model, each ``same`` or what differs."""
         parts = [f"data: {self.data}", f"protocol: {self.protocol}"]
         if self.model_spec is not None:
-            parts.append(f"model: {self.model_spec}" + ("" if self.model == SAME else " (not a paper model)"))
+            parts.append(f"model: {self.model_spec}" + ("" if is_same(self.model) else " (not a paper model)"))
         return " · ".join(parts)
 
     def columns(self) -> dict[str, Any]:
@@ -274,8 +338,9 @@ def compare(section: Section | None, effective: Mapping[str, Any], data_used: Da
             paper_models: Mapping[str, str] | Callable[[str], str | None] | None = None) -> Deviations:
     """Set a run's ``effective`` settings and the data it used beside the paper's ``section``.
 
-    Every setting of the section whose key is in ``effective`` is checked; keys the section
-    does not govern are ignored. The data differs when it is not the paper's release (sample,
+    Every setting of the section whose key is in ``effective`` (or in the settings the data
+    fixes, ``data_used.settings``; ``effective`` wins) is checked; keys the section does not
+    govern are ignored. The data differs when it is not the paper's release (sample,
     missing) or when its counts differ from the release's (a subset). ``model`` (a spec) is
     matched against ``paper_models`` (the paper's name → hub id, :func:`paper_model_of`).
     ``section=None`` (a notebook the paper has no counterpart of) compares the data only.
@@ -288,8 +353,13 @@ def compare(section: Section | None, effective: Mapping[str, Any], data_used: Da
     >>> d = compare(s, {}, model="hf:Qwen/Qwen2.5-7B-Instruct", paper_models={"Qwen2.5-7B": "Qwen/Qwen2.5-7B-Instruct"})
     >>> d.paper_model, d.model
     ('Qwen2.5-7B', 'same')
+    >>> compare(s, {}, DataUsed("released", settings={"split": "gold"})).protocol
+    'split gold (the paper: silver, §5.2)'
     """
     items: list[Deviation] = []
+    notes: list[str] = []
+    if data_used is not None and data_used.settings:
+        effective = {**data_used.settings, **effective}
     if data_used is not None and data_used.label != SAME:
         note = f" — {data_used.note}" if data_used.note else ""
         items.append(Deviation("data_source", "data", data_used.source, "released",
@@ -297,12 +367,16 @@ def compare(section: Section | None, effective: Mapping[str, Any], data_used: Da
     elif data_used is not None and section is not None and section.release is not None:
         items += _counts_deviation(section.release, data_used)
     for key, setting in (section.settings.items() if section else ()):
-        if key in effective:
-            dev = setting.deviation(key, effective[key])
+        if setting.value_of is not None or key in effective:
+            value = setting.value(effective, key)
+            dev = None if value is None and setting.value_of is not None else setting.deviation(key, value)
             if dev is not None:
                 items.append(dev)
+            elif value is not None and (note := setting.note(value, key)):
+                notes.append(note)
     paper_model = None if model is None else paper_model_of(model, paper_models or {})
-    return Deviations(tuple(items), data_used, model, paper_model, section.beyond if section else "")
+    return Deviations(tuple(items), data_used, model, paper_model, section.beyond if section else "", tuple(notes),
+                      section.model_note if section else "")
 
 
 def _model_name(spec: str) -> str:
@@ -378,6 +452,11 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
     the data it will read (without loading it), its size knobs and every setting of each of the
     notebook's sections; ``None`` for a notebook its paper does not declare.
 
+    The notebook's model is named by ``model``, or by the paper's ``MODEL_PARAMS[topic]`` (e.g. an
+    encoder); a part (``NN_topic.part``) whose model another parameter names (``MODEL_PARAMS``
+    keyed by the part, a spec or a list of specs, e.g. the models it fine-tunes) has each of its
+    models matched on its own (:attr:`Deviations.part_models`), while the part is switched on.
+
     >>> check_notebook("00_quickstart", {}) is None
     True
     """
@@ -385,25 +464,44 @@ def check_notebook(notebook: str, params: Mapping[str, Any]) -> Deviations | Non
     module = paper_protocol(paper) if paper else None
     if module is None:
         return None
-    sections = [s for key, s in module.PROTOCOL.items() if key == topic or key.startswith(topic + ".")]
-    if not sections:
+    keyed = [(key, s) for key, s in module.PROTOCOL.items() if key == topic or key.startswith(topic + ".")]
+    if not keyed:
         return None
     own = module.PROTOCOL.get(topic)  # the notebook's own section: its `beyond` is the notebook's
-    sections = [s for s in sections if not s.when or params.get(s.when)]
+    keyed = [(key, s) for key, s in keyed if not s.when or params.get(s.when)]
+    sections = [s for _, s in keyed]
     models = getattr(module, "MODELS", {})
-    # the parameter naming the notebook's model: ``model``, or the paper's MODEL_PARAMS[topic] (e.g. an encoder)
-    value = params.get(getattr(module, "MODEL_PARAMS", {}).get(topic, "model"))
+    model_params = getattr(module, "MODEL_PARAMS", {})
+    own_param = model_params.get(topic, "model")
+    value = params.get(own_param)
     spec = value if isinstance(value, str) and value else None
+    part_models = {(param, s): paper_model_of(s, models) for key, _ in keyed
+                   if (param := model_params.get(key, own_param)) != own_param for s in model_specs(params.get(param))}
     used = data_before_run(notebook, params)
     merged: dict[str, Deviation] = {}
-    beyond = ""
+    notes: dict[str, None] = {}
+    beyond = model_note = ""
     for section in sections:
         result = compare(section, params, used, model=spec, paper_models=models)
         for item in result.items:
             merged.setdefault(item.text, item)
+        notes.update(dict.fromkeys(result.notes))
         beyond = beyond or (section.beyond if len(sections) == 1 or section is own else "")
+        model_note = model_note or section.model_note
     return Deviations(tuple(merged.values()), used, spec, None if spec is None else paper_model_of(spec, models),
-                      beyond)
+                      beyond, tuple(notes), model_note,
+                      part_models=tuple((param, s, name) for (param, s), name in part_models.items()))
+
+
+def model_specs(value: Any) -> list[str]:
+    """The model specs a parameter names: one spec, or a list of them (empty values dropped).
+
+    >>> model_specs("hf:a"), model_specs(["hf:a", "hf:b"]), model_specs(None)
+    (['hf:a'], ['hf:a', 'hf:b'], [])
+    """
+    if isinstance(value, str):
+        return [value] if value else []
+    return [v for v in (value or []) if isinstance(v, str) and v]
 
 
 def subset_label(n: int, total: int, what: str) -> str:

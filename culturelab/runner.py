@@ -236,14 +236,16 @@ class Run:
             print(line)
         return False
 
-    def set_data_source(self, source: str, counts: dict[str, int] | None = None, note: str = "") -> None:
+    def set_data_source(self, source: str, counts: dict[str, int] | None = None, note: str = "",
+                        settings: dict[str, Any] | None = None) -> None:
         """Record where the data came from (``released``, ``sample`` …) and, for a release, the
         counts it holds (keys as the paper's :class:`culturelab.protocol.Release`): both enter the
-        ``data`` label of every table and figure (:meth:`deviations`)."""
+        ``data`` label of every table and figure (:meth:`deviations`); ``settings`` are what the
+        data itself fixes (:class:`culturelab.protocol.DataUsed`), checked like parameters."""
         from culturelab.protocol import DataUsed
 
         self.data_source = source
-        self.data_used = DataUsed(source, dict(counts or {}), note)
+        self.data_used = DataUsed(source, dict(counts or {}), note, dict(settings or {}))
         self.info["data_source"] = source
         self.info["data_counts"] = dict(counts or {})
         self.info["deviations"] = self.deviations().lines()
@@ -429,7 +431,8 @@ class RunPlan:
 
     def refusals(self) -> dict[str, list[str]]:
         """Per notebook, the lines that stop a ``protocol: paper`` file from running (every data
-        and protocol difference; the model is never one, nor is an analysis beyond the paper);
+        and protocol difference; the model is never one, nor is an analysis beyond the paper or
+        our reading of a value the paper does not state);
         empty for other files."""
         if self.protocol != "paper":
             return {}
@@ -437,7 +440,7 @@ class RunPlan:
         for name, _ in self.jobs:
             dev = self.deviations.get(name)
             lines = [line for line in (dev.lines() if dev is not None else [])
-                     if not line.startswith(("model:", "protocol: beyond the paper"))]
+                     if not line.startswith(("model:", "protocol: beyond the paper", "note:"))]
             if lines:
                 out[name] = lines
         return out

@@ -104,6 +104,22 @@ def proportion_ci(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]
     return float(ci.low), float(ci.high)
 
 
+def cluster_variance(successes: Sequence[float], trials: Sequence[float]) -> float:
+    """The cluster-robust (ratio-estimator) variance of a share pooled over clusters, p = Σk / Σn:
+    v = Σ(k − p·n)² / (Σn)² (plug-in; :func:`clustered_proportion_ci` divides it by p(1−p)/Σn for
+    the design effect). ``nan`` without trials.
+
+    >>> cluster_variance([4, 0], [4, 4])  # two clusters of four identical answers: p = ½, v = (2² + 2²) / 8²
+    0.125
+    """
+    k, n = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
+    total = float(n.sum())
+    if total == 0:
+        return float("nan")
+    p = float(k.sum()) / total
+    return float(np.sum((k - p * n) ** 2)) / total**2
+
+
 def clustered_proportion_ci(successes: Sequence[float], trials: Sequence[float], *,
                             level: float = 0.95) -> tuple[float, float]:
     """Wilson interval of a proportion pooled over clusters whose answers are not independent
@@ -131,8 +147,7 @@ def clustered_proportion_ci(successes: Sequence[float], trials: Sequence[float],
         return (float("nan"), float("nan"))
     p = float(k.sum()) / total
     if 0.0 < p < 1.0 and clusters > 1:
-        variance = float(np.sum((k - p * n) ** 2)) / total**2
-        n_eff = total / max(1.0, variance / (p * (1 - p) / total))
+        n_eff = total / max(1.0, cluster_variance(k, n) / (p * (1 - p) / total))
     else:
         n_eff = clusters
     n_eff = max(1, round(n_eff))

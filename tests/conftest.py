@@ -1,9 +1,10 @@
 """Shared fixtures: offline environment, a private cache per test session, and tiny randomly
 initialised models (causal GPT-2 and masked BERT) built offline in seconds.
 
-``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadgroup``): the smoke
-notebooks are one group (one batch, :mod:`tests.test_notebooks`), and the tests that execute
-notebooks are handed out first, so their long runs overlap the many short unit tests instead of
+``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadscope``): a module's
+tests run on one worker, so the smoke notebooks run once (one batch, the module fixture of
+:mod:`tests.test_notebooks`; ``loadgroup`` marks are ignored by pytest-xdist 3.8 under pytest 9, which ran the
+batch on both workers at once), and the tests that execute notebooks are handed out first, so their long runs overlap the many short unit tests instead of
 ending the run on one busy core (:func:`pytest_collection_modifyitems`)."""
 
 from __future__ import annotations
@@ -28,17 +29,14 @@ CORPUS = [
 ] * 4
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the collection order
 def pytest_collection_modifyitems(config, items) -> None:
     """Longest first for the xdist workers: the smoke batch (every test of ``test_notebooks.py``
-    shares its module fixture, so they form one group on one worker), then every other test that
+    shares its module fixture; ``--dist loadscope`` keeps a module on one worker), then every other test that
     executes notebooks, then those that load a real bundled model, then the rest in file order.
     Without xdist the order is pytest's own."""
     if not hasattr(config, "workerinput"):  # not an xdist worker
         return
-    for item in items:
-        if item.path.name == "test_notebooks.py":
-            item.add_marker(pytest.mark.xdist_group("smoke"))
     items.sort(key=lambda item: (item.get_closest_marker("notebooks") is None,
                                  item.get_closest_marker("slow") is None))
 

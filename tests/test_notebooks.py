@@ -187,3 +187,16 @@ def test_cultural_recipes_smoke_results_carry_the_labels_of_their_rows(notebook,
     assert rates.loc[rates["concept"].isin(["tofu", "starch"]), "protocol"].str.contains("chosen by us").all()
     for name in ("kendall.csv", "table6_vs_paper.csv"):
         assert pd.read_csv(folder / name)["data"].str.endswith(ratings).all(), name
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("notebook", ["captex/03_mcq", "captex/05_aggregate"])
+def test_captex_smoke_results_say_whose_cb_mcq_options_they_score(notebook, smoke_run):
+    """The sample has no CB-MCQ options, so ours are built: every CB-MCQ row of 03 and every
+    footnote-6 row of 05 says so (``culturelab/captex/protocol.py``: the data's own setting)."""
+    run_name, _ = smoke_run
+    table = pd.read_csv(config.runs_dir() / run_name / notebook / "results.csv")
+    rows = table[table["task"] == "CB-MCQ"] if notebook == "captex/03_mcq" else table
+    assert len(rows) and rows["protocol"].str.contains("CB-MCQ options built by us").all()
+    if notebook == "captex/03_mcq":
+        assert not table.loc[table["task"] == "PB-MCQ", "protocol"].str.contains("CB-MCQ").any()

@@ -10,7 +10,13 @@ of the Fig. 8 points redrawn from the paper's numbers; ``per_instance``: LD/n av
 instances — needs ``ld_norm``; ``max_cells``: divide by the largest mean LD among the compared
 cells). Each mode is a different quantity (:data:`culturelab.captex.protocol.LD_TERMS` names it
 on every axis); our points and the paper's are the same quantity only under ``table4``.
-1 − LD/L_max is clipped to [0, 1]: an answer with extra or repeated letters can have LD > n.
+
+Table 4's LD is a mean over a model's instances, and footnotes 4 and 6 normalise it as
+1 − L/L_max: under ``table4`` the term is 1 − (mean LD of the cell)/5.59, never clipped per row —
+so the mean of per-procedure scores is exactly the score of the cell's means, and a procedure
+whose LD exceeds 5.59 (a random order of 10 steps: 8.3) pulls the cell down as its LD does.
+Under ``per_instance`` and ``max_cells`` 1 − LD/L_max is clipped to [0, 1] per row: an answer
+with extra or repeated letters can have LD > n.
 
 >>> cells = pd.DataFrame({"rho": [0.81], "tau": [0.75], "ld": [2.38], "pb_mcq": [0.58], "cb_mcq": [0.74],
 ...                       "rouge_l": [0.29], "bertscore": [0.62], "ss": [0.60]})
@@ -56,7 +62,8 @@ def table4_lmax() -> float:
 def _terms(cells: pd.DataFrame, keys: Sequence[str], *, norm_scheme: str, lmax_mode: str,
            lmax: float | None = None) -> dict[str, np.ndarray]:
     """Each metric of ``keys`` as it enters a score: ρ and τ raw or shifted to (x+1)/2, LD as
-    1 − LD/L_max clipped to [0, 1] (LD counts extra letters too, so it can exceed L_max)."""
+    1 − LD/L_max — linear under ``table4`` (the term of a cell's mean LD is the mean of its rows'
+    terms), else clipped to [0, 1] per row (LD counts extra letters too, so it can exceed n)."""
     if lmax is None and lmax_mode == "table4":
         lmax = table4_lmax()
     terms = {}
@@ -70,7 +77,8 @@ def _terms(cells: pd.DataFrame, keys: Sequence[str], *, norm_scheme: str, lmax_m
                 value = 1 - cells["ld_norm"].to_numpy(float)
             else:
                 value = 1 - cells["ld"].to_numpy(float) / np.nanmax(cells["ld"].to_numpy(float))
-            value = np.clip(value, 0.0, 1.0)
+            if lmax_mode != "table4":
+                value = np.clip(value, 0.0, 1.0)
         else:
             value = cells[key].to_numpy(float)
             if key in {"rho", "tau"} and norm_scheme == "shift":
@@ -82,7 +90,13 @@ def _terms(cells: pd.DataFrame, keys: Sequence[str], *, norm_scheme: str, lmax_m
 def aggregate(cells: pd.DataFrame, weights: str = "fig8", *, norm_scheme: str = "raw",
               lmax_mode: str = "max_cells", lmax: float | None = None) -> np.ndarray:
     """Weighted score per row of ``cells`` (columns named as in :data:`WEIGHTS`; ``ld_norm``
-    = mean LD/n when ``lmax_mode="per_instance"``). ``lmax`` overrides L_max."""
+    = mean LD/n when ``lmax_mode="per_instance"``). ``lmax`` overrides L_max. Under ``table4``
+    the score is linear in LD: averaging rows' scores gives the score of their mean LD.
+
+    >>> rows = pd.DataFrame({"rho": [0.0, 0.0], "tau": [0.0, 0.0], "ld": [0.0, 11.18], "pb_mcq": [0.0, 0.0]})
+    >>> [round(float(v), 2) for v in aggregate(rows, "fig3", lmax_mode="table4")]  # no clipping at 0
+    [0.2, -0.2]
+    """
     if weights not in WEIGHTS or norm_scheme not in NORM_SCHEMES or lmax_mode not in LMAX_MODES:
         raise ValueError(f"weights ∈ {list(WEIGHTS)}, norm_scheme ∈ {NORM_SCHEMES}, lmax_mode ∈ {LMAX_MODES}")
     w = WEIGHTS[weights]
@@ -310,10 +324,10 @@ def fig3_cells(proc_lang_scores: pd.DataFrame, *, norm_scheme: str = "raw", lmax
     return cells
 
 
-def _random_answers(step_counts: Sequence[int], seed: int) -> pd.DataFrame:
+def _random_answers(step_counts: Sequence[int], seed: int, cb_mcq: float = 0.25) -> pd.DataFrame:
     """One row of task metrics for uniformly random answers on procedures with these step counts:
-    ρ, τ and LD/n of a random order (averaged over the procedures), both MCQs at 1/4; the CB-QA
-    metrics, which have no chance level, are NaN."""
+    ρ, τ, LD and LD/n of a random order (averaged over the procedures: the cell's means), PB-MCQ
+    at 1/4, CB-MCQ at ``cb_mcq``; the CB-QA metrics, which have no chance level, are NaN."""
     from culturelab.captex import reordering
 
     table = reordering.random_baseline_table(sorted(set(step_counts)), seed=seed).set_index("n_steps")
@@ -321,18 +335,19 @@ def _random_answers(step_counts: Sequence[int], seed: int) -> pd.DataFrame:
     return pd.DataFrame({"rho": [table.loc[counts, "rho"].mean()], "tau": [table.loc[counts, "tau"].mean()],
                          "ld": [table.loc[counts, "ld"].mean()],
                          "ld_norm": [(table.loc[counts, "ld"].to_numpy() / counts.to_numpy()).mean()],
-                         "pb_mcq": [0.25], "cb_mcq": [0.25], **{m: [np.nan] for m in cbqa.METRICS}})
+                         "pb_mcq": [0.25], "cb_mcq": [cb_mcq], **{m: [np.nan] for m in cbqa.METRICS}})
 
 
 def fig3_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
                 seed: int = 0) -> float | None:
     """The footnote-4 score of random answers on procedures with these step counts: ρ, τ and
     LD (or LD/n) of a uniformly random order (:func:`culturelab.metrics.ranking.random_baseline`,
-    averaged over the procedures) and PB-MCQ at 1/4 — the chance ring of a footnote-4 radar.
+    averaged over the procedures: under ``table4`` 1 − mean LD/5.59, as :func:`fig3_cells`) and
+    PB-MCQ at 1/4 — the chance ring of a footnote-4 radar.
     ``None`` for ``lmax_mode="max_cells"``, where L_max depends on the model's own cells.
 
     >>> round(fig3_chance([5, 10]), 2), round(fig3_chance([5, 10], lmax_mode="table4"), 2)
-    (0.15, 0.1)
+    (0.15, 0.09)
     >>> fig3_chance([5], lmax_mode="max_cells") is None
     True
     """
@@ -343,15 +358,17 @@ def fig3_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lmax_mo
 
 
 def component_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
-                     seed: int = 0) -> dict[str, float]:
+                     seed: int = 0, cb_mcq_chance: float = 0.25) -> dict[str, float]:
     """The task scores of :func:`task_components` for random answers — one chance ring per task
-    on a radar of task scores. Tasks without a chance level (CB-QA; reordering under
-    ``lmax_mode="max_cells"``) are left out.
+    on a radar of task scores. ``cb_mcq_chance``: the CB-MCQ chance of the options used — 1/4, or
+    the elimination chance of options the conversation already narrates
+    (:func:`culturelab.captex.construction.elimination_chance`). Tasks without a chance level
+    (CB-QA; reordering under ``lmax_mode="max_cells"``) are left out.
 
-    >>> {k: round(v, 2) for k, v in component_chance([5, 10]).items()}
-    {'reordering': 0.08, 'pb_mcq': 0.25, 'cb_mcq': 0.25}
+    >>> {k: round(v, 2) for k, v in component_chance([5, 10], cb_mcq_chance=0.3).items()}
+    {'reordering': 0.08, 'pb_mcq': 0.25, 'cb_mcq': 0.3}
     """
-    scores = task_components(_random_answers(step_counts, seed), norm_scheme=norm_scheme,
+    scores = task_components(_random_answers(step_counts, seed, cb_mcq_chance), norm_scheme=norm_scheme,
                              lmax_mode="per_instance" if lmax_mode == "max_cells" else lmax_mode).iloc[0]
     drop = {"cb_qa"} | ({"reordering"} if lmax_mode == "max_cells" else set())
     return {k: float(v) for k, v in scores.items() if k not in drop}

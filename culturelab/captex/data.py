@@ -583,6 +583,21 @@ def _file(folder: Path, filename: str) -> Path:
     return path if path.exists() else folder / Path(filename).stem  # parquet config folder
 
 
+def has_cb_options(folder: str | os.PathLike) -> bool:
+    """Whether the ``Conversations.csv`` in ``folder`` carries CB-MCQ options (``Choices`` and
+    ``Answer`` columns, or their aliases), read from its header only: without them
+    :func:`culturelab.captex.construction.with_cb_options` builds the options.
+
+    >>> has_cb_options(sources.sample_dir(SUBDIR))
+    False
+    """
+    path = _file(Path(folder), FILES["conversations"])
+    header = _read_table(path).iloc[:0] if path.is_dir() or path.suffix == ".parquet" else pd.read_csv(
+        path, dtype=str, nrows=0, encoding="utf-8-sig")
+    columns = _canonical_columns(header).columns
+    return "choices" in columns and "answer" in columns
+
+
 def where(data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> tuple[str, Path | None, str]:
     """Where :func:`load` will read CAPTEx from, found without loading or downloading anything:
     ``(kind, folder, note)`` with ``kind`` one of ``local`` (a copy under ``data_dir``, ``""``

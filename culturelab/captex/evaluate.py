@@ -21,6 +21,7 @@ import pandas as pd
 from culturelab import prompts
 from culturelab.captex import cbqa, questions, reordering
 from culturelab.captex.data import CaptexData
+from culturelab.captex.protocol import budget_for
 from culturelab.models.base import LanguageModel
 
 #: the four tasks; each is also the name of its prompt in ``culturelab/prompts/captex.yaml``
@@ -31,7 +32,9 @@ MCQ_TASK_NAMES = {"pb_mcq": "PB-MCQ", "cb_mcq": "CB-MCQ"}
 
 @dataclass
 class Settings:
-    """Everything that shapes prompts and scoring; recorded next to the results."""
+    """Everything that shapes prompts and scoring; recorded next to the results. The token budgets
+    are the answers' own: a reasoning model gets room for its reasoning on top
+    (:func:`culturelab.captex.protocol.budget_for`)."""
 
     prompt_version: str = "v1"
     languages: str = "both"
@@ -56,12 +59,12 @@ def run_reorder(model: LanguageModel, data: CaptexData, s: Settings, decoding: s
     or ``constrained`` to valid orders, a deviation; :func:`culturelab.tasks.reorder.generate_orders`)."""
     inst = reordering.reorder_instances(data.procedures, seed=s.seed, lang_groups=LANGUAGES[s.languages])
     out = reordering.run_reordering(model, inst, _template("reorder", s), policy=s.invalid_policy,
-                                    max_new_tokens=s.reorder_tokens, decoding=decoding)
+                                    max_new_tokens=budget_for(model.spec, s.reorder_tokens), decoding=decoding)
     return out.assign(task="reorder", prompt_version=s.prompt_version, invalid_policy=s.invalid_policy)
 
 
 def _score_mcqs(model: LanguageModel, frame: pd.DataFrame, s: Settings) -> pd.DataFrame:
-    return questions.score_mcqs(model, frame, s.methods, max_new_tokens=s.answer_tokens).assign(
+    return questions.score_mcqs(model, frame, s.methods, max_new_tokens=budget_for(model.spec, s.answer_tokens)).assign(
         prompt_version=s.prompt_version)
 
 
@@ -79,7 +82,7 @@ def run_cb_mcq(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataFr
 def run_cb_qa(model: LanguageModel, data: CaptexData, s: Settings) -> pd.DataFrame:
     """Task 4 (CB-QA, English only): generate, clean, score."""
     frame = cbqa.cbqa_frame(data.conversations, _template("cb_qa", s))
-    replies = cbqa.generate_replies(model, frame, max_new_tokens=s.reply_tokens)
+    replies = cbqa.generate_replies(model, frame, max_new_tokens=budget_for(model.spec, s.reply_tokens))
     return cbqa.score_replies(replies, bertscore_backbone=s.bertscore_backbone, bertscore_rescale=s.bertscore_rescale,
                               ss_encoder=s.ss_encoder, rouge_stemmer=s.rouge_stemmer, seed=s.seed).assign(
         prompt_version=s.prompt_version)

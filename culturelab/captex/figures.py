@@ -197,11 +197,13 @@ def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str
                  title: str | None = None, seed: int = 0) -> plt.Figure:
     """PB-MCQ accuracy per category (spokes) and ``series`` for one scoring ``method``, English and
     native pooled: n = the questions of a cell (4 types × 2 languages per procedure), a 95 %
-    bootstrap band, cells under 10 questions greyed and the four-option chance (¼) as a dashed
-    ring. The item-level companion of the footnote-6 radar, whose n counts procedures.
+    band clustered by procedure (:func:`culturelab.captex.questions.accuracy_by`), cells under 10
+    questions greyed and the four-option chance (¼) as a dashed ring. The item-level companion of
+    the footnote-6 radar, whose n counts procedures.
 
     >>> pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 12 + ["Celebrations and Festivals"] * 4,
-    ...                    "method": "loglikelihood", "correct": [1, 0] * 8, "valid": True})
+    ...                    "procedure_id": list("aaaaaaaabbbbcccc"), "method": "loglikelihood", "correct": [1, 0] * 8,
+    ...                    "valid": True})
     >>> ax = pb_mcq_radar(pb).axes[0]
     >>> sorted(t.get_text().split("\\n")[1] for t in ax.get_xticklabels()), ax.lines[-1].get_label()
     (['n=12', 'n=4'], 'chance (0.25)')
@@ -222,15 +224,17 @@ def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, 
     (rows without a size, e.g. GPT-4o, are left out); the y axis names how LD entered the score
     (``lmax_mode``, :func:`score_label`: the paper's points redrawn from Table 4 are ``table4``).
     With a ``variant`` column, base checkpoints get their own dashed line with hollow markers, so
-    a family's line never zigzags between base and instruction-tuned models of the same size.
+    a family's line never zigzags between base and instruction-tuned models of the same size; each
+    line joins the mean score per size, so two models of one size and variant (Mistral-7B-Instruct
+    v0.2 and v0.3, both 7.2B) are two points with the line through their mean, not a vertical jog.
     ``label`` and ``n`` name columns written beside each point (the model; the procedures its
     score rests on).
 
     >>> t = pd.DataFrame({"family": ["F"] * 3, "variant": ["base", "instruct", "instruct"],
     ...                   "params_b": [1.0, 1.0, 7.0], "score": [0.2, 0.3, 0.5]})
     >>> ax = fig8_size(t, lmax_mode="table4").axes[0]
-    >>> sorted(line.get_label() for line in ax.lines), ax.get_ylabel()
-    (['F', 'F (base)'], 'footnote-6 score\\n(LD as 1 − LD/5.59 (5.59 = largest LD of Table 4))')
+    >>> sorted(line.get_label() for line in ax.lines if line.get_label()[0] != "_"), ax.get_ylabel()
+    (['F', 'F (base)'], 'footnote-6 score\\n(LD as 1 − mean LD/5.59 (5.59 = largest LD of Table 4))')
     >>> t = pd.DataFrame({"family": ["Gemma"], "params_b": [0.27], "score": [0.2], "model": ["gemma3-270m"], "n": [70]})
     >>> [a.get_text() for a in fig8_size(t, lmax_mode="per_instance", label="model", n="n").axes[0].texts]
     ['gemma3-270m (n=70)']
@@ -254,9 +258,13 @@ def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, 
         part = sized[sized["family"].astype(str) == fam]
         for is_base, group in part.groupby(part["variant"] == "base"):
             group = group.sort_values("params_b")
-            ax.plot(group["params_b"], group["score"], color=colour, marker=MARKERS[i % len(MARKERS)],
-                    markersize=4.5, linewidth=1.2, linestyle="--" if is_base else "-",
-                    markerfacecolor="white" if is_base else colour, label=f"{fam} (base)" if is_base else fam)
+            style = {"color": colour, "marker": MARKERS[i % len(MARKERS)], "markersize": 4.5,
+                     "markerfacecolor": "white" if is_base else colour}
+            # the line joins the mean score per size: models of one size (Mistral-7B v0.2, v0.3) are points on it
+            means = group.groupby("params_b")["score"].mean()
+            ax.plot(means.index, means.to_numpy(), linewidth=1.2, linestyle="--" if is_base else "-",
+                    label=f"{fam} (base)" if is_base else fam, **{**style, "marker": None})
+            ax.plot(group["params_b"], group["score"], linestyle="none", label=f"_{fam} points", **style)
             if point_label:
                 for _, row in group.iterrows():
                     ax.annotate(row[point_label], (row["params_b"], row["score"]), fontsize=6, xytext=(3, 3),

@@ -26,7 +26,7 @@ import pandas as pd
 
 from culturelab.metrics.choice import accuracy_table
 from culturelab.models.base import LanguageModel
-from culturelab.stats import mcnemar, permutation_test
+from culturelab.stats import clustered_proportion_ci, mcnemar, permutation_test
 from culturelab.tasks import mcq
 from culturelab.tasks.reorder import shuffle_permutation
 
@@ -73,9 +73,29 @@ def score_mcqs(model: LanguageModel, frame: pd.DataFrame, methods: Sequence[str]
     return out
 
 
-def accuracy_by(results: pd.DataFrame, by: Sequence[str], *, seed: int = 0) -> pd.DataFrame:
-    """Accuracy with 95 % bootstrap CI, invalid-answer rate and n per group (and method)."""
-    return accuracy_table(results, list(by), seed=seed)
+def accuracy_by(results: pd.DataFrame, by: Sequence[str], *, seed: int = 0,
+                cluster: str = "procedure_id") -> pd.DataFrame:
+    """Accuracy, invalid-answer rate and n (questions) per group of ``by``, with a 95 % Wilson
+    interval clustered by ``cluster`` (:func:`culturelab.stats.clustered_proportion_ci`): a
+    procedure contributes up to 8 PB-MCQs (4 types × 2 languages) that share its steps, so they
+    are not independent answers; ``n_clusters`` counts the procedures of the group.
+
+    >>> t = pd.DataFrame({"method": ["generate"] * 8, "procedure_id": list("aaaabbbb"),
+    ...                   "correct": [1, 1, 1, 1, 0, 0, 0, 0], "valid": [True] * 8})
+    >>> r = accuracy_by(t, ["method"]).iloc[0]  # two procedures, each all right or all wrong
+    >>> float(r["accuracy"]), int(r["n"]), int(r["n_clusters"]), [round(float(r[c]), 3) for c in ("ci_low", "ci_high")]
+    (0.5, 8, 2, [0.095, 0.905])
+    """
+    table = accuracy_table(results, list(by), seed=seed)
+    keys = list(by)
+    groups = results.groupby(keys, sort=True, observed=True) if keys else [((), results)]
+    bounds = []
+    for _, part in groups:
+        per = part.assign(correct=part["correct"].astype(float)).groupby(cluster, observed=True)["correct"]
+        bounds.append((*clustered_proportion_ci(per.sum(), per.size()), per.ngroups))
+    table[["ci_low", "ci_high", "n_clusters"]] = pd.DataFrame(bounds, index=table.index)
+    table["n_clusters"] = table["n_clusters"].astype(int)
+    return table
 
 
 def shuffle_option_order(frame: pd.DataFrame, template: str, seed: int, *, kind: str = "pb") -> pd.DataFrame:

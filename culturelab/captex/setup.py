@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from culturelab import prompts, reported
-from culturelab.captex import construction
+from culturelab.captex import construction, protocol
 from culturelab.captex.aggregate import LMAX_MODES, NORM_SCHEMES
 from culturelab.captex.data import CaptexData, load, normalise_category, normalise_country
 from culturelab.captex.evaluate import LANGUAGES, TASKS
@@ -141,11 +141,14 @@ def open(run: Any) -> CaptexData:
     sample, saying why), loaded and restricted by :func:`load_data` with the run's parameters.
     The run is stamped with ``sample`` or ``released``, the counts actually used (a release cut
     down by ``max_procedures``, ``countries`` or ``categories`` is a subset, never the paper's
-    data) and where the data came from; the loader's notes are printed."""
+    data), where the data came from and the settings the data fixes (the CB-MCQ options the
+    release lacks and we build, :func:`culturelab.captex.protocol.cb_mcq_options`); the loader's
+    notes are printed."""
     p = run.params
     data = load_data(p["data_dir"], p["data_source"], countries=p["countries"], categories=p["categories"],
                      max_procedures=p.get("max_procedures", 0), seed=p["seed"])
-    run.set_data_source(data.data_source, counts=data.counts(), note=data.source_note)
+    run.set_data_source(data.data_source, counts=data.counts(), note=data.source_note,
+                        settings={**protocol.READINGS, **protocol.cb_mcq_options(data.conversations)})
     for note in [data.source_note, *data.notes]:
         if note:
             print("note:", note)

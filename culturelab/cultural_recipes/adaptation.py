@@ -23,12 +23,13 @@ output that stays in the source language or is empty is *counted*, never dropped
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
 import pandas as pd
 
 from culturelab import prompts
-from culturelab.cultural_recipes.data import LANGS, serialize
+from culturelab.cultural_recipes.data import ARROWS, LANGS, serialize
 from culturelab.cultural_recipes.protocol import RETRIEVAL, SOURCE_COPY
 
 STYLES = {"llm": ("llm_adapt", True), "bloom": ("bloom_adapt", False)}
@@ -97,8 +98,22 @@ def adapt(model: object, matched: pd.DataFrame, direction: str, *, style: str = 
 
 
 def retrieval_outputs(gold: pd.DataFrame, silver: pd.DataFrame, direction: str) -> pd.DataFrame:
-    """*Retrieval*: for each gold source, the first silver target of the same source recipe."""
+    """*Retrieval*: for each gold source, the first silver target of the same source recipe. A
+    gold source the pool lacks has no Retrieval output: a warning names it (and the run's
+    counts of the Retrieval rows say how many were found: :func:`culturelab.cultural_recipes.setup.open`).
+
+    >>> from culturelab.cultural_recipes.data import load_split
+    >>> gold, silver = (load_split("zh2en", s, data_source="sample") for s in ("gold", "silver"))
+    >>> len(retrieval_outputs(gold, silver, "zh2en")) == len(gold)
+    True
+    """
     by_id = {rid: targets[0] for rid, targets in zip(silver["recipe_id"], silver["targets"])}
+    missing = [rid for rid in gold["recipe_id"] if rid not in by_id]
+    if missing:
+        warnings.warn(f"Retrieval: {len(missing)} of {len(gold)} gold {ARROWS[direction]} recipes have no title-"
+                      f"matched recipe in the silver pool ({', '.join(map(str, missing[:5]))}"
+                      f"{' …' if len(missing) > 5 else ''}); Retrieval is scored on the other "
+                      f"{len(gold) - len(missing)}", stacklevel=2)
     rows = [_row(rec, direction, RETRIEVAL, "", serialize(by_id[rec.recipe_id]))
             for rec in gold.itertuples(index=False) if rec.recipe_id in by_id]
     return _table(rows)
@@ -146,12 +161,20 @@ def case_study(outputs: pd.DataFrame, *, direction: str = "zh2en", recipe_id: st
 MODEL_SECTION = "Adaptation by the model (the paper's prompts)"
 
 
-def all_systems(run: Any, data: dict[str, pd.DataFrame], silver: dict[str, pd.DataFrame], *, style: str = "llm",
-                max_new_tokens: int = 256, temperature: float = 0.0, seed: int = 0, system: str | None = None
-                ) -> pd.DataFrame:
+#: why *Retrieval* is left out of a split other than gold
+RETRIEVAL_GOLD_ONLY = ("Retrieval left out on the {split} split: its pool is the silver split, so on {split} it "
+                       "would be the reference scored against itself (the paper has Retrieval on the gold test "
+                       "sets only, Table 4)")
+
+
+def all_systems(run: Any, data: dict[str, pd.DataFrame], silver: dict[str, pd.DataFrame] | None, *,
+                style: str = "llm", max_new_tokens: int = 256, temperature: float = 0.0, seed: int = 0,
+                system: str | None = None) -> pd.DataFrame:
     """Every system's outputs for each direction of ``data``: the run's model with the paper's
     prompt (:func:`adapt`; skipped, with one recorded line, when its backend cannot generate),
-    *Retrieval* (its ``silver`` pool), *Source copy* and the references (``Ref``).
+    *Retrieval* (its ``silver`` pool; only on the gold split — elsewhere a printed line says why
+    it is left out, :data:`RETRIEVAL_GOLD_ONLY`; ``silver=None``: no Retrieval), *Source copy*
+    and the references (``Ref``).
 
     >>> class Run:
     ...     def supports(self, kind, section): return False
@@ -163,12 +186,17 @@ def all_systems(run: Any, data: dict[str, pd.DataFrame], silver: dict[str, pd.Da
     """
     model = run.model() if run.supports("generate", MODEL_SECTION) else None
     parts = []
+    left_out = sorted({s for m in data.values() for s in m["split"] if s != "gold"}) if silver is not None else []
+    for split in left_out:
+        print(RETRIEVAL_GOLD_ONLY.format(split=split))
     for direction, matched in data.items():
         if model is not None:
             parts.append(adapt(model, matched, direction, style=style, max_new_tokens=max_new_tokens,
                                temperature=temperature, seed=seed, system=system))
-        parts += [retrieval_outputs(matched, silver[direction], direction), copy_outputs(matched, direction),
-                  reference_outputs(matched, direction)]
+        gold = matched[matched["split"] == "gold"]
+        if silver is not None and len(gold):
+            parts.append(retrieval_outputs(gold, silver[direction], direction))
+        parts += [copy_outputs(matched, direction), reference_outputs(matched, direction)]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -190,5 +218,5 @@ def figure4_systems(run: Any, outputs: pd.DataFrame, figure4: dict[str, pd.DataF
     split = next(iter(figure4.values()))["split"].iloc[0] if figure4 else None
     if len(outputs) and set(outputs["split"]) == {split}:
         return outputs[~outputs["system"].isin([RETRIEVAL, SOURCE_COPY])].reset_index(drop=True)
-    adapted = all_systems(run, figure4, figure4, **generation)
-    return adapted[~adapted["system"].isin([RETRIEVAL, SOURCE_COPY])].reset_index(drop=True)
+    adapted = all_systems(run, figure4, None, **generation)
+    return adapted[adapted["system"] != SOURCE_COPY].reset_index(drop=True)

@@ -151,17 +151,19 @@ def bli_summary(view: pd.DataFrame, deviations: Deviations, *, k: int = 5, label
     """P@k and the split of the misses by automatic label (:func:`label_counts`), beside the
     paper's hand-judged numbers, labelled by ``deviations`` (the run's comparison with the paper,
     ``run.deviations(labels=labels)``; :func:`culturelab.reported.compare`: ``delta``
-    only where data and protocol are the paper's). P@k counts the queries with a literal
-    translation known (``n``); ``unlabelled`` queries (no gloss, or a miss without a taxonomy
-    class) are counted apart; the paper has no ``near-literal`` or ``unlabelled``. ``labels``
-    names ours as automatic (:func:`labels_of`).
+    only where data and protocol are the paper's). P@k is the paper's N@k / N over **every**
+    query (§4.2: "N is the total number of pairs"), as in the label figure; ``P@k (glossed queries
+    only)`` — ours, the paper has none — leaves out the queries no dictionary glosses (no literal
+    translation known to our labeller). ``unlabelled`` queries (no gloss, or a miss without a
+    taxonomy class) are counted apart; the paper has no ``near-literal`` or ``unlabelled``.
+    ``labels`` names ours as automatic (:func:`labels_of`).
 
     >>> from culturelab.protocol import DataUsed, compare
     >>> v = pd.DataFrame({"label": ["literal"] * 3 + ["cultural", "error", "unlabelled"],
     ...                   "label_note": [""] * 5 + ["no literal translation known (no dictionary gloss)"]})
     >>> t = bli_summary(v, compare(None, {}, DataUsed("sample"))).set_index("quantity")
-    >>> t["ours"].to_dict()["P@5"], t["n"].to_dict()["P@5"], bool(t["delta"].isna().all())
-    (0.6, 5, True)
+    >>> t.loc[["P@5", "P@5 (glossed queries only)"], ["ours", "n"]].values.tolist(), bool(t["delta"].isna().all())
+    ([[0.5, 6.0], [0.6, 5.0]], True)
     >>> t.loc[["cultural (of misses)", "near-literal (of misses)"], ["ours", "reported"]].values.tolist()
     [[1.0, 26.0], [0.0, nan]]
     """
@@ -171,7 +173,9 @@ def bli_summary(view: pd.DataFrame, deviations: Deviations, *, k: int = 5, label
     notes = view["label_note"] if "label_note" in view else pd.Series("", index=view.index)
     judged = n - int(((view["label"] == "unlabelled") & notes.str.contains("gloss")).sum())
     p_name = f"P@{k}"
-    quantities = {p_name: (counts["literal"] / judged if judged else np.nan, judged), "queries": (n, n)}
+    quantities = {p_name: (counts["literal"] / n if n else np.nan, n),
+                  f"{p_name} (glossed queries only)": (counts["literal"] / judged if judged else np.nan, judged),
+                  "queries": (n, n)}
     quantities |= {f"{label} (of misses)": (counts[label], n) for label in bli.LABELS[1:-1]}
     quantities["unlabelled"] = (counts["unlabelled"], n)
     ours = pd.DataFrame({"quantity": list(quantities), "value": [float(v) for v, _ in quantities.values()]})

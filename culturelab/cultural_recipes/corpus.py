@@ -1,7 +1,7 @@
 """Corpora for the §4 analysis: where they come from, how they are tokenised, the toy bilingual
 sample, word counts and BLI query selection.
 
-* :func:`corpora` — the two monolingual corpora of a run: the files given (``released``) or our
+* :func:`corpora` — the two monolingual corpora of a run: the files given (``given``: unverified) or our
   toy sample (``sample``), with the gold lexicon that labels the toy sample's neighbours;
 * :func:`sentences` — a corpus as a restartable stream of token lists for word2vec: one sentence
   per title, ingredient line and step; jieba for Chinese (default mode, HMM on), lower-cased
@@ -169,7 +169,7 @@ class Corpora:
     name: str
     #: recipes read per corpus file (``None``: all)
     max_recipes: int | None
-    #: ``released`` (the files given) or ``sample`` (our toy corpus)
+    #: ``given`` (the files given, unverified: the paper states no exact size of its corpora) or ``sample`` (our toy corpus)
     data_source: str
     #: gold literal translations and related words (:func:`toy_gold`; ``None``: CC-CEDICT and our taxonomy)
     literal: dict[str, set[str]] | None = None
@@ -189,12 +189,12 @@ def corpora(zh_corpus: str | os.PathLike = "", en_corpus: str | os.PathLike = ""
     True
     >>> r = corpora("zh.jsonl", "en.csv", max_recipes=100)
     >>> r.data_source, r.name, r.max_recipes, r.literal
-    ('released', 'recipes', 100, None)
+    ('given', 'recipes', 100, None)
     """
     if bool(zh_corpus) != bool(en_corpus):
         raise ValueError("give both corpus paths (zh_corpus, en_corpus) or neither")
     if zh_corpus:
-        return Corpora(Path(zh_corpus), Path(en_corpus), "recipes", max_recipes or None, "released")
+        return Corpora(Path(zh_corpus), Path(en_corpus), "recipes", max_recipes or None, "given")
     gold = toy_gold()
     size = max_recipes or TOY_RECIPES
     return Corpora(lambda: toy_corpus("zh", size, seed=seed), lambda: toy_corpus("en", size, seed=seed),

@@ -45,6 +45,9 @@ METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "#Tok")
 NO_CHANCE = "BLEU, ChrF and ROUGE-L have no chance level; Source copy (no adaptation) is the floor"
 #: the units of Chinese ROUGE-L: characters (what the release's script meant) or jieba words (the paper, fn. 13)
 ZH_ROUGE_TOKENIZERS = ("char", "jieba")
+#: the statuses of the paper's Table 4 cells whose place is certain (``reported/cultural_recipes/README.md``:
+#: in column order, or assignable from the extraction order and the text): a Δ is printed only against these
+CERTAIN_CELLS = ("clean", "scrambled-sure")
 #: the BERTScore backbones when none are named: MiniLM for English (bundled), none for Chinese
 DEFAULT_BACKBONES: dict[str, str | None] = {"en": "bundled:minilm", "zh": None}
 
@@ -314,13 +317,18 @@ def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame,
     ``deviations_of({"system", "direction", "metric", "compat"})`` (the run's comparison with the
     paper, :func:`culturelab.cultural_recipes.protocol.labeller`): Δ only where data and protocol
     are the paper's and a model's row was computed with that model. ``status`` marks the paper's
-    scrambled cells (Table 4). Metrics we did not compute are left out.
+    scrambled cells (Table 4): a cell whose place in the table is not certain (any status but
+    :data:`CERTAIN_CELLS`) gets no Δ, its status reads ``uncertain cell (…)``. Metrics we did not
+    compute are left out.
 
     >>> from culturelab.protocol import compare as cmp
     >>> ours = pd.DataFrame({"direction": ["zh2en"], "system": ["Retrieval"], "compat": ["corrected"], "BLEU": [20.0]})
     >>> rep = pd.DataFrame({"direction": ["zh2en"], "method": ["Retrieval"], "metric": ["BLEU"], "value": [21.0]})
     >>> compare_with_paper(ours, rep, lambda group: cmp(None, {}))[["ours", "reported", "delta"]].values.tolist()
     [[20.0, 21.0, -1.0]]
+    >>> t = compare_with_paper(ours, rep.assign(status="scrambled-likely"), lambda group: cmp(None, {}))
+    >>> t[["delta", "comparable", "status"]].values.tolist()
+    [[nan, False, 'uncertain cell (scrambled-likely)']]
     """
     on = ["direction", "method", "metric"]
     mine = long_form(ours).assign(method=lambda t: t["system"].map(lambda s: (system_map or {}).get(s, s)))
@@ -339,4 +347,57 @@ def compare_with_paper(ours: pd.DataFrame, reported: pd.DataFrame,
     status = reported.set_index(on)["status"] if "status" in reported else None
     table["status"] = [status.get((d, m, k), "") for d, m, k in zip(table["direction"], table["method"],
                                                                      table["metric"])] if status is not None else ""
+    uncertain = ~table["status"].isin(["", *CERTAIN_CELLS])
+    table.loc[uncertain, "delta"] = float("nan")
+    table.loc[uncertain, "comparable"] = False
+    table.loc[uncertain, "status"] = "uncertain cell (" + table.loc[uncertain, "status"] + ")"
     return table
+
+
+def _span(values: pd.Series) -> str:
+    low, high = (round(float(v), 1) + 0.0 for v in (values.min(), values.max()))  # + 0.0: no "-0.0"
+    return f"{low:+.1f}" if low == high else f"{low:+.1f} to {high:+.1f}"
+
+
+def release_findings(scores: pd.DataFrame, compat: str = "coastalcph-2023") -> str:
+    """How the release-compatible scores (``compat``) differ from the corrected ones in this run,
+    as Markdown written from ``scores`` (:func:`score_outputs`; the references, which score
+    themselves, left out): per direction the range of release − corrected BLEU and chrF over
+    the systems, and for Chinese targets whether ROUGE-L is higher with the release's
+    empty-token matching for every system — the spec's prediction — or not.
+
+    >>> s = pd.DataFrame({"direction": "en2zh", "split": "gold", "system": ["A", "A", "B", "B"],
+    ...                   "compat": ["corrected", "coastalcph-2023"] * 2, "BLEU": [10.0, 12.0, 5.0, 4.0],
+    ...                   "ChrF": [20.0, 20.0, 9.0, 9.0], "R-L": [30.0, 50.0, 20.0, 35.0]})
+    >>> print(release_findings(s))  # doctest: +NORMALIZE_WHITESPACE
+    **The release script's computation** (release − corrected, over 2 systems): en→zh BLEU -1.0 to +2.0,
+    chrF +0.0, Chinese ROUGE-L +15.0 to +20.0 — higher for every system, as the spec predicts from its
+    empty-token matching.
+    >>> _span(pd.Series([-0.01, 4.7]))
+    '+0.0 to +4.7'
+    >>> print(release_findings(s.assign(compat="corrected")))
+    Only the corrected computation ran here (no coastalcph-2023 scores).
+    """
+    from culturelab.cultural_recipes.data import ARROWS
+
+    shown = scores[~scores["system"].str.startswith("Ref = ")]
+    if compat not in set(shown["compat"]):
+        return f"Only the corrected computation ran here (no {compat} scores)."
+    keys = ["direction", "split", "system"]
+    corrected = shown[shown["compat"] == "corrected"].set_index(keys)
+    release = shown[shown["compat"] == compat].set_index(keys)
+    both = corrected.index.intersection(release.index)
+    parts = []
+    for direction in dict.fromkeys(both.get_level_values("direction")):
+        rows = [k for k in both if k[0] == direction]
+        diff = release.loc[rows, ["BLEU", "ChrF", "R-L"]] - corrected.loc[rows, ["BLEU", "ChrF", "R-L"]]
+        text = f"{ARROWS[direction]} BLEU {_span(diff['BLEU'])}, chrF {_span(diff['ChrF'])}"
+        if LANGS[direction][1] == "zh":
+            higher = int((diff["R-L"] > 0).sum())
+            verdict = ("higher for every system, as the spec predicts from its empty-token matching"
+                       if higher == len(diff) else
+                       f"higher for {higher} of {len(diff)} systems, not every one as the spec predicts")
+            text += f", Chinese ROUGE-L {_span(diff['R-L'])} — {verdict}"
+        parts.append(text)
+    n = len({k[2] for k in both})
+    return f"**The release script's computation** (release − corrected, over {n} systems): " + "; ".join(parts) + "."

@@ -29,15 +29,20 @@ def _bars(scores: pd.DataFrame, metrics: tuple[str, ...]) -> pd.DataFrame:
     return long.assign(system=name + "\n" + long["direction"].map(ARROWS))
 
 
+#: the metrics of :func:`metrics` (its caption compares these only:
+#: :func:`culturelab.cultural_recipes.protocol.metrics_caption`)
+SHOWN = ("BLEU", "ChrF", "R-L")
+
+
 def metrics(scores: pd.DataFrame, split: str, text: str, *, model: str, style: str) -> plt.Figure:
-    """BLEU, chrF and ROUGE-L (corrected) per system and direction with 95 % intervals and n, of
-    ``model`` with the ``style`` prompt, captioned with ``text``."""
-    plot = _bars(scores, ("BLEU", "ChrF", "R-L"))
+    """BLEU, chrF and ROUGE-L (corrected, :data:`SHOWN`) per system and direction with 95 %
+    intervals and n, of ``model`` with the ``style`` prompt, captioned with ``text``."""
+    plot = _bars(scores, SHOWN)
     fig = grouped_bars(plot[plot["compat"] == "corrected"], x="system", y="value", hue="metric", err_low="ci_low",
                        err_high="ci_high", n="n", ylabel="score (x100)", rotate=0,
                        title=f"Adaptation metrics of {model} ({style} prompt), corrected\n"
                              f"({split} split; Source copy = the no-adaptation floor)")
-    claim(fig, kind="score", method=["BLEU", "ChrF", "R-L"], no_chance=NO_CHANCE)
+    claim(fig, kind="score", method=list(SHOWN), no_chance=NO_CHANCE)
     return caption(fig, text)
 
 

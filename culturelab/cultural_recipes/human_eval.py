@@ -4,9 +4,10 @@ automatic metrics, Bonferroni-corrected.
 The paper does not say at which level τ is computed; by default (our reading, spec §3.5) it is
 **segment level** — one point per rated output recipe — pooled over all systems that have both
 a rating and a reference-based score, i.e. the human adaptations (the references) excluded;
-τ-b (ties are everywhere in Likert data); the Bonferroni family is every (criterion, metric)
-test of a direction (the paper's 5 × 5 = 25 when Smatch is present; pass ``family_size`` to fix
-it).
+τ-b (ties are everywhere in Likert data); the Bonferroni family is the paper's Table 6 of a
+direction, 5 metrics × 5 rows = 25 tests (:data:`~culturelab.cultural_recipes.protocol.BONFERRONI_FAMILY`),
+whichever metrics are computed here (without Smatch we test 20, still corrected for 25); pass
+``family_size`` for another (the labels then say so: :func:`culturelab.cultural_recipes.protocol.table6`).
 
 >>> r = pd.DataFrame({"recipe_id": ["a", "b", "a", "b"], "direction": "zh2en", "system": ["X", "X", "Y", "Y"],
 ...                   "GRA": [7, 5, 3, 1], "CON": [6, 6, 2, 2], "PRE": [5, 4, 3, 3], "CUL": [7, 7, 1, 1]})
@@ -23,6 +24,7 @@ import pandas as pd
 from scipy import stats
 
 from culturelab.cultural_recipes.data import CRITERIA
+from culturelab.cultural_recipes.protocol import BONFERRONI_FAMILY
 from culturelab.protocol import Deviations
 
 METRICS = ("BLEU", "ChrF", "R-L", "B-Sc", "Smatch")
@@ -46,12 +48,19 @@ def with_average(ratings: pd.DataFrame) -> pd.DataFrame:
 
 def kendall_table(joined: pd.DataFrame, *, metrics: Sequence[str] = METRICS,
                   criteria: Sequence[str] = (*CRITERIA, "avg"), variant: str = "b", alpha: float = 0.05,
-                  family_size: int | None = None, exclude_systems: Sequence[str] = ("Human",)) -> pd.DataFrame:
+                  family_size: int = BONFERRONI_FAMILY, exclude_systems: Sequence[str] = ("Human",)
+                  ) -> pd.DataFrame:
     """Kendall τ between each criterion and each metric, per direction (segment level).
 
     ``joined`` has one row per rated output with the rating columns (and ``avg``) and metric
-    columns. Metrics that are absent or all-NaN are skipped (and leave the family). Returns
+    columns. Metrics that are absent or all-NaN are skipped; the Bonferroni family stays
+    ``family_size`` (the paper's 25). Returns
     ``direction, criterion, metric, tau, p_value, p_bonferroni, significant, n, family_size``.
+
+    >>> j = pd.DataFrame({"direction": "zh2en", "system": "X", "GRA": [1, 2, 3, 4, 5, 6, 7, 7],
+    ...                   "BLEU": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    >>> kendall_table(j, criteria=["GRA"])[["metric", "family_size"]].to_dict("records")
+    [{'metric': 'BLEU', 'family_size': 25}]
     """
     if variant not in {"b", "c"}:
         raise ValueError("variant must be 'b' or 'c'")
@@ -59,7 +68,7 @@ def kendall_table(joined: pd.DataFrame, *, metrics: Sequence[str] = METRICS,
     rows = []
     for direction, part in data.groupby("direction", sort=False):
         present = [m for m in metrics if m in part.columns and part[m].notna().any()]
-        m_family = family_size or len(present) * len(criteria)
+        m_family = family_size
         for criterion in criteria:
             for metric in present:
                 keep = part[[criterion, metric]].dropna()

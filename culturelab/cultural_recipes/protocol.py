@@ -16,9 +16,11 @@ while it is not empty. What the paper does, and where it says so:
   jieba for every metric (fn. 13), BERTScore with bert-base-uncased (English) and
   bert-base-chinese (Chinese) (fn. 14); Smatch (§5.2) needs the XAMR parser, which we do not have;
 * §6.1 — the prompted LLMs: the GPT-4 / ChatGLM2 prompt with ChatGLM2's sampling (temperature 0.7,
-  at most 1,024 tokens; GPT-4 ran at the API's defaults), BLOOM's completion prompt with beam search
-  (beam 3, repetition penalty 1.2, no-repeat 5-grams); *Retrieval* = the title-matched silver
-  recipe of each gold source;
+  a maximum sequence length of 1,024 tokens), GPT-4 at the API's defaults, BLOOM's completion
+  prompt with beam search (beam 3, repetition penalty 1.2, no repeated 5-grams): each model's
+  outputs are read beside the decoding of the paper's system it is (:func:`decoding_model`),
+  and beam search, which our backends lack, is always a deviation; *Retrieval* = the
+  title-matched silver recipe of each gold source;
 * §7, Figure 4 — literal-translation rates on the **silver** test sets (fn. 28), where *Ref* is the
   retrieved recipe; six concepts, four of them named (baking, steam, cheese, and the control oil);
 * §5.3, Tables 5–6 — the authors' crowd ratings (not released) of seven systems' gold outputs
@@ -37,7 +39,7 @@ The metric settings are per number: :func:`effective` says which settings one re
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from culturelab.cultural_recipes.data import ARROWS, DIRECTIONS, LANGS, RELEASE_URL, recipes_key, split_path
@@ -87,11 +89,121 @@ _BLI = {
 
 # ------------------------------------------------------------------------- §5–7 (notebook 02)
 _RECIPES = {"max_recipes": Setting(0, "Table 1: every recipe of the test sets", what="max_recipes {}", kind="data")}
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """How the paper decoded one of its systems (§6.1): the prompt (``llm``: the GPT-4 / ChatGLM2
+    instruction, ``bloom``: BLOOM's completion prompt, ``""``: none, the source recipe as the
+    input), the temperature (``None``: beam search) and the token budget (``None``: not stated,
+    or the API's default)."""
+
+    prompt: str
+    temperature: float | None
+    max_new_tokens: int | None
+
+
+#: §6.1: "We use the default settings for GPT-4. For ChatGLM2 we set the temperature to 0.7 and the
+#: maximum sequence length to 1024 tokens. For generation with all other models, we use a beam of
+#: size 3 and a repetition penalty of 1.2; we prevent repeated occurrences of any n-gram of length ≥ 5."
+#: GPT-4's API defaults: temperature 1 and no cap below its 8k context.
+PAPER_DECODING = {
+    "GPT-4": Decoding("llm", 1.0, None),
+    "ChatGLM2": Decoding("llm", 0.7, 1024),
+    **{m: Decoding("bloom" if m == "BLOOM" else "", None, None) for m in ("BLOOM", "MT-zs", "MT-ft", "mT5",
+                                                                        "mBART50")},
+}
+#: the paper's model whose decoding a model the paper did not run is read beside, by its prompt
+BY_PROMPT = {"llm": "ChatGLM2", "bloom": "BLOOM"}
+BEAM = "beam 3, repetition penalty 1.2, no repeated n-gram of length ≥ 5"
+_PROMPTS = {"llm": "the GPT-4 / ChatGLM2 instruction prompt", "bloom": "BLOOM's completion prompt",
+            "": "the source recipe as the input, no prompt"}
+
+
+def decoding_model(params: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """The paper's system whose decoding (:data:`PAPER_DECODING`) a run's model is read beside,
+    and whether the model *is* that system (its hub id, or ``paper_method``) rather than a model
+    the paper did not run, read beside the paper's model given the same prompt (:data:`BY_PROMPT`);
+    ``None`` for replayed outputs (decoded elsewhere) or no model.
+
+    >>> decoding_model({"model": "hf:bigscience/bloom-7b1", "style": "llm"})
+    ('BLOOM', True)
+    >>> decoding_model({"model": "bundled:gemma3-270m", "style": "llm"}), decoding_model({"model": "replay:x.jsonl"})
+    (('ChatGLM2', False), None)
+    """
+    spec = str(params.get("model") or "")
+    if not spec or spec.startswith("replay:"):
+        return None
+    name = paper_model_of(spec, MODELS) or str(params.get("paper_method") or "")
+    if name in PAPER_DECODING:
+        return name, True
+    by_prompt = BY_PROMPT.get(str(params.get("style", "llm")))
+    return None if by_prompt is None else (by_prompt, False)
+
+
+def _decoded(key: str) -> Callable[[Mapping[str, Any]], Any]:
+    def value_of(effective: Mapping[str, Any]) -> Any:
+        found = decoding_model(effective)
+        return None if found is None or key not in effective else (*found, effective[key])
+
+    return value_of
+
+
+def _whose(name: str, own: bool) -> str:
+    return f"the paper's {name}" if own else f"the paper's {name} decoding for this prompt"
+
+
+def _style_follows(value: tuple[str, bool, Any]) -> bool:
+    return value[2] == PAPER_DECODING[value[0]].prompt
+
+
+def _style_text(value: tuple[str, bool, Any]) -> str:
+    name, _, style = value
+    return (f"{_PROMPTS.get(style, f'the {style} prompt')} (the paper's {name}: "
+            f"{_PROMPTS[PAPER_DECODING[name].prompt]}, §6.1)")
+
+
+def _temperature_follows(value: tuple[str, bool, Any]) -> bool:
+    paper = PAPER_DECODING[value[0]].temperature
+    return paper is not None and float(value[2]) == paper
+
+
+def _temperature_text(value: tuple[str, bool, Any]) -> str:
+    name, own, temperature = value
+    paper = PAPER_DECODING[name].temperature
+    if paper is None:  # beam search: what no backend of ours runs
+        used = "greedy decoding" if float(temperature) == 0 else f"sampling at temperature {temperature}"
+        return f"{used}; our backends have no beam search ({_whose(name, own)}: {BEAM}, §6.1)"
+    default = ", the API's default" if name == "GPT-4" else ""
+    return f"temperature {temperature} ({_whose(name, own)}: {paper}{default}, §6.1)"
+
+
+def _tokens_follows(value: tuple[str, bool, Any]) -> bool:
+    name, _, tokens = value
+    if name == "GPT-4":  # the API's default: no cap, which no backend of ours sends
+        return False
+    paper = PAPER_DECODING[name].max_new_tokens
+    return paper is None or int(tokens) == paper
+
+
+def _tokens_text(value: tuple[str, bool, Any]) -> str:
+    name, own, tokens = value
+    if name == "GPT-4":
+        return (f"a cap of {tokens} new tokens, which our backends always send ({_whose(name, own)}: the API's "
+                "default, no cap below its 8k context, §6.1)")
+    return (f"at most {tokens} new tokens ({_whose(name, own)}: a maximum sequence length of "
+            f"{PAPER_DECODING[name].max_new_tokens} tokens, read as new tokens, §6.1)")
+
+
+#: the decoding of a model's outputs, each setting read beside the paper's decoding of the system
+#: the model is, or stands for (:func:`decoding_model`)
 _DECODING = {
-    "style": Setting("llm", "§6.1", describe=lambda v: "BLOOM's completion prompt without BLOOM's beam search (the "
-                     "paper: beam 3, repetition penalty 1.2, no-repeat 5-grams, §6.1)"),
-    "temperature": Setting(0.7, "§6.1: ChatGLM2's; GPT-4 ran at the API's defaults", what="temperature {}"),
-    "max_new_tokens": Setting(1024, "§6.1: ChatGLM2's maximum length", what="{} new tokens", at_least=True),
+    "style": Setting("the paper's prompt for the model", "§6.1", value_of=_decoded("style"),
+                     accept=_style_follows, describe=_style_text),
+    "temperature": Setting("the paper's decoding for the model", "§6.1", value_of=_decoded("temperature"),
+                           accept=_temperature_follows, describe=_temperature_text),
+    "max_new_tokens": Setting("the paper's token budget for the model", "§6.1", value_of=_decoded("max_new_tokens"),
+                              accept=_tokens_follows, describe=_tokens_text),
 }
 _RELEASE_SCRIPT = "the authors' released script (coastalcph-2023)"
 
@@ -155,8 +267,13 @@ _RATINGS = {
                             describe=lambda v: (f"ratings from {v}" if v else "our made-up sample ratings")
                             + " (the paper's crowd ratings are not released, §5.3)"),
 }
+#: Table 6 of one direction: 5 metrics × 5 rows (the four criteria and their average), the
+#: Bonferroni family of its stars (the family is not stated; our reading: the table of a direction)
+BONFERRONI_FAMILY = 25
 _KENDALL = {
     **_RATINGS,
+    "family_size": Setting(BONFERRONI_FAMILY, "Table 6: 5 metrics × 5 rows (our reading: per direction)",
+                           what="Bonferroni family of {} tests"),
     "rated_systems": Setting(PAPER_RATED, "Table 6", accept=lambda v: set(v) == set(PAPER_RATED),
                              describe=lambda v: f"τ over the rated outputs of {', '.join(v) or 'no system'} (the "
                                                 f"paper: {', '.join(PAPER_RATED)}, Table 6)"),
@@ -226,7 +343,8 @@ def paper_models(params: Mapping[str, Any]) -> Callable[[str], str | None]:
 def effective(params: Mapping[str, Any], *, system: str | None = None, metric: str | None = None,
               direction: str | None = None, compat: str | None = None) -> tuple[dict[str, Any], str | None]:
     """The settings one notebook-02 result rests on, and the model spec behind it (``None`` for a
-    model-free system): the size knob always; the decoding for the model's outputs; per metric
+    model-free system): the size knob always; the decoding for the model's outputs (with the model
+    and ``paper_method``, which say whose decoding it is read beside: :func:`decoding_model`); per metric
     (``None``: every metric, a wide row) its own settings for ``direction``'s target language —
     ``compat`` (``None`` or ``"corrected"``: the corrected computation) for BLEU and chrF and for
     Chinese ROUGE-L, the backbone for BERTScore; nothing more for #Tok.
@@ -236,14 +354,14 @@ def effective(params: Mapping[str, Any], *, system: str | None = None, metric: s
     >>> effective(p, system="Retrieval", metric="B-Sc", direction="zh2en")
     ({'max_recipes': 0, 'bertscore_en': 'bundled:minilm'}, None)
     >>> effective(p, system="hf:x (llm prompt)", metric="R-L", direction="en2zh", compat="coastalcph-2023")[0]
-    {'max_recipes': 0, 'style': 'llm', 'temperature': 0.0, 'max_new_tokens': 64, 'zh_rouge_tokenizer': 'coastalcph-2023'}
+    {'max_recipes': 0, 'model': 'hf:x', 'style': 'llm', 'temperature': 0.0, 'max_new_tokens': 64, 'zh_rouge_tokenizer': 'coastalcph-2023'}
     """
     out: dict[str, Any] = {"max_recipes": params.get("max_recipes", 0)}
     model = None
     if system is not None and not is_model_free(system):
         model = params.get("model") or None
-        if not str(model).startswith("replay:"):  # replayed outputs were decoded elsewhere
-            out.update({key: params[key] for key in _DECODING if key in params})
+        if decoding_model(params) is not None:  # replayed outputs were decoded elsewhere
+            out.update({key: params[key] for key in ("model", "paper_method", *_DECODING) if key in params})
     lang = LANGS[direction][1] if direction else None
     release = compat not in (None, "corrected")
     if metric in (None, "BLEU", "ChrF"):
@@ -264,13 +382,28 @@ def is_model_free(system: str) -> bool:
     return system in (RETRIEVAL, SOURCE_COPY) or system.startswith("Ref = ")
 
 
-def _used(run: Any, pairs: list[tuple[str, str]] | None) -> DataUsed | None:
-    """The run's data with only the counts of the (split, direction) pairs a result read."""
+def retrieval_key(direction: str) -> str:
+    """The count key of the gold recipes of ``direction`` that *Retrieval* finds in its silver
+    pool (:func:`culturelab.cultural_recipes.setup.open` stamps it): the count of its rows.
+
+    >>> retrieval_key("zh2en")
+    'gold zh→en recipes found in the Retrieval pool'
+    """
+    return f"{recipes_key('gold', direction)} found in the Retrieval pool"
+
+
+def _used(run: Any, pairs: list[tuple[str, str]] | None, system: str | None = None) -> DataUsed | None:
+    """The run's data with only the counts of the (split, direction) pairs a result read
+    (*Retrieval*'s gold counts: the recipes it found in its pool)."""
     used = getattr(run, "data_used", None)
     if used is None or pairs is None:
         return used
     keys = {recipes_key(s, d) for s, d in pairs}
-    return replace(used, counts={k: v for k, v in used.counts.items() if k in keys})
+    counts = {k: v for k, v in used.counts.items() if k in keys}
+    if system == RETRIEVAL:
+        counts |= {recipes_key("gold", d): used.counts[retrieval_key(d)] for s, d in pairs
+                   if s == "gold" and retrieval_key(d) in used.counts}
+    return replace(used, counts=counts)
 
 
 def deviations(run: Any, part: str | None = None, *, split: str | None = None, direction: str | None = None,
@@ -298,7 +431,7 @@ def deviations(run: Any, part: str | None = None, *, split: str | None = None, d
     section = f"02_adaptation.{part}" if part else "02_adaptation.copy" if system == SOURCE_COPY else "02_adaptation"
     settings, model = effective(run.params, system=system, metric=metric, direction=direction, compat=compat)
     directions = [direction] if direction else list(run.params.get("directions", DIRECTIONS))
-    used = _used(run, [(split, d) for d in directions] if split else None)
+    used = _used(run, [(split, d) for d in directions] if split else None, system)
     return compare(PROTOCOL[section], {**settings, **extra}, used, model=model, paper_models=paper_models(run.params))
 
 
@@ -385,14 +518,67 @@ def caption(run: Any, groups: Mapping[str, Mapping[str, Any]], part: str | None 
     if ours is not None:
         parts.append(f"model: {ours.model_spec}" + ("" if ours.paper_model else " (not one of the paper's models)"))
     parts.append(f"protocol: {'; '.join(common) or 'same'}")
-    parts += [f"[{name}] {'; '.join(t for t in v if t not in common)}" for name, v in texts.items()
-              if set(v) - set(common)]
-    first = next(iter(groups.values()))
+    own: dict[tuple[str, ...], list[str]] = {}  # groups that differ alike, named together
+    for name, v in texts.items():
+        if set(v) - set(common):
+            own.setdefault(tuple(t for t in v if t not in common), []).append(name)
+    parts += [f"[{', '.join(names)}] {'; '.join(found)}" for found, names in own.items()]
+    base = {i.text for d in per.values() for i in d.items}
     for name, change in (versus or {}).items():
-        base = {i.text for i in per[next(iter(per))].items}
-        added = [i.text for i in of({**first, **change}).items if i.text not in base]
+        changed = merged(of({**group, **change}) for group in groups.values())
+        added = [i.text for i in changed.items if i.text not in base]
         parts.append(f"[{name}] {'; '.join(added) or 'same'}")
     return " · ".join(parts)
+
+
+def metrics_caption(run: Any, systems: Iterable[str], split: str, metrics: Iterable[str],
+                    versus: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """The caption of a figure of ``metrics`` with one bar group per system and direction of the
+    run (:func:`caption`): each group compared with the paper over the plotted metrics only, for
+    its own direction (a Chinese ROUGE-L setting belongs to the en→zh bars alone).
+
+    >>> from culturelab.runner import Run
+    >>> run = Run("cultural_recipes/02_adaptation", {"max_recipes": 0, "directions": ["zh2en", "en2zh"],
+    ...           "zh_rouge_tokenizer": "char", "bertscore_en": "bundled:minilm"}, name="doctest")
+    >>> run.set_data_source("released")
+    >>> metrics_caption(run, ["Retrieval"], "gold", ["R-L"])
+    'data: same · protocol: same · [Retrieval en→zh] Chinese ROUGE-L over characters (the paper: over jieba words, fn. 13)'
+    """
+    directions = run.params.get("directions", list(DIRECTIONS))
+    groups = {f"{s} {ARROWS[d]}": {"system": s, "split": split, "direction": d} for s in systems for d in directions}
+    return caption(run, groups, over=[{"metric": m} for m in metrics], versus=versus)
+
+
+#: the occurrences of a concept in the silver source recipes that the paper's text states (§7: "for
+#: 'steam', for example, none of the 12 occurrences of the concept in the source Chinese recipe are
+#: literally translated in the predictions of MT-ft and mT5")
+PAPER_OCCURRENCES = {("steam", "zh2en"): 12}
+
+
+def figure4_counts(rates: Any, split: str) -> Any:
+    """Figure 4's labelled rates (:func:`label`, part ``figure4``) with the paper's count of the
+    concept's occurrences where §7 states one (``reported_c_source``, :data:`PAPER_OCCURRENCES`)
+    and, on the paper's data (the whole silver split, ``data`` same), a count of ours that
+    differs added to the row's ``protocol`` label (our term list finds other occurrences than
+    the paper's), which is then not comparable.
+
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"concept": ["steam", "oil"], "direction": "zh2en", "c_source": [9, 30], "data": "same",
+    ...                   "protocol": "same", "comparable": True})
+    >>> figure4_counts(r, "silver")[["reported_c_source", "protocol", "comparable"]].values.tolist()[0]
+    [12.0, "'steam' counted 9 times in the silver zh→en source recipes (the paper: 12, §7)", False]
+    """
+    out = rates.copy()
+    out["reported_c_source"] = [float(PAPER_OCCURRENCES.get((c, d), "nan")) for c, d in
+                                zip(out["concept"], out["direction"])]
+    differs = (out["reported_c_source"].notna() & (out["c_source"] != out["reported_c_source"])
+               & (out["data"] == "same") & (split == "silver"))
+    for i in out.index[differs]:
+        text = (f"'{out.at[i, 'concept']}' counted {out.at[i, 'c_source']} times in the silver "
+                f"{ARROWS[out.at[i, 'direction']]} source recipes (the paper: {out.at[i, 'reported_c_source']:.0f}, §7)")
+        out.at[i, "protocol"] = text if out.at[i, "protocol"] == "same" else f"{out.at[i, 'protocol']}; {text}"
+        out.at[i, "comparable"] = False
+    return out
 
 
 def table1(source: str, counts: Mapping[str, int], note: str = "") -> Deviations:
@@ -415,20 +601,24 @@ def table5(params: Mapping[str, Any]) -> Deviations:
     return compare(PROTOCOL["02_adaptation.table5"], {"ratings_file": params.get("ratings_file", "")})
 
 
-def table6(run: Any, rated: list[str], *, direction: str | None = None, metric: str | None = None) -> Deviations:
+def table6(run: Any, rated: list[str], *, direction: str | None = None, metric: str | None = None,
+           family_size: int = BONFERRONI_FAMILY) -> Deviations:
     """The labels of one Table 6 cell: τ between the ``rated`` systems' ratings (the run's
     ``ratings_file``) and ``metric`` on their outputs (:func:`effective`; the decoding when the
-    run's model is among them).
+    run's model is among them), significance Bonferroni-corrected over ``family_size`` tests.
 
     >>> from culturelab.runner import Run
     >>> run = Run("cultural_recipes/02_adaptation", {"max_recipes": 0, "ratings_file": ""}, name="doctest")
     >>> run.set_data_source("released")
     >>> table6(run, ["Retrieval", "Source copy"], direction="zh2en", metric="ChrF").data
     "our made-up sample ratings (the paper's crowd ratings are not released, §5.3)"
+    >>> [line for line in table6(run, ["Retrieval"], family_size=20).lines() if "Bonferroni" in line]
+    ['protocol: Bonferroni family of 20 tests (the paper: 25, Table 6: 5 metrics × 5 rows (our reading: per direction))']
     """
     system = next((s for s in rated if not is_model_free(s) and s not in PAPER_RATED), None)
     return deviations(run, "table6", split="gold", direction=direction, system=system, metric=metric,
-                      rated_systems=tuple(rated), ratings_file=run.params.get("ratings_file", ""))
+                      rated_systems=tuple(rated), ratings_file=run.params.get("ratings_file", ""),
+                      family_size=family_size)
 
 
 def sources(params: Mapping[str, Any], splits: list[str]) -> dict[tuple[str, str], str]:
@@ -473,7 +663,8 @@ def source_note(found: Mapping[tuple[str, str], str], data_source: str = "auto")
 
 def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
     """The data a CulturalRecipes notebook's parameters will read, found without loading it:
-    notebook 01 — the corpus files (taken to be XiaChuFang's train split and RecipeNLG) or our toy
+    notebook 01 — the corpus files (taken to be XiaChuFang's train split and RecipeNLG, but
+    ``given``, unverified: the paper states no exact size or checksum of them) or our toy
     corpus; notebook 02 — the release's test splits it adapts (``split``, ``figure4_split``, and
     the silver split Retrieval draws from), or our sample.
 
@@ -492,7 +683,9 @@ def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
         missing = [p for p in (zh, en) if not Path(p).expanduser().is_file()]
         if missing:
             return DataUsed("missing", note=f"{', '.join(missing)} not found")
-        return DataUsed("released", note=f"{zh} and {en}, taken to be XiaChuFang's train split and RecipeNLG")
+        return DataUsed("given", note=f"{zh} and {en}, taken to be XiaChuFang's train split and RecipeNLG; not "
+                                      f"checked (the paper states no exact size: XiaChuFang 1.5M recipes before "
+                                      f"its train split, RecipeNLG over 2M, §3.1)")
     splits = list(dict.fromkeys([params.get("split", "gold"), params.get("figure4_split", "silver"), "silver"]))
     kind, note = source_note(sources(params, splits), params.get("data_source", "auto"))
     if kind == "missing":
@@ -515,4 +708,5 @@ def table6_labels(run: Any, tau: Any, rated: list[str]) -> Any:
     """
     from culturelab.protocol import label_rows
 
-    return label_rows(tau, lambda group: table6(run, rated, **group), ["direction", "metric"])
+    by = ["direction", "metric", *(["family_size"] if "family_size" in tau else [])]
+    return label_rows(tau, lambda group: table6(run, rated, **group), by)

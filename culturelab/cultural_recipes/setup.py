@@ -57,7 +57,8 @@ def check(topic: str, params: Mapping[str, Any]) -> list[str]:
 
 class Splits(NamedTuple):
     """Notebook 02's data, per direction: the first ``max_recipes`` recipes of ``split`` (adapted
-    and scored), the whole silver split (the *Retrieval* system's pool) and the first
+    and scored), the whole silver split (the *Retrieval* system's pool, used on the gold split
+    only) and the first
     ``max_recipes`` of ``figure4_split`` (Figure 4's source recipes)."""
 
     data: dict[str, pd.DataFrame]
@@ -83,7 +84,7 @@ def open(run: Any) -> Corpora | Splits:
     >>> run = Run()
     >>> data, silver, figure4 = open(run)
     >>> len(data["en2zh"]), len(silver["en2zh"]), figure4["en2zh"]["split"].iloc[0], run.stamp
-    (2, 5, 'silver', ('sample', {'gold en→zh recipes': 2, 'silver en→zh recipes': 2}))
+    (2, 5, 'silver', ('sample', {'gold en→zh recipes': 2, 'silver en→zh recipes': 2, 'gold en→zh recipes found in the Retrieval pool': 2}))
     """
     params = run.params
     topic = run.notebook.rsplit("/", 1)[-1]
@@ -107,5 +108,8 @@ def open(run: Any) -> Corpora | Splits:
     counts = {protocol.recipes_key(split, d): len(t) for split, part in ((params["split"], data),
                                                                          (params["figure4_split"], figure4))
               for d, t in part.items()}
+    if params["split"] == "gold":  # the gold recipes Retrieval finds in its pool (its rows' counts)
+        counts |= {protocol.retrieval_key(d): int(t["recipe_id"].isin(silver[d]["recipe_id"]).sum())
+                   for d, t in data.items()}
     run.set_data_source(source, counts=counts, note=note)
     return Splits(data, silver, figure4)

@@ -61,18 +61,25 @@ def add_average(scores: pd.DataFrame) -> pd.DataFrame:
 def compare_released(scores: pd.DataFrame, deviations: Deviations) -> pd.DataFrame:
     """Released mAP tables (with recomputed Avg) beside the paper's Tables 11/12, with Δ where
     ``deviations`` (the run's comparison for the released tables: the authors' own scores of
-    their own models, so the data alone can differ) is empty.
+    their own models, so the data alone can differ) is empty. ``source`` says where each
+    transcribed cell comes from: ``paper``, or ``release`` for Table 11(d) (ZH_en without
+    context), which the paper's text scrambles and the spec took from the authors' release —
+    compared with the release itself it is equal by construction, so it gets no Δ.
 
     >>> from culturelab.protocol import DataUsed
-    >>> s = pd.DataFrame({"setting": ["EN_en"], "context": [False], "metric": ["mAP"], "group": ["ALL"],
-    ...                   "model": ["mB-c"], "mean": [11.97], "std": [3.27]})
-    >>> compare_released(s, Deviations((), DataUsed("released"))).dropna()[["reported", "ours", "delta"]].to_dict("records")
-    [{'reported': 11.97, 'ours': 11.97, 'delta': 0.0}]
+    >>> s = pd.DataFrame({"setting": ["EN_en", "ZH_en"], "context": [False, False], "metric": "mAP",
+    ...                   "group": ["ALL", "ALL"], "model": ["mB-c", "mB-c"], "mean": [11.97, 2.2], "std": [3.27, 0.3]})
+    >>> t = compare_released(s, Deviations((), DataUsed("released"))).dropna(subset=["ours"])
+    >>> t[["setting", "source", "reported", "ours", "delta"]].to_dict("records")
+    [{'setting': 'EN_en', 'source': 'paper', 'reported': 11.97, 'ours': 11.97, 'delta': 0.0}, {'setting': 'ZH_en', 'source': 'release', 'reported': 2.2, 'ours': 2.2, 'delta': nan}]
     """
-    paper = reported.load("fmlama", "code_switching").assign(
-        context=lambda t: t["context"].eq("with"))
+    on = ["context", "setting", "group", "model"]
+    paper = reported.load("fmlama", "code_switching").assign(context=lambda t: t["context"].eq("with"))
     ours = scores[scores["metric"] == "mAP"].rename(columns={"mean": "value"})
-    return reported.compare(paper, ours, on=["context", "setting", "group", "model"], deviations=deviations)
+    table = reported.compare(paper, ours, on=on, deviations=deviations)
+    table = table.merge(paper[[*on, "source"]], on=on, how="left")
+    table.loc[table["source"] != "paper", "delta"] = np.nan
+    return table
 
 
 def multilingual_wide(subsets: dict[str, pd.DataFrame]) -> pd.DataFrame:

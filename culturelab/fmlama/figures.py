@@ -76,18 +76,21 @@ def range_histogram(counts: pd.Series, edges: Sequence[int], *, title: str = "",
 
 
 def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"), *, group: str = "ALL",
-                 title: str = "", chance: float | None = None, method: str = "") -> plt.Figure:
+                 title: str = "", chance: Mapping[str, float] | None = None, method: str = "",
+                 encoder: str = "") -> plt.Figure:
     """Figure 2: the ALL-row score of each model without and with the "In [C], …" context, n
-    (``n_dishes``) per bar; ``chance`` (the random-ranking mAP of the pool,
-    :func:`metrics.random_ranking_ap`) dotted on the mAP panel; ``method`` (how candidates were
-    ranked) in the title.
+    (``n_dishes``) per bar; ``chance`` (metric → the random-ranking score of the pool:
+    :func:`metrics.random_ranking_ap`, :func:`metrics.random_ranking_ws`) dotted on its panel;
+    ``method`` (how candidates were ranked) in the title and ``encoder`` (whose vectors mWS
+    compares) in the mWS panel's title.
 
-    >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": ["m", "m"], "context": [False, True],
-    ...                   "mean": [5.0, 6.0]})
-    >>> len(context_bars(s).axes)
-    1
+    >>> s = pd.DataFrame({"group": "ALL", "metric": ["mAP", "mAP", "mWS", "mWS"], "model": "m",
+    ...                   "context": [False, True] * 2, "mean": [5.0, 6.0, 0.8, 0.9]})
+    >>> [a.get_title() for a in context_bars(s, encoder="bundled:e5-small", chance={"mWS": 0.7}).axes]
+    ['mAP (ALL)', 'mWS (ALL; bundled:e5-small vectors)']
     """
     apply_style()
+    chance = dict(chance or {})
     part = summary[(summary["group"] == group) & summary["metric"].isin(metrics)]
     metrics = [m for m in metrics if m in set(part["metric"])]
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.0), squeeze=False)
@@ -95,15 +98,16 @@ def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"),
         rows = part[part["metric"] == metric].assign(
             context=lambda t: t["context"].map({False: "without context", True: "with context"}))
         grouped_bars(rows, x="model", y="mean", hue="context", ax=ax, ylabel=metric, rotate=20,
-                     n="n_dishes" if "n_dishes" in rows else None,
-                     chance=chance if metric == "mAP" else None, legend=False)
-        ax.set_title(f"{metric} ({group})")
+                     n="n_dishes" if "n_dishes" in rows else None, chance=chance.get(metric), legend=False)
+        ax.set_title(f"{metric} ({group}; {encoder} vectors)" if metric == "mWS" and encoder else f"{metric} ({group})")
         place_legend(ax, fontsize=7)
     models = [m for m in dict.fromkeys(part["model"].astype(str)) if "baseline" not in m]
     fig.suptitle(f"{title}: {', '.join(models)}" + (f" ({method})" if method else ""), fontsize=10)
     fig.tight_layout()
-    claim(fig, kind="score", model=models, method=method or None, chance=chance,
-          no_chance=None if chance is not None else "not given")
+    shown = [chance[m] for m in metrics if chance.get(m) is not None]
+    missing = [m for m in metrics if chance.get(m) is None]
+    claim(fig, kind="score", model=models, method=method or None, chance=shown or None,
+          no_chance=f"not given for {', '.join(missing)}" if missing else None)
     return fig
 
 

@@ -8,7 +8,7 @@ aggregated the paper's way (per group, then mean ± sample std over the 5 templa
   first higher). A dish with no rankable gold has no AP and gets NaN for every metric: it is
   left out of the means and counted (:func:`without_gold`). Core: :mod:`culturelab.metrics.retrieval`.
 * WS (eq. 6–8): l = number of gold ingredients; for each gold g the best cosine to the model's
-  top-l predictions; WS = mean over gold. Vectors come from any encoder with an ``encode``
+  top-l predictions (expected over the order of tied scores, like AP); WS = mean over gold. Vectors come from any encoder with an ``encode``
   method (``culturelab.models.encoders``: fastText ``.bin`` as in the paper, or multilingual-e5).
   A zero vector (fastText OOV) makes the cosine NaN, as in the paper's code.
 
@@ -98,31 +98,96 @@ def top_k(scores: np.ndarray, candidates: Sequence[str], k: int) -> list[list[st
     return [[candidates[j] for j in row] for row in order]
 
 
+def expected_max(values: np.ndarray, m: int, floor: np.ndarray | float = -np.inf) -> np.ndarray:
+    """Per row of ``values`` (rows × t), the expected value of max(``floor``, the largest of ``m``
+    entries drawn uniformly without replacement), exactly: with the row sorted descending,
+    the j-th largest is the maximum of the draw with probability C(t − j, m − 1) / C(t, m). A NaN
+    that can be drawn (``m`` ≥ 1) makes the row NaN (the paper's fastText NaN propagates).
+
+    >>> expected_max(np.array([[3.0, 1.0, 2.0]]), 2).tolist()  # draws {3,1} {3,2} {1,2}: (3 + 3 + 2) / 3
+    [2.6666666666666665]
+    >>> expected_max(np.array([[1.0, 0.0]]), 1, floor=np.array([0.5])).tolist(), expected_max(np.array([[1.0]]), 0).tolist()
+    ([0.75], [-inf])
+    """
+    from scipy.special import comb
+
+    values = np.atleast_2d(np.asarray(values, dtype=float))
+    floor = np.broadcast_to(np.asarray(floor, dtype=float), values.shape[:1])
+    t = values.shape[1]
+    m = min(int(m), t)
+    if m <= 0:
+        return floor.copy()
+    ranked = -np.sort(-np.nan_to_num(values, nan=-np.inf), axis=1)
+    weights = comb(t - np.arange(1, t + 1), m - 1) / comb(t, m)
+    clipped = np.maximum(ranked, floor[:, None])
+    out = np.where(weights > 0, clipped * weights, 0.0).sum(axis=1)
+    return np.where(np.isnan(values).any(axis=1), np.nan, out)
+
+
+def _similarities(vectors: np.ndarray) -> np.ndarray:
+    """Cosines of L2-normalised ``vectors``; NaN for a zero vector (fastText OOV), as in the paper."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    zero = ~np.any(vectors != 0, axis=1)
+    sims = vectors @ vectors.T
+    sims[zero, :] = np.nan
+    sims[:, zero] = np.nan
+    return sims
+
+
 def word_similarity(scores: np.ndarray, gold_lists: Sequence[Sequence[str]], candidates: Sequence[str],
                     vectors: np.ndarray) -> np.ndarray:
     """WS per dish (eq. 6–8) from L2-normalised candidate ``vectors`` (candidates × dim).
 
     Gold ingredients are members of the candidate set, so one matrix of candidate vectors
-    serves both sides; a zero vector gives NaN (the paper's fastText behaviour).
+    serves both sides; a zero vector gives NaN (the paper's fastText behaviour). The top-l are
+    taken like AP and P@k treat ties: **expected over every order of equal scores** (the
+    candidates above the l-th best score are in; of those tied with it, a uniformly random
+    subset fills the rest, :func:`expected_max`), so WS does not depend on candidate order.
 
     >>> v = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
     >>> word_similarity(np.array([[0.1, 0.9, 0.5]]), [["a"]], ["a", "b", "c"], v).round(2).tolist()
     [0.0]
+    >>> word_similarity(np.array([[0.1, 0.9, 0.9]]), [["a"]], ["a", "b", "c"], v).round(2).tolist()  # b, c tied
+    [0.3]
     """
-    vectors = np.asarray(vectors, dtype=np.float64)
-    zero = ~np.any(vectors != 0, axis=1)
+    sims = _similarities(vectors)
+    scores = np.asarray(scores, float)
     index = {c: j for j, c in enumerate(candidates)}
-    order = np.argsort(-np.asarray(scores, float), axis=1, kind="stable")
-    sims = vectors @ vectors.T
-    sims[zero, :] = np.nan
-    sims[:, zero] = np.nan
     out = np.full(len(gold_lists), np.nan)
     for i, items in enumerate(gold_lists):
         gold_idx = [index[g] for g in items if g in index]
-        if not gold_idx:
+        size = min(len(items), scores.shape[1])
+        if not gold_idx or size == 0:
             continue
-        top = order[i, : len(items)]
-        out[i] = float(np.mean(np.max(sims[np.ix_(gold_idx, top)], axis=1)))
+        row = scores[i]
+        threshold = np.sort(row)[::-1][size - 1]
+        above, tied = np.flatnonzero(row > threshold), np.flatnonzero(row == threshold)
+        with np.errstate(invalid="ignore"):
+            sure = np.max(sims[np.ix_(gold_idx, above)], axis=1) if len(above) else -np.inf
+        out[i] = float(np.mean(expected_max(sims[np.ix_(gold_idx, tied)], size - len(above), sure)))
+    return out
+
+
+def random_ranking_ws(gold_lists: Sequence[Sequence[str]], candidates: Sequence[str],
+                      vectors: np.ndarray) -> np.ndarray:
+    """Expected WS per dish of a uniformly random ranking of ``candidates`` (the mWS chance
+    line), exactly: its top-l is a uniformly random l-subset, so each gold's best cosine is
+    :func:`expected_max` over the pool. Candidates with a zero vector (fastText OOV) are left
+    out of the draw, so the chance is conditional on a top-l without NaN; a gold with a zero
+    vector gives NaN, as in :func:`word_similarity`.
+
+    >>> v = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    >>> random_ranking_ws([["a"]], ["a", "b", "c"], v).round(4).tolist()  # (1 + 0 + 0.6) / 3
+    [0.5333]
+    """
+    sims = _similarities(vectors)
+    index = {c: j for j, c in enumerate(candidates)}
+    pool = np.flatnonzero(~np.isnan(np.diag(sims)))
+    out = np.full(len(gold_lists), np.nan)
+    for i, items in enumerate(gold_lists):
+        gold_idx = [index[g] for g in items if g in index]
+        if gold_idx and len(pool):
+            out[i] = float(np.mean(expected_max(sims[np.ix_(gold_idx, pool)], min(len(items), len(pool)))))
     return out
 
 

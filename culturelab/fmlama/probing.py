@@ -23,9 +23,10 @@
   resumes.
 * **Frequency baseline** (beyond the paper): ranks candidates by how many *other* dishes of the
   sub-dataset list them (leave-one-out), ignoring the dish: how much of mAP is the prior.
-* **Random ranking** (the chance line): the exact expected AP of a random ranking of the pool
-  actually used (:func:`~culturelab.fmlama.metrics.random_ranking_ap`), in every table beside
-  the model and the baseline.
+* **Random ranking** (the chance line): the exact expected AP (and, with vectors, WS) of a
+  random ranking of the pool actually used (:func:`~culturelab.fmlama.metrics.random_ranking_ap`,
+  :func:`~culturelab.fmlama.metrics.random_ranking_ws`), in every table beside the model and the
+  baseline.
 * **Runs**: :func:`probe_jobs` turns named sub-datasets (a language's FMLAMA-*la*, a
   code-switching setting) into :class:`ProbeJob` s — a seeded sample of dishes and its candidate
   pool — and :func:`probe_grid` probes a model on all of them, in every context, with the baseline
@@ -51,6 +52,7 @@ from culturelab.fmlama.metrics import (
     candidate_set,
     gold_matrix,
     random_ranking_ap,
+    random_ranking_ws,
     rank_metrics,
     top_k,
     word_similarity,
@@ -280,11 +282,17 @@ def probe_frequency(table: pd.DataFrame, lang: str, candidates: Sequence[str], *
     return out
 
 
-def probe_chance(table: pd.DataFrame, lang: str, candidates: Sequence[str]) -> pd.DataFrame:
+def probe_chance(table: pd.DataFrame, lang: str, candidates: Sequence[str], *,
+                 vectors: np.ndarray | None = None) -> pd.DataFrame:
     """The chance line in :func:`probe`'s format: per dish the **expected** AP, P@1 and P@5 of a
     uniformly random ranking of ``candidates`` (exact: :func:`~culturelab.fmlama.metrics.random_ranking_ap`,
-    and E[P@k] = R/n for R gold among n, k ≤ n). Averaged like any model's rows, it is the
-    random-ranking mAP of the pool actually used.
+    and E[P@k] = R/n for R gold among n, k ≤ n), and with candidate ``vectors`` its expected WS
+    (:func:`~culturelab.fmlama.metrics.random_ranking_ws`). Averaged like any model's rows, it is
+    the random-ranking score of the pool actually used.
+
+    The pool is the whole candidate list: a masked LM cannot rank a candidate of more than 10
+    sub-tokens (its score is ``-inf``, §2.5 of the spec), so for such a model the rankable pool
+    is smaller and its own chance level slightly higher than this line.
 
     >>> t = pd.DataFrame({"url": ["u"], "dish": ["a"], "group": "G", "ingredients": [["egg"]]})
     >>> probe_chance(t, "en", ["egg", "tea", "rice", "salt"])[["model", "ap", "p1"]].round(4).to_dict("records")
@@ -296,8 +304,11 @@ def probe_chance(table: pd.DataFrame, lang: str, candidates: Sequence[str]) -> p
     hit_rate = np.where(n_gold > 0, n_gold / max(n, 1), np.nan)
     p5 = hit_rate if n >= 5 else np.where(n_gold > 0, n_gold / 5, np.nan)  # fewer than 5: every gold is in the top 5
     out = _ranker_rows(table, lang, RANDOM, candidates)
-    return out.assign(ap=random_ranking_ap(n, n_gold), p1=hit_rate, p5=p5, n_gold=n_gold,
-                      top=[[] for _ in range(len(out))])
+    out = out.assign(ap=random_ranking_ap(n, n_gold), p1=hit_rate, p5=p5, n_gold=n_gold,
+                     top=[[] for _ in range(len(out))])
+    if vectors is not None:
+        out["ws"] = random_ranking_ws(list(table["ingredients"]), candidates, vectors)
+    return out
 
 
 def full_pool_chance(job: ProbeJob) -> pd.DataFrame:
@@ -421,6 +432,6 @@ def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[i
         if baseline:
             base = probe_frequency(job.table, job.lang, job.candidates, reference=job.reference, vectors=vectors,
                                    seed=seed)
-            chance = probe_chance(job.table, job.lang, job.candidates)
+            chance = probe_chance(job.table, job.lang, job.candidates, vectors=vectors)
             parts.extend(rows.assign(context=c, **job.extra) for rows in (base, chance) for c in contexts)
     return pd.concat(parts, ignore_index=True)

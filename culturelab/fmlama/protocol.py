@@ -7,16 +7,30 @@ What the paper does, and where it says so:
 * data — the paper-era release (``lizhou21/FmLAMA-master`` at 66d4e11): FMLAMA-*la* with the
   dish counts of the ALL rows of Tables 2 and 6–10, the 508-dish code-switching subset (§4.2,
   Table 13) and the 175 dishes present in all six languages (§6, Figure 11), every dish probed;
-* candidate pool — every ingredient of the probed sub-dataset (§4.1 and its footnote 2: 1,287
-  for English, where a random ranking scores 0.69 % mAP);
+* candidate pool — every ingredient of the probed sub-dataset (§4.1; the size, 1,287 for
+  English, and the 0.69 % mAP of a random ranking of it are our computations on the release,
+  :func:`culturelab.fmlama.tables.pool_table`, not numbers the paper states);
 * ranking — masked LMs by mask filling with 1–D masks (eq. 1), the candidate's sub-token
   log-probabilities averaged (eq. 2); T5/mT5 by sentinel-span scoring of the candidate's tokens
   (the authors' ``get_T5_ranking``; the paper's T5/mT5 columns). Causal LMs are beyond the paper
   (it probes decoder models by generation only, Appendix C);
 * templates — the 5 per language the paper-era code filled, scores averaged over them (§5.1);
+  the dish put in literally for masked LMs (repo ``utils.py``), but by ``re.sub("[X]", …)`` /
+  ``re.sub("[C]", …)`` for T5/mT5 (``run_prompting_experiment.py``): regex character classes,
+  so the brackets stay ("The food [poutine] has …") and with context every capital C becomes
+  the country. Ours fills literally everywhere: a T5/mT5 row says so (:data:`FILL`);
+* ties — the paper's code sorts candidates with Python's ``sorted`` (equal scores keep
+  candidate order); ours scores AP, P@k and mWS at the expected order of ties. Only models
+  that lower-case (``*uncased*``: case variants such as Cinnamon/cinnamon score alike) tie
+  systematically; their rows say so (:data:`TIES`);
+* country names in "In [C], …" — the paper-era code's hard-coded dictionaries (33 countries,
+  not every origin); ours are CLDR names (:func:`culturelab.fmlama.templates.country_name`):
+  every with-context row says so (:data:`COUNTRY_NAMES`);
 * mWS — fastText ``cc.<lang>.300.bin`` vectors of the probed language (eq. 6–8, §5.1);
-* decoder LLMs — the fill-in prompt, FastChat sampling at temperature 0.7 with up to 1,024 new
-  tokens, answers parsed and lemmatized by the authors' parser, which is not released (App. C).
+* decoder LLMs — the fill-in prompt in FastChat's conversation template of each model, sampling
+  at temperature 0.7 with up to 1,024 new tokens, the best-performing of {full, one} ×
+  {with, without context} per cell, answers parsed and lemmatized by the authors' parser,
+  which is not released (App. C).
 
 >>> from culturelab.protocol import compare
 >>> d = compare(PROTOCOL["02_probing"], {"model": "seq2seq:google/mt5-base", "max_candidates": 20, "normalise": "eq2"},
@@ -44,6 +58,7 @@ from culturelab.protocol import DataUsed, Release, Section, Setting
 URL = f"https://github.com/lizhou21/FmLAMA-master/tree/{RELEASE_COMMIT}"
 #: the counts' keys, as the notebooks stamp them (:meth:`culturelab.runner.Run.set_data_source`)
 CS_DISHES = "code-switching dishes"
+CS_SETTINGS = "code-switching settings"
 MULTI_DISHES = "multilingual-subset dishes"
 
 
@@ -141,12 +156,55 @@ def _mws_text(value: Any) -> str:
             "language, eq. 6–8: write {lang} in the path)")
 
 
+def _fill_text(backend: Any) -> str:
+    return ("the dish (and country) put into the T5/mT5 template literally (the paper-era T5/mT5 code: "
+            're.sub("[X]", …) and re.sub("[C]", …), regex character classes: the brackets stay, "The food [poutine] '
+            'has …", and with context every capital C becomes the country; repo 66d4e11 run_prompting_experiment.py)')
+
+
+#: how the dish enters the template: the row model's backend (T5/mT5: the paper-era regex fill, which ours fixes)
+FILL = Setting("literal (masked LMs); re.sub character classes (T5/mT5)", "repo 66d4e11 utils.py, "
+               "run_prompting_experiment.py", accept=lambda backend: backend != "seq2seq", describe=_fill_text)
+
+
+def _ties_systematic(spec: Any) -> bool:
+    """Whether a model ties equal scores systematically: one that lower-cases its input."""
+    return "uncased" in str(spec).lower()
+
+
+#: equal scores: the row's model spec (an uncased model scores case variants alike)
+TIES = Setting("candidate order (Python's sorted)", "repo 66d4e11 eval_utils.py", accept=lambda s: not _ties_systematic(s),
+               describe=lambda s: "equal scores (case variants, which the uncased model scores alike) at their expected "
+               "rank in AP, P@k and mWS (the paper's code: Python's sorted, ties in candidate order, repo 66d4e11 "
+               "eval_utils.py)")
+#: the country in "In [C], …": ours for every with-context row
+COUNTRY_NAMES = Setting("the paper-era code's dictionaries", "§4.2; repo 66d4e11 (33 countries)", accept=lambda v: not v,
+                        describe=lambda v: "country names in \"In [C], …\" from CLDR (ours, culturelab.fmlama.templates; "
+                        "the paper-era code: hard-coded dictionaries of 33 countries, which miss other origins, §4.2)")
+
+
+def _chat_text(spec: Any) -> str:
+    return (f"{spec} prompted through its tokenizer's chat template, or with the raw prompt where it has none "
+            "(e.g. Vicuna v1.5) (the paper: FastChat's conversation template of the model, App. C; repo WC_prompt.py)")
+
+
+#: the prompt format of the model answering in 04: the paper wraps it in FastChat's conversation template
+CHAT_FORMAT = Setting("FastChat conversation template", "App. C; repo 66d4e11 WC_prompt.py",
+                      accept=lambda spec: not spec or str(spec).startswith(("openai:", "replay:")), describe=_chat_text)
+#: which prompt variants the model answered (:data:`MODEL_ANSWERS`)
+VARIANTS = Setting("the best of {full, one} × {with, without context}", "App. C (\"best-performing settings\")",
+                   accept=lambda v: False, describe=lambda v: f"the {v} prompt only (the paper: the best-performing of "
+                   "{full, one} instruction × {with, without} context per cell, App. C; which one is not stated)")
+#: the settings of this project's model answers in 04 (generations.model_answers: strict parser, one variant)
+MODEL_ANSWERS = {"lenient": False, "variant": "full-instruction, no-context"}
+
 #: mWS: fastText vectors of the probed language (a notebook passes ``(spec, lang)`` per mWS number)
 MWS = Setting("fasttext:cc.{lang}.300.bin", "§5.1, eq. 6–8", accept=_mws_follows, describe=_mws_text)
 _PARSER = Setting("the authors' (not released)", "Appendix C", accept=lambda v: False,
                   describe=lambda v: f"answers parsed by our parser{' (lenient readings counted too)' if v else ''} and "
                   "lemmatized with simplemma (the paper: the authors' parser and lemmatizer, not released, App. C)")
-_RANKED = {"model": RANKING, "normalise": NORMALISE, "templates": TEMPLATES, "prompt_version": PROMPTS}
+_RANKED = {"model": RANKING, "normalise": NORMALISE, "templates": TEMPLATES, "prompt_version": PROMPTS,
+           "slot_fill": FILL, "ties": TIES, "country_names": COUNTRY_NAMES}
 _PROBED = {"max_dishes_per_group": _all_dishes("Tables 2, 6–10: every dish"),
            "max_dishes": _all_dishes("Tables 2, 6–10: every dish"), "max_candidates": pool("max_candidates")}
 _SWITCHED = {"max_dishes_per_group": _all_dishes("Tables 11, 12: all 508 dishes"),
@@ -175,13 +233,14 @@ PROTOCOL: dict[str, Section] = {
     "03_code_switching.square": Section("ours", _MULTI, _PAIRED, beyond=_SQUARE),
     "03_code_switching.square_chance": Section("ours", _MULTI, _PAIRED, beyond=f"{_SQUARE}; {_CHANCE}"),
     # Appendix C: gpt-3.5-turbo's released answers, re-parsed
-    "04_decoder_llms.released": Section("Appendix C, Tables 5, 13", _CS, {"lenient": _PARSER}),
+    "04_decoder_llms.released": Section("Appendix C, Tables 5, 13", Release(
+        _CS.name, {**_CS.counts, CS_SETTINGS: 4}, "§4.2, Tables 5, 13", URL), {"lenient": _PARSER}),
     "04_decoder_llms": Section("Appendix C, Tables 5, 13", _CS, {
         "max_dishes_per_group": _all_dishes("Table 5: all 508 dishes"),
         "max_dishes": _all_dishes("Table 5: all 508 dishes"),
         "temperature": Setting(0.7, "App. C (FastChat sampling)", what="temperature {}"),
         "max_new_tokens": Setting(1024, "App. C (FastChat)", what="{} new tokens", at_least=True),
-        "lenient": _PARSER}),
+        "model": CHAT_FORMAT, "variant": VARIANTS, "lenient": _PARSER}),
 }
 
 #: the paper's models: its table keys → hub ids (repo ``access_LMs/model_config.py``; Tables 2, 5, 6–10)
@@ -224,13 +283,16 @@ def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
 
 
 def row_deviations(run: Any, model: str, *, part: str | None = None, pool_key: str = "max_candidates",
-                   pool: Any = 0, metric: str = "mAP", lang: str = "", encoder: str = "") -> Any:
+                   pool: Any = 0, metric: str = "mAP", lang: str = "", encoder: str = "",
+                   context: bool = False) -> Any:
     """One row's comparison with the paper (:meth:`culturelab.runner.Run.deviations`) in the
     notebook's ``part`` (a ``NN_topic.part`` section): ``model`` is the row's model (the frequency
     baseline and the chance line are analyses beyond the paper, compared without a model, in the
     part's ``<part>_baseline`` / ``<part>_chance`` section), ``pool`` the pool it ranked (:attr:`~culturelab.fmlama.probing.ProbeJob.pool`),
     ``metric`` and ``lang`` decide whether the vectors matter (mWS only: ``encoder`` expanded for
-    ``lang``, :func:`~culturelab.fmlama.probing.encoder_spec`).
+    ``lang``, :func:`~culturelab.fmlama.probing.encoder_spec`), ``context`` whether the row's
+    prompts name the country (ours: :data:`COUNTRY_NAMES`). The model's backend decides the
+    template fill (:data:`FILL`) and its casing the ties (:data:`TIES`).
 
     >>> from culturelab.runner import Run
     >>> run = Run("fmlama/02_probing", {"model": "masked:bert-base-cased", "encoder": "bundled:e5-small"}, name="doctest")
@@ -241,6 +303,8 @@ def row_deviations(run: Any, model: str, *, part: str | None = None, pool_key: s
     (True, 'beyond the paper: frequency-only ranking (ignores the dish: the prior of each ingredient)')
     >>> row_deviations(run, "masked:bert-base-cased", metric="mWS", lang="en", encoder="fasttext:/v/cc.ar.300.bin").protocol
     'mWS from fasttext:/v/cc.ar.300.bin vectors (the paper: fastText cc.en.300.bin of the probed language, eq. 6–8)'
+    >>> row_deviations(run, "seq2seq:t5-base").protocol.startswith("the dish (and country) put into the T5/mT5 template")
+    True
     """
     from culturelab.fmlama.probing import BASELINE, RANDOM, encoder_spec
 
@@ -249,21 +313,22 @@ def row_deviations(run: Any, model: str, *, part: str | None = None, pool_key: s
     if ranker is not None:  # the section of the ranker in this part of the notebook (``pairs_chance`` …)
         return run.deviations(f"{part}_{ranker}" if part else ranker, model=None, **effective)
     vectors = (encoder_spec(encoder, lang), lang) if metric == "mWS" and encoder else None
-    return run.deviations(part, model=model, encoder=vectors, **effective)
+    return run.deviations(part, model=model, encoder=vectors, slot_fill=backend_of(model), ties=model,
+                          country_names=bool(context), **effective)
 
 
 def label(run: Any, table: Any, *, pools: Mapping[str, Any], key: str = "lang", part: str | None = None,
           pool_key: str = "max_candidates", encoder: str = "") -> Any:
     """``table`` (rows with ``model`` and ``key`` — a language or a code-switching setting — and
     optionally ``metric``) with each row's labels (:func:`row_deviations`; ``pools`` maps the
-    ``key`` values to their pools). Without a ``metric`` column the rows hold mWS too when an
-    ``encoder`` is given.
+    ``key`` values to their pools; a ``context`` column labels the with-context rows). Without a
+    ``metric`` column the rows hold mWS too when an ``encoder`` is given.
 
     >>> import pandas as pd
     >>> from culturelab.runner import Run
-    >>> run = Run("fmlama/03_code_switching", {"model": "seq2seq:google/mt5-base"}, name="doctest")
+    >>> run = Run("fmlama/03_code_switching", {"model": "masked:bert-base-multilingual-cased"}, name="doctest")
     >>> run.set_data_source("released")
-    >>> t = pd.DataFrame({"model": ["seq2seq:google/mt5-base", "frequency baseline"], "setting": "EN_zh"})
+    >>> t = pd.DataFrame({"model": ["masked:bert-base-multilingual-cased", "frequency baseline"], "setting": "EN_zh"})
     >>> label(run, t, pools={"EN_zh": 0}, key="setting")[["protocol", "comparable"]].to_dict("list")["comparable"]
     [True, False]
     >>> list(label(run, t.head(0), pools={}, key="setting").columns)
@@ -277,6 +342,7 @@ def label(run: Any, table: Any, *, pools: Mapping[str, Any], key: str = "lang", 
     def of(combo: Mapping[str, Any]) -> Any:
         lang = str(combo[key]).split("_")[0].lower()
         return row_deviations(run, combo["model"], part=part, pool_key=pool_key, pool=pools[combo[key]],
-                              metric=combo.get("metric", "mWS" if encoder else "mAP"), lang=lang, encoder=encoder)
+                              metric=combo.get("metric", "mWS" if encoder else "mAP"), lang=lang, encoder=encoder,
+                              context=bool(combo.get("context", False)))
 
-    return label_rows(table, of, ["model", key, *(["metric"] if "metric" in table else [])])
+    return label_rows(table, of, ["model", key, *(c for c in ("metric", "context") if c in table)])

@@ -152,6 +152,19 @@ def compare_probing(summary: pd.DataFrame, lang: str, metric: str = "mAP", *, de
     return order_groups(table).reset_index(drop=True)
 
 
+def reported_rows(compared: pd.DataFrame, value: str = "accuracy", source: str = "paper") -> pd.DataFrame:
+    """The paper's numbers of a comparison (:func:`culturelab.reported.compare`'s ``reported``) as
+    rows to draw beside ours: ``value`` the paper's number, ``source``, and no interval
+    (``ci_low``/``ci_high`` NaN: the paper prints none, so no error bar is drawn).
+
+    >>> t = pd.DataFrame({"setting": ["EN_en", "EN_en"], "group": ["Italy", "Japan"], "reported": [42.9, None]})
+    >>> reported_rows(t)[["group", "accuracy", "ci_low", "source"]].to_dict("records")
+    [{'group': 'Italy', 'accuracy': 42.9, 'ci_low': nan, 'source': 'paper'}]
+    """
+    rows = compared.dropna(subset=["reported"])
+    return rows.assign(**{value: rows["reported"]}, source=source, ci_low=np.nan, ci_high=np.nan)
+
+
 def pool_table(jobs: Sequence[ProbeJob], key: str = "lang") -> pd.DataFrame:
     """Per job (``key``: its language, or its ``extra`` key such as ``setting``): dishes probed of
     the sub-dataset, candidates ranked of all, and the **random-ranking mAP (%)** of the pool used

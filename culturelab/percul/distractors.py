@@ -22,20 +22,22 @@ import numpy as np
 import pandas as pd
 
 from culturelab.percul.data import CATEGORIES, RULES
-from culturelab.stats import proportion_ci
+from culturelab.stats import clustered_proportion_ci
 
 POOLINGS = ("sum_counts", "mean_of_models")
 
 
 def distractor_picks(results: pd.DataFrame, by: Sequence[str] = ("model", "category")) -> pd.DataFrame:
     """One row per parseable wrong answer with the ``rule`` of the chosen option (``rules`` column:
-    4 labels per story, in the order the options were shown)."""
+    4 labels per story, in the order the options were shown), its ``by`` columns and the story's
+    ``id`` when the results have one (intervals cluster by story; chance is the stories' own rules)."""
     if "rules" not in results:
         raise KeyError("results have no 'rules' column: the data has no distractor rule labels")
     valid = results["valid"].astype(bool) & (results["pred"] >= 0) & (results["pred"] != results["answer"])
     wrong = results[valid]
     rules = [r[int(p)] for r, p in zip(wrong["rules"], wrong["pred"])]
-    return wrong[list(by)].assign(rule=rules).reset_index(drop=True)
+    keys = list(dict.fromkeys([*by, *(["id"] if "id" in wrong else [])]))
+    return wrong[keys].assign(rule=rules).reset_index(drop=True)
 
 
 def rule_matrix(picks: pd.DataFrame, index: str | None = "model", *, pooling: str = "sum_counts",
@@ -73,9 +75,11 @@ def rule_matrix(picks: pd.DataFrame, index: str | None = "model", *, pooling: st
 def rule_uncertainty(picks: pd.DataFrame, index: str = "model", *, pooling: str = "sum_counts",
                      pool_over: str = "model") -> tuple[pd.Series, pd.DataFrame, pd.DataFrame]:
     """What each row of :func:`rule_matrix` (same ``index`` and ``pooling``) rests on: ``n``, the
-    picks in the row, and the 95 % interval of every share — Wilson's for pooled counts
-    (``sum_counts``); for ``mean_of_models`` the normal interval of a mean of independent model
-    shares (variance Σ p(1−p)/n_m ÷ M²), clipped to [0, 1].
+    picks in the row, and the 95 % interval of every share — for pooled counts (``sum_counts``)
+    Wilson's, clustered by story when the picks carry its ``id`` (the picks of several models on
+    one story are not independent: :func:`culturelab.stats.clustered_proportion_ci`); for
+    ``mean_of_models`` the normal interval of a mean of independent model shares (variance
+    Σ p(1−p)/n_m ÷ M²), clipped to [0, 1].
 
     >>> p = pd.DataFrame({"model": "m", "rule": ["R1"] * 3 + ["R2"]})
     >>> n, lo, hi = rule_uncertainty(p)
@@ -95,34 +99,50 @@ def rule_uncertainty(picks: pd.DataFrame, index: str = "model", *, pooling: str 
         models = per_model.groupby(level=0).size()
         sd = np.sqrt(var.div(models ** 2, axis=0)).reindex(shares.index)
         n = totals.groupby(level=0).sum().reindex(shares.index)
-        low, high = (shares - 1.96 * sd).clip(0, 1), (shares + 1.96 * sd).clip(0, 1)
-    else:
-        counts = counts.reindex(shares.index)
-        n = counts.sum(axis=1)
-        bounds = {(r, c): proportion_ci(int(counts.loc[r, c]), int(n[r])) for r in counts.index for c in RULES}
-        low = pd.DataFrame([[bounds[r, c][0] for c in RULES] for r in counts.index], index=counts.index, columns=RULES)
-        high = pd.DataFrame([[bounds[r, c][1] for c in RULES] for r in counts.index], index=counts.index,
-                            columns=RULES)
+        return n.rename("n"), (shares - 1.96 * sd).clip(0, 1), (shares + 1.96 * sd).clip(0, 1)
+    n = counts.reindex(shares.index).sum(axis=1)
+    # picks per (row, story, rule); without story ids each pick is its own cluster (= Wilson)
+    story = picks["id"] if "id" in picks else pd.Series(range(len(picks)), index=picks.index)
+    per_story = pd.crosstab([picks[index], story], pd.Categorical(picks["rule"], categories=RULES), dropna=False)
+    per_story = per_story.reindex(columns=RULES, fill_value=0)
+    per_story.columns = [str(c) for c in per_story.columns]
+    bounds = {}
+    for row in shares.index:
+        part = per_story.loc[row]
+        part = part[part.sum(axis=1) > 0]
+        for rule in RULES:
+            bounds[row, rule] = clustered_proportion_ci(part[rule], part.sum(axis=1))
+    low = pd.DataFrame([[bounds[r, c][0] for c in RULES] for r in shares.index], index=shares.index, columns=RULES)
+    high = pd.DataFrame([[bounds[r, c][1] for c in RULES] for r in shares.index], index=shares.index, columns=RULES)
     return n.rename("n"), low, high
 
 
-def rule_base_rates(items: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
-    """How often each rule appears among the distractors (rows sum to 1), overall or per ``by``.
+def pick_base_rates(picks: pd.DataFrame, items: pd.DataFrame, index: str | None = None
+                    ) -> tuple[pd.DataFrame, pd.Series]:
+    """The chance reference of :func:`rule_matrix` rows: what a model that picked a distractor at
+    random *on the stories it got wrong* would match — per row of ``index`` (``None``: one pooled
+    row, ``all``), the mean over its picks of each rule's share among the distractors of the
+    pick's story (``items``: ``id``, ``rules``). Also the distractors those picks were drawn from
+    (``n``, a story counted once per pick).
 
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"rules": [["correct", "R1", "R1", "R2"]]})
-    >>> rule_base_rates(t).round(3).iloc[0].to_dict()["R1"]
-    0.667
+    >>> items = pd.DataFrame({"id": ["a", "b"], "rules": [["correct", "R1", "R1", "R1"], ["correct", "R2", "R2", "R2"]]})
+    >>> rates, n = pick_base_rates(pd.DataFrame({"id": ["a"], "rule": ["R1"]}), items)  # wrong on story a only
+    >>> rates[["R1", "R2"]].to_dict("records"), n.tolist()
+    ([{'R1': 1.0, 'R2': 0.0}], [3])
     """
-    groups = items[by] if by else ["all"] * len(items)
-    frame = pd.DataFrame([{"_g": g, "rule": r} for g, rules in zip(groups, items["rules"]) for r in rules
-                          if r != "correct"])
-    counts = pd.crosstab(frame["_g"], pd.Categorical(frame["rule"], categories=RULES), dropna=False)
-    counts = counts.reindex(columns=RULES, fill_value=0)
-    out = counts.div(counts.sum(axis=1), axis=0)
-    out.columns = [str(c) for c in out.columns]
-    out.index.name = by or "all"
-    return out
+    rules = items.drop_duplicates("id").set_index("id")["rules"]
+    counts = pd.DataFrame([[sum(r == rule for r in rs) for rule in RULES] for rs in rules], index=rules.index,
+                          columns=RULES, dtype=float)
+    per_pick = counts.loc[picks["id"]].reset_index(drop=True)
+    key = pd.Series(picks[index].astype(str).to_numpy() if index else np.repeat("all", len(picks)), name=index or "all")
+    rates = per_pick.div(per_pick.sum(axis=1), axis=0).groupby(key.to_numpy()).mean()
+    shown = per_pick.sum(axis=1).groupby(key.to_numpy()).sum().astype(int)
+    if index == "category":
+        order = [c for c in CATEGORIES if c in rates.index]
+        rates, shown = rates.reindex(order), shown.reindex(order)
+    rates.index.name = shown.index.name = index or "all"
+    rates.columns.name = "rule"
+    return rates, shown.rename("n")
 
 
 def lure_rates(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from culturelab.percul.prompts import category_labels
 from culturelab.plots import (
     MIN_N,
     claim,
+    footnote,
     grouped_bars,
     heatmap,
     mark_chance,
@@ -41,6 +42,12 @@ from culturelab.plots.style import MARKERS, palette
 
 #: the chance level of a four-option question
 CHANCE = 0.25
+
+#: the note under Figure 7 when the paper's bars carry intervals: the paper prints none
+PAPER_INTERVALS = ("intervals on the paper's bars are ours, not published: macro ± 1.96·SE, binomial "
+                   "approximation from Table 1's category sizes")
+#: Figure 8's chance panel: what a model picking a distractor at random where it is wrong would match
+CHANCE_RULES = "chance: rules among the distractors of the stories picked from"
 
 SHORT = {"Iconic Figures": "Icon. Figs.", "Visible Behavior": "Vis. Behav.", "Institution": "Instit.",
          "Architecture": "Arch."}
@@ -133,9 +140,11 @@ def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "m
 def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs English (translated)",
                      method: str = "") -> plt.Figure:
     """Paired bars per model (``persian``, ``english`` macro) with 95 % CI whiskers
-    (``<split>_ci_low``/``<split>_ci_high``) and n (``n``: stories per split; the paper's models,
-    named ``… (paper)``, have none), annotated with Δ = en − fa; chance (¼) marked; ``method``,
-    our scoring, is named in the title."""
+    (``<split>_ci_low``/``<split>_ci_high``) and n (``n``: stories per split), annotated with
+    Δ = en − fa; chance (¼) marked; ``method``, our scoring, is named in the title. The paper's
+    models (named ``… (paper)``) are drawn as published; the paper prints no interval, so whiskers
+    on their bars are ours (:func:`culturelab.percul.paper.translation_gap`), and a note under the
+    figure says so (:data:`PAPER_INTERVALS`)."""
     rows = []
     for _, r in gap.iterrows():
         for split in ("persian", "english"):
@@ -159,6 +168,9 @@ def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs
                          row.get("english_ci_high", np.nan)])
         ax.annotate(f"Δ {row['delta']:+.3f}", (i, top + 0.02), ha="center", fontsize=7)
     ax.set_ylim(0, 1.1)
+    if paper_models and gap.loc[gap["model"].astype(str).str.endswith("(paper)"),
+                                [c for c in ("persian_ci_low", "english_ci_low") if c in gap]].notna().any().any():
+        footnote(fig, PAPER_INTERVALS)
     fig.set_size_inches(fig.get_size_inches()[0], 3.8)
     fig.subplots_adjust(bottom=0.4)  # room for the slanted names
     place_legend(ax, ncols=3)
@@ -233,14 +245,15 @@ def fig16_beside_paper(published: pd.DataFrame, picks: pd.DataFrame | None = Non
     """Figure 16: the paper's models (shares as published) and, below on the same scale, ours
     (``picks`` of :func:`~culturelab.percul.distractors.distractor_picks`): each cell with its 95 %
     interval and n (the model's picks), rows on fewer than ``MIN_N`` picks greyed, and a chance
-    row — each rule's share among the distractors shown (``items``' rule labels), which a model
-    picking distractors at random would match; ``method``, our scoring, is named in the title."""
+    row — each rule's share among the distractors of the stories the picks come from (``items``'
+    rule labels; :func:`~culturelab.percul.distractors.pick_base_rates`), which a model picking a
+    distractor at random where it is wrong would match; ``method``, our scoring, is named in the title."""
     panels = [{"matrix": published, "title": f"paper: {len(published)} models (published shares)"}]
     if picks is not None and len(picks):
         ours = distractors.rule_matrix(picks, "model")
         n, low, high = distractors.rule_uncertainty(picks, "model")
-        base = distractors.rule_base_rates(items).set_axis(["chance: rule base rate"])
-        shown = pd.Series([sum(r != "correct" for r in rules) for rules in items["rules"]]).sum()
+        base, shown = distractors.pick_base_rates(picks, items)
+        base, shown = base.set_axis(["chance: rule base rate"]), int(shown.sum())
         names = ", ".join(short_name(str(m)) for m in picks["model"].unique())
         panels.append({"matrix": pd.concat([ours, base]),
                        "title": f"ours: {names}{' by ' + method if method else ''} ({source} data, rule labels ours)",
@@ -260,24 +273,25 @@ def fig8_with_base_rates(picks: pd.DataFrame, items: pd.DataFrame, *, pooling: s
     """Figure 8 (its values are not in the paper): per category, the rules of the distractors our
     models picked (95 % interval, n picks per category, hatched below ``MIN_N``), and a first row
     with every category pooled (``all categories``: the row with the most picks), beside the chance
-    reference — each rule's share among the distractors shown, per category and pooled."""
+    reference — each rule's share among the distractors of the stories the picks come from, per
+    category and pooled (:func:`~culturelab.percul.distractors.pick_base_rates`). Intervals of
+    ``sum_counts`` are clustered by story (several models' picks on one story are not independent)."""
     shares = distractors.rule_matrix(picks, "category", pooling=pooling)
     n, low, high = distractors.rule_uncertainty(picks, "category", pooling=pooling)
     pooled = picks.assign(pool="all categories")  # its own index: a category index keeps known categories only
     all_n, all_low, all_high = distractors.rule_uncertainty(pooled, "pool", pooling=pooling)
     shares = pd.concat([distractors.rule_matrix(pooled, "pool", pooling=pooling), shares])
     n, low, high = pd.concat([all_n, n]), pd.concat([all_low, low]), pd.concat([all_high, high])
-    base = pd.concat([distractors.rule_base_rates(items).set_axis(["all categories"]),
-                      distractors.rule_base_rates(items, by="category")]).reindex(shares.index)
-    k = items.assign(_k=[sum(r != "correct" for r in rules) for rules in items["rules"]])
-    shown = pd.concat([pd.Series({"all categories": k["_k"].sum()}), k.groupby("category", observed=True)["_k"].sum()])
+    rates = [distractors.pick_base_rates(pooled, items, "pool"), distractors.pick_base_rates(picks, items, "category")]
+    base = pd.concat([r for r, _ in rates]).reindex(shares.index)
+    shown = pd.concat([k for _, k in rates])
     models = sorted(str(m) for m in picks["model"].unique())
     fig = rule_panels([{"matrix": shares, "title": f"picked by {', '.join(short_name(m) for m in models)} "
                         f"({method + ', ' if method else ''}{pooling})", "n": n, "ci_low": low, "ci_high": high},
-                       {"matrix": base, "title": "chance: rules among the distractors shown", "n": shown}],
+                       {"matrix": base, "title": CHANCE_RULES, "n": shown}],
                       title=f"Figure 8 — rules of the picked distractors per category ({source} data)",
                       side_by_side=True)
-    claim(fig, kind="score", chance="chance: rules among the distractors shown", model=models, method=method or None)
+    claim(fig, kind="score", chance=CHANCE_RULES, model=models, method=method or None)
     return fig
 
 
@@ -334,15 +348,18 @@ def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str
 
 
 def position_bars(prior: pd.DataFrame, *, title: str = "Where the answers fall", method: str = "") -> plt.Figure:
-    """Share of predictions per option position (95 % CI, n = the model's answers) vs the share
-    of correct answers there; chance (¼) marked; ``method``, our scoring, in the title."""
+    """Share of predictions per option position (95 % CI clustered by story) vs the share of
+    correct answers there; n under each bar is the model's **stories** (``n_stories``: the orders
+    of one story are not independent answers, and the interval rests on the stories), and bars on
+    fewer than ``MIN_N`` stories are faded; chance (¼) marked; ``method``, our scoring, in the title."""
     model_rows = prior.assign(series=prior["model"].astype(str), share=prior["predicted_share"],
-                              n=prior["n_predictions"])
+                              n=prior["n_stories"])
     gold = prior.drop_duplicates("position").assign(series="correct answers", share=prior["answer_share"],
-                                                    ci_low=np.nan, ci_high=np.nan, n=prior["n_items"])
+                                                    ci_low=np.nan, ci_high=np.nan, n=prior["n_stories"].max())
     long = pd.concat([model_rows, gold], ignore_index=True)
     fig = grouped_bars(long, "position", "share", "series", err_low="ci_low", err_high="ci_high", n="n",
-                       chance=CHANCE, ylabel="share", title=f"{title} — {method}" if method else title, legend=False)
+                       chance=CHANCE, ylabel="share", legend=False,
+                       title=f"{title} — {method} (n = stories)" if method else f"{title} (n = stories)")
     ax = fig.axes[0]
     ax.set_xlabel("option position")
     ax.set_ylim(0, max(1.0, float(np.nanmax(long["ci_high"].fillna(long["share"])))) + 0.25)

@@ -12,7 +12,8 @@ else. The paper does not describe its parser; the spec's (§2.3) reads only that
    closing line).
 
 A number outside 1–4 is ``out_of_range``, two different numbers ``ambiguous``, an echo of the
-template's placeholder ``template_echo``. Then refusals ("not available in the provided options",
+template's placeholder ``template_echo`` — unless the answer refuses (a refusal in the
+explanation beside a choice of 0 or 5 is a ``refusal``). Then refusals ("not available in the provided options",
 "متأسفانه نمی‌توانم …", any language of :func:`culturelab.parsing.find_refusal`). **Lenient** readings
 (the spec's "last resort", off by default; ``lenient=True`` scores them):
 
@@ -47,6 +48,10 @@ import pandas as pd
 from culturelab.parsing import INVALID, LENIENT, REFUSAL, STRICT, Choice, find_refusal, strip_think
 from culturelab.percul.data import normalise_persian
 
+#: the grading rules in words (the protocol's label quotes them; the paper prints no parser, spec §2.3):
+#: strict reads only the format Figure 9 asks for, lenient is the spec's "last resort"
+STRICT_RULE = 'the JSON "Choice Number" (also from broken JSON)'
+LENIENT_RULE = "a lone option number, a number after an answer cue, or an option's text"
 STRICT_METHODS = ("json", "json_relaxed")
 LENIENT_METHODS = ("json_key", "digit", "option_text")
 INVALID_METHODS = (REFUSAL, "ambiguous", "out_of_range", "template_echo", "option_echo", "empty", INVALID)
@@ -198,6 +203,8 @@ def parse_answer(text: str | None, options: Sequence[str] | None = None, *, n_op
             found = (None, "ambiguous")
     if found is not None:
         index, method = found
+        if method == "out_of_range" and find_refusal(body):  # {"Explanation": "نمی‌توانم…", "Choice Number": 0}
+            return Choice(None, REFUSAL, REFUSAL, lenient)
         verdict = INVALID if index is None else (STRICT if method in STRICT_METHODS else LENIENT)
         return Choice(index, verdict, method, lenient)
     if find_refusal(body):

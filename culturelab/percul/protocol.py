@@ -26,11 +26,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from culturelab import reported
 from culturelab.percul.data import CATEGORIES, REPO_ID, SPLITS, find_split_file
-from culturelab.protocol import SAME, DataUsed, Deviations, Release, Section, Setting, compare, label_rows
+from culturelab.percul.parsing import LENIENT_RULE, STRICT_RULE
+from culturelab.protocol import DataUsed, Deviations, Release, Section, Setting, compare, is_same, label_rows
 
 PERSIAN, ENGLISH = SPLITS
 #: the release (teias-ai/percul on the hub, gated): 592 stories (Table 1; the card: 592 rows per split),
@@ -53,7 +55,8 @@ _METHOD = {
 _PROMPT = {
     # Figure 9 as printed; its {CAT} word is attested for Appropriacy only (Figure 12): the other ten are our reading
     "prompt_version": Setting("v1", "Figure 9 ({CAT} words: Appropriacy's attested, Figure 12; the other ten ours)",
-                              describe=lambda v: f"prompt {v} (the paper: Figure 9 as printed, v1)"),
+                              what="prompt {}", describe=lambda v: f"prompt {v} (the paper: Figure 9 as printed, v1)",
+                              reading="its {CAT} word is ours for ten of the eleven categories"),
     # §4.2: the translated split (Table 5 † rows); the paper does not print its English prompt
     "split": Setting(PERSIAN, "§4", describe=lambda v: "the English split asked with our English prompt, Figure 9 "
                      "translated by us (the paper's prompt for its translated split is not published, §4.2)"),
@@ -75,11 +78,12 @@ _GENERATION = {
     # unparseable answers are wrong
     "invalid_policy": Setting("wrong", "Table 5 (k/n_c cells)", describe=lambda v: "unparseable answers excluded "
                               "(the paper counts them wrong, Table 5)"),
-    # the paper prints no parser; our reading (spec §2.3): the JSON "Choice Number" or a lone digit,
-    # no reading of the option text. The key of the parsers' lenient mode (culturelab.percul.parsing)
-    "lenient": Setting(False, "§4 prints no parser (our reading: JSON or a lone option number)",
-                       describe=lambda v: "answers also read leniently, e.g. from the option text (our reading of "
-                                          "the paper, which prints no parser: JSON or a lone option number)"),
+    # the paper prints no parser; our reading (spec §2.3): the JSON "Choice Number" only; a lone number or
+    # the option text is the spec's "last resort", off. The key of the parsers' lenient mode (percul.parsing)
+    "lenient": Setting(False, f"§4 prints no parser (our reading, spec §2.3: {STRICT_RULE} only)",
+                       describe=lambda v: f"answers also read leniently: {LENIENT_RULE} (our reading of the paper, "
+                                          f"which prints no parser: {STRICT_RULE} only)",
+                       what="strict parsing", reading="the paper prints no parser"),
 }
 _GENERATE = {"max_instances": _STORIES, **_METHOD, **_PROMPT, **_GENERATION}
 _LOGLIK = {"max_instances": _STORIES, **_METHOD, **_PROMPT}
@@ -89,6 +93,10 @@ _LOGLIK = {"max_instances": _STORIES, **_METHOD, **_PROMPT}
 _RULES = {"rule_labels": Setting("the paper's", "§4.3 (the per-option rule labels are not released)",
                                  accept=lambda v: False,
                                  describe=lambda v: f"distractor rules from {v}, not the paper's (not released, §4.3)")}
+
+#: §4 and its footnote 1 name the models without versions or snapshot dates: a dated snapshot of a
+#: model is matched by its name, and every paper-model label says the version is unknown
+MODEL_NOTE = "the paper gives no model versions (§4): matched by name"
 
 PROTOCOL: dict[str, Section] = {
     "01_benchmark": Section("§4, Figure 9, Tables 1 and 3", RELEASE, _GENERATE),
@@ -104,6 +112,7 @@ PROTOCOL: dict[str, Section] = {
     "05_robustness": Section("ours", RELEASE, {"max_instances": _STORIES},
                              beyond="every story under several option orders, by option log-likelihood"),
 }
+PROTOCOL = {key: replace(section, model_note=MODEL_NOTE) for key, section in PROTOCOL.items()}
 
 
 @functools.cache
@@ -216,23 +225,27 @@ def method_name(method: str) -> str:
     return "option log-likelihood" + ("" if method == "loglikelihood" else f" ({method})")
 
 
-def figure_caption(ours: Mapping[str, Deviations] | None = None, paper: str = "") -> str:
+def figure_caption(ours: Mapping[str, Deviations] | None = None, paper: str = "", *, paper_note: str = "") -> str:
     """The caption of a PERCUL figure: the paper's numbers it redraws (``paper``: which table or
     figure; generated answers, §4) and our results beside them — ``ours`` maps what a reader
     tells apart in the figure (a method, :func:`method_name`; a split) to its comparison with the
     paper (:func:`results_of`): the data and the model once, the protocol of each. A comparison
-    without a model (several models in one figure) says the legend names them.
+    without a model (several models in one figure) says the legend names them. ``paper_note``
+    says what the figure adds to the paper's numbers (e.g. intervals the paper does not print).
 
     >>> figure_caption(paper="Table 3")
     'paper: Table 3 as published (generated answers, §4)'
+    >>> figure_caption(paper="Table 5", paper_note="intervals ours")
+    'paper: Table 5 as published (generated answers, §4; intervals ours)'
     >>> figure_caption({method_name("loglikelihood"): paper_numbers()}, paper="Table 5")
     'paper: Table 5 as published (generated answers, §4) | ours — data: same · models: as labelled · protocol: [option log-likelihood] same'
     """
-    parts = [f"paper: {paper} as published (generated answers, §4)"] if paper else []
+    note = f"; {paper_note}" if paper_note else ""
+    parts = [f"paper: {paper} as published (generated answers, §4{note})"] if paper else []
     if ours:
         first = next(iter(ours.values()))
         model = ("models: as labelled" if first.model_spec is None else f"model: {first.model_spec}"
-                 + ("" if first.model == SAME else " (not one of the paper's)"))
+                 + ("" if is_same(first.model) else " (not one of the paper's)"))
         protocols = " ".join(f"[{what}] {d.protocol}" for what, d in ours.items())
         parts.append(f"ours — data: {first.data} · {model} · protocol: {protocols}")
     return " | ".join(parts)

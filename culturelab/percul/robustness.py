@@ -28,9 +28,11 @@ import pandas as pd
 from scipy import stats
 from scipy.special import softmax
 
-from culturelab.stats import clustered_proportion_ci
+from culturelab.stats import cluster_variance, clustered_proportion_ci
 
 SCHEMES = ("none", "cyclic", "all", "random")
+#: equal-width confidence bins of the reliability diagram and of ECE (one count for both)
+N_BINS = 10
 
 
 def permutations(n: int, scheme: str = "cyclic", *, n_random: int = 4, seed: int = 0) -> list[list[int]]:
@@ -102,8 +104,9 @@ def position_prior(results: pd.DataFrame, *, cluster: str = "id") -> pd.DataFram
     """Per model: share of predictions at each position (of ``n_predictions`` valid answers to
     ``n_stories`` stories, with its 95 % interval ``ci_low``/``ci_high`` clustered by story — the
     orders of one story are not independent answers: :func:`culturelab.stats.clustered_proportion_ci`),
-    share of correct answers there (of ``n_items``), the mean probability mass per position, and a
-    χ² test of the predictions against uniform.
+    share of correct answers there (of ``n_items``), the mean probability mass per position, and
+    :func:`position_test` of the predictions against where the correct answers are (``chi2_p``,
+    Rao–Scott corrected with the ``design_effect`` of the story clusters; ``n_stories`` beside it).
 
     >>> t = pd.DataFrame({"model": "m", "id": ["s1", "s1", "s2", "s2"], "pred": [0, 0, 1, -1],
     ...                   "answer": [0, 1, 1, 2], "options": [list("abcd")] * 4})
@@ -116,17 +119,51 @@ def position_prior(results: pd.DataFrame, *, cluster: str = "id") -> pd.DataFram
         pred = np.bincount(part["pred"][part["pred"] >= 0], minlength=n)
         gold = np.bincount(part["answer"], minlength=n)
         probs = option_probs(part["scores"]).mean(axis=0) if "scores" in part else np.full(n, np.nan)
-        chi = stats.chisquare(pred) if pred.sum() else None
         valid = part[part["pred"] >= 0]
         per_story = pd.crosstab(valid[cluster], valid["pred"]).reindex(columns=range(n), fill_value=0)
+        test = position_test(valid, cluster=cluster, n_options=n)
         for pos in range(n):
             low, high = clustered_proportion_ci(per_story[pos], per_story.sum(axis=1))
             rows.append({"model": model, "position": pos + 1, "predicted_share": pred[pos] / max(pred.sum(), 1),
                          "ci_low": low, "ci_high": high, "n_predictions": int(pred.sum()),
-                         "n_stories": len(per_story),
                          "answer_share": gold[pos] / max(gold.sum(), 1), "n_items": int(gold.sum()),
-                         "mean_prob": float(probs[pos]), "chi2_p": float(chi.pvalue) if chi is not None else np.nan})
+                         "mean_prob": float(probs[pos]), "chi2_p": test["p_value"],
+                         "design_effect": test["design_effect"], "n_stories": len(per_story)})
     return pd.DataFrame(rows)
+
+
+def position_test(valid: pd.DataFrame, *, cluster: str = "id", n_options: int = 4) -> dict[str, float]:
+    """Do a model's predicted positions (``pred`` ≥ 0) follow where the correct answers are
+    (``answer``, the same rows)? Pearson's χ² of the predicted counts against the expected counts
+    N·π (π: the share of correct answers at each position; under ``random`` orders shared by all
+    stories it need not be uniform), with the Rao–Scott first-order correction for the story
+    clusters (Rao & Scott, 1981): χ² / δ̄, δ̄ = Σ (1 − π_j) d_j / (K − 1), d_j = the cluster
+    variance of position j's share (:func:`culturelab.stats.cluster_variance`, as
+    :func:`culturelab.stats.clustered_proportion_ci`) over π_j(1 − π_j)/N, at least 1. Positions
+    no correct answer holds are left out. Returns ``chi2`` (corrected), ``design_effect`` (δ̄),
+    ``p_value`` (df = K − 1) and ``n_stories``.
+
+    >>> t = pd.DataFrame({"id": ["a"] * 4 + ["b"] * 4, "pred": [0] * 4 + [1] * 4, "answer": [0, 1, 2, 3] * 2})
+    >>> {k: round(v, 2) for k, v in position_test(t).items()}
+    {'chi2': 3.0, 'design_effect': 2.67, 'p_value': 0.39, 'n_stories': 2}
+    """
+    pred, answer = valid["pred"].to_numpy(dtype=int), valid["answer"].to_numpy(dtype=int)
+    stories = valid[cluster].nunique()
+    expected = np.bincount(answer, minlength=n_options) / max(len(answer), 1)
+    cells = np.flatnonzero(expected > 0)
+    if len(pred) == 0 or len(cells) < 2:
+        return {"chi2": np.nan, "design_effect": np.nan, "p_value": np.nan, "n_stories": stories}
+    total = len(pred)
+    observed = np.bincount(pred, minlength=n_options)
+    chi2 = float(np.sum((observed[cells] - total * expected[cells]) ** 2 / (total * expected[cells])))
+    per_story = pd.crosstab(valid[cluster], valid["pred"]).reindex(columns=range(n_options), fill_value=0)
+    sizes = per_story.sum(axis=1)
+    pi = expected[cells]
+    deff = np.array([cluster_variance(per_story[j], sizes) for j in cells]) / (pi * (1 - pi) / total)
+    mean_deff = max(1.0, float(np.sum((1 - pi) * np.nan_to_num(deff)) / (len(cells) - 1)))
+    corrected = chi2 / mean_deff
+    return {"chi2": corrected, "design_effect": mean_deff,
+            "p_value": float(stats.chi2.sf(corrected, len(cells) - 1)), "n_stories": stories}
 
 
 def debiased_accuracy(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
@@ -159,7 +196,7 @@ def debiased_accuracy(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> 
     return pd.DataFrame(rows)
 
 
-def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 10) -> pd.DataFrame:
+def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = N_BINS) -> pd.DataFrame:
     """Reliability-diagram bins over [0, 1]: ``bin_low``, ``bin_high``, mean ``confidence``,
     ``accuracy`` and ``n`` (empty bins kept with n = 0).
 
@@ -179,8 +216,8 @@ def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n
     return pd.DataFrame(rows)
 
 
-def expected_calibration_error(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 15) -> float:
-    """ECE: bin-size-weighted mean |accuracy − confidence| (equal-width bins).
+def expected_calibration_error(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = N_BINS) -> float:
+    """ECE: bin-size-weighted mean |accuracy − confidence| over the bins of :func:`calibration_table`.
 
     >>> round(expected_calibration_error([0.9, 0.9], [1, 0], n_bins=10), 2)
     0.4
@@ -206,7 +243,7 @@ def _confidence(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return probs, probs.max(axis=1), probs.argmax(axis=1) == part["answer"].to_numpy()
 
 
-def reliability_bins(results: pd.DataFrame, *, n_bins: int = 10) -> pd.DataFrame:
+def reliability_bins(results: pd.DataFrame, *, n_bins: int = N_BINS) -> pd.DataFrame:
     """:func:`calibration_table` of each model's answers (confidence = max option probability),
     stacked with a ``model`` column, for a reliability diagram.
 
@@ -221,8 +258,17 @@ def reliability_bins(results: pd.DataFrame, *, n_bins: int = 10) -> pd.DataFrame
     return pd.concat(parts, ignore_index=True)
 
 
-def calibration_summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, n_bins: int = 15) -> pd.DataFrame:
-    """Per group: accuracy, mean confidence (max option probability), ECE and Brier score."""
+def calibration_summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, n_bins: int = N_BINS,
+                        cluster: str = "id") -> pd.DataFrame:
+    """Per group: accuracy, mean confidence (max option probability), ECE (over the ``n_bins`` bins
+    of :func:`reliability_bins`: pass the diagram's count) and Brier score, of ``n`` answers to
+    ``n_stories`` stories — the orders of one story are not independent answers, so ``n``
+    overstates what the ECE rests on.
+
+    >>> t = pd.DataFrame({"model": "m", "id": ["a", "a"], "scores": [[0.0, -9.0], [-9.0, 0.0]], "answer": [0, 0]})
+    >>> calibration_summary(t)[["accuracy", "n", "n_stories"]].to_dict("records")
+    [{'accuracy': 0.5, 'n': 2, 'n_stories': 1}]
+    """
     by = list(by)
     rows = []
     for key, part in results.groupby(by, observed=True, sort=False):
@@ -230,5 +276,6 @@ def calibration_summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *
         probs, conf, ok = _confidence(part)
         rows.append({**dict(zip(by, key)), "accuracy": float(ok.mean()), "mean_confidence": float(conf.mean()),
                      "ece": expected_calibration_error(conf, ok, n_bins=n_bins),
-                     "brier": brier_score(probs, part["answer"]), "n": len(part)})
+                     "brier": brier_score(probs, part["answer"]), "n": len(part),
+                     "n_stories": int(part[cluster].nunique()) if cluster in part else len(part)})
     return pd.DataFrame(rows)

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,6 +165,38 @@ def renderer_of(fig: plt.Figure) -> Any:
     """
     fig.canvas.draw()
     return fig.canvas.get_renderer()
+
+
+@contextmanager
+def saved_layout(fig: plt.Figure) -> Iterator[None]:
+    """Within the block, ``fig`` is laid out as ``savefig`` writes it: with ``savefig.bbox`` "tight"
+    the figure's box is cut to what is drawn, and what is anchored to that box (a figure legend's
+    default anchor) moves with it, onto a caption below the old edge, say. Outside the block the
+    figure is as it was.
+
+    >>> fig = plt.figure(figsize=(3, 2)); legend = fig.legend([plt.Line2D([], [])], ["a"], loc="lower center")
+    >>> caption = fig.text(0.5, -0.3, "a caption under the figure")
+    >>> above = lambda: legend.get_window_extent(renderer_of(fig)).y0 - caption.get_window_extent(renderer_of(fig)).y1
+    >>> before = above()
+    >>> with plt.rc_context({"savefig.bbox": "tight"}), saved_layout(fig):
+    ...     saved = above()
+    >>> bool(before > 0 > saved), bool(above() == before)  # saved, the legend sits on the caption
+    (True, True)
+    >>> plt.close(fig)
+    """
+    if plt.rcParams["savefig.bbox"] != "tight":
+        yield
+        return
+    from matplotlib._tight_bbox import adjust_bbox
+
+    renderer = renderer_of(fig)
+    box = fig.get_tightbbox(renderer).padded(plt.rcParams["savefig.pad_inches"])
+    restore = adjust_bbox(fig, box, renderer)
+    try:
+        yield
+    finally:
+        restore()
+        fig.canvas.draw()
 
 
 def _finite(box: Bbox) -> bool:
@@ -548,13 +581,19 @@ def empty_panels(fig: plt.Figure) -> list[str]:
 def inspect(fig: plt.Figure) -> dict[str, Any]:
     """The facts of ``fig`` the audit needs, JSON-ready: titles and legend texts, per panel its
     marks (how many, greyed, the paper's), n labels and bands, the constant lines drawn, and
-    what overlaps (texts, legends over data, unreadable text on bars or cells).
+    what overlaps (texts — captions and legends too —, legends over data, unreadable text on bars
+    or cells), all in the layout ``savefig`` writes (:func:`saved_layout`).
 
     >>> fig, ax = plt.subplots(); _ = ax.plot([0, 1], [0.2, 0.4], marker="o"); _ = ax.set_title("t")
     >>> facts = inspect(fig); facts["titles"], facts["panels"][0]["marks"]
     (['t'], 2)
     >>> plt.close(fig)
     """
+    with saved_layout(fig):
+        return _facts(fig)
+
+
+def _facts(fig: plt.Figure) -> dict[str, Any]:
     renderer = renderer_of(fig)
     texts = texts_of(fig, renderer)
     overlapping = []

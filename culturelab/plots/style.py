@@ -129,6 +129,10 @@ def place_margins(fig: Any) -> None:
     title = title if title is not None and title.get_gid() == STAMPED else None
     if not notes and title is None:
         return
+    fig.canvas.draw()
+    for legend in fig.legends:  # anchored to the figure's box, a legend would move when savefig crops it
+        box = fig.transFigure.inverted().transform_bbox(legend.get_bbox_to_anchor())
+        legend.set_bbox_to_anchor(box, transform=fig.transFigure)
     for text in [*notes, *([title] if title is not None else [])]:
         text.set_visible(False)
     fig.canvas.draw()

@@ -18,7 +18,7 @@ from importlib import resources
 
 import pandas as pd
 
-from culturelab.protocol import SAME, DataUsed, Deviations
+from culturelab.protocol import SAME, DataUsed, Deviations, is_same
 
 
 def available(paper: str) -> list[str]:
@@ -75,7 +75,7 @@ def compare(reported: pd.DataFrame, ours: pd.DataFrame, on: Sequence[str], value
     model_status = deviations.model
     if model_row is not None and deviations.model_spec is not None and deviations.paper_model != model_row:
         model_status = f"{deviations.model_spec} beside the paper's {model_row}"
-    comparable = deviations.data == SAME and deviations.protocol == SAME and model_status == SAME
+    comparable = is_same(deviations.data) and is_same(deviations.protocol) and is_same(model_status)
     table["delta"] = table["ours"] - table["reported"] if comparable else float("nan")
     table["data"] = deviations.data
     table["protocol"] = deviations.protocol

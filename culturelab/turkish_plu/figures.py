@@ -19,6 +19,9 @@ from culturelab.plots.curves import valid_answer_curves
 from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
 from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
 
+#: the one legend entry of the chance lines of the Table 6 panels (each panel's own level)
+CHANCE_LABEL = "chance: 1/options (the paper's Random row)"
+
 
 def category_radar(profile: pd.DataFrame) -> plt.Figure:
     """Radar of :func:`culturelab.turkish_plu.corpus.category_profile` (each feature scaled to its
@@ -52,22 +55,53 @@ def _llm_title(title: str, model: str | None) -> str:
     return f"{title} — llm: {model}, zero-shot option log-likelihood" if model else f"{title} (no LM run)"
 
 
+def legend_above(fig: plt.Figure, ax: plt.Axes, title: str, ncols: int = 4) -> None:
+    """The legend of ``ax``, shared by every panel of ``fig``, between the title and the panels:
+    anchored in figure coordinates above the laid-out panels (a legend anchored to the figure's
+    edge moves with it when ``savefig`` cuts the figure to what is drawn, onto the caption), the
+    panels laid out below it.
+
+    >>> fig, axes = plt.subplots(1, 2); _ = axes[0].plot([1, 2], label="ours"); legend_above(fig, axes[0], "t")
+    >>> from culturelab.plots import audit
+    >>> r = audit.renderer_of(fig)
+    >>> bool(fig.legends[0].get_window_extent(r).y0 >= max(a.get_tightbbox(r).y1 for a in axes) - 1)
+    True
+    >>> plt.close(fig)
+    """
+    from culturelab.plots import audit
+
+    handles, labels = ax.get_legend_handles_labels()
+    legend = fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), ncols), frameon=False, fontsize=7,
+                        bbox_to_anchor=(0.5, 0.0), bbox_transform=fig.transFigure)
+    heading = fig.suptitle(title, fontsize=9, y=0.995, va="top")
+    renderer = audit.renderer_of(fig)
+    height, gap = fig.bbox.height, 0.05 * fig.dpi
+    tall = legend.get_window_extent(renderer).height
+    fig.tight_layout(rect=(0, 0, 1, 1 - (tall + heading.get_window_extent(renderer).height + 2 * gap) / height))
+    renderer = audit.renderer_of(fig)
+    top = max(a.get_tightbbox(renderer).y1 for a in fig.axes) + gap  # the panels' top, titles included
+    legend.set_bbox_to_anchor((0.5, top / height), transform=fig.transFigure)
+    heading.set(y=(top + tall + gap) / height, va="bottom")
+
+
 def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[str], *,
                     model: str | None = None) -> plt.Figure:
     """One panel per task: our methods' accuracy (%, 95 % CI, n under each bar, bars on fewer than 10
-    items faded) as bars, chance (``acc["chance"]``) dotted, the paper's BERTurk ZS/FT and Random as
-    horizontal lines; one shared legend below the panels; ``model``, the LM behind the ``llm``
-    methods, named in the title."""
+    items faded) as bars, the panel's chance (``acc["chance"]``: 25, step ordering 50 — the paper's
+    Random row) dotted, the paper's BERTurk ZS/FT as horizontal lines; one shared legend above the
+    panels; ``model``, the LM behind the ``llm`` methods, named in the title."""
     apply_style()
     tasks = list(tasks)
     fig, axes = plt.subplots(1, len(tasks), figsize=(2.9 * len(tasks) + 0.6, 3.6), squeeze=False)
-    styles = {"paper Random": ("Random", ":"), "paper BERTurk ZS (random head)": ("BERTurk ZS", "--"),
-              "paper BERTurk FT": ("BERTurk FT", "-")}
+    styles = {"paper BERTurk ZS (random head)": ("BERTurk ZS", "--"), "paper BERTurk FT": ("BERTurk FT", "-")}
     for ax, task in zip(axes[0], tasks):
         part = acc[acc["task"] == task].assign(acc=lambda d: 100 * d["accuracy"], lo=lambda d: 100 * d["ci_low"],
                                                hi=lambda d: 100 * d["ci_high"], task_name=TASK_NAMES[task])
         grouped_bars(part, "task_name", "acc", "method", err_low="lo", err_high="hi", ax=ax, ylabel="accuracy (%)",
                      n="n", chance=100 * float(part["chance"].iloc[0]), legend=False)
+        for line in ax.lines:  # each panel's own chance, one legend entry for all
+            if line.get_label().startswith("chance"):
+                line.set_label(CHANCE_LABEL)
         for label, (paper_model, ls) in styles.items():
             v = reported.loc[(reported["task"] == task) & (reported["model"] == paper_model), "value"]
             if len(v):
@@ -76,10 +110,7 @@ def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[s
         ax.set_xlabel("")
         if ax is not axes[0][0]:
             ax.set_ylabel("")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 4), frameon=False, fontsize=7)
-    fig.suptitle(_llm_title("Table 6 — accuracy per task", model), fontsize=9)
-    fig.tight_layout(rect=(0, 0.16, 1, 1))
+    legend_above(fig, axes[0][0], _llm_title("Table 6 — accuracy per task", model))
     claim(fig, kind="score", chance=[100 * float(c) for c in acc["chance"].dropna().unique()],
           model=[model] if model else [], method=list(dict.fromkeys(acc["method"])))
     return fig
@@ -105,10 +136,7 @@ def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep"), *, 
                      ylabel="accuracy (%)", title=TASK_NAMES[task], n="n", chance=25.0, legend=False)
         ax.set_ylim(0, 100)
         ax.set_xlabel("")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 4), frameon=False, fontsize=7)
-    fig.suptitle(_llm_title("Accuracy per category", model), fontsize=9)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    legend_above(fig, axes[0, 0], _llm_title("Accuracy per category", model))
     claim(fig, kind="score", chance=25.0, model=[model] if model else [], method=list(dict.fromkeys(acc["method"])))
     return fig
 
@@ -166,9 +194,7 @@ def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
         grouped_bars(part, "metric", "value", "system", err_low="ci_low", err_high="ci_high", ax=ax,
                      ylabel="F1 × 100", title=f"ROUGE, {tok}", n="n" if "n" in part else None, legend=False)
         ax.set_ylim(0, max(top, 1.0) * 1.08)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncols=min(len(labels), 4), frameon=False, fontsize=7)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    legend_above(fig, axes[0, 0], "Summarization: mean ROUGE per system")
     systems = list(dict.fromkeys(table["system"].astype(str)))
     claim(fig, kind="score", no_chance="ROUGE has no chance level", method=systems,
           model=[s.removeprefix("zero-shot ") for s in systems if s.startswith("zero-shot ")])

@@ -12,15 +12,19 @@ trained on and what was dropped is their ``protocol`` label
 (:func:`culturelab.turkish_plu.protocol.finetune_effective`): a deviation unless it is the paper's
 train split as released.
 
-The model is the same shape as ``AutoModelForMultipleChoice``: a transformer backbone
-(``AutoModel``: any 🤗 encoder or decoder — ``bundled:gemma3-270m``, ``hf:dbmdz/bert-base-turkish-cased``
-…) reads each option as the paper's models do (``input_format="swag"``, :func:`option_inputs`: the
-pair ``sent1``, ``sent2 + " " + ending`` of the released SWAG-schema files) or after our Cetvel
-prompts (``"prompt"``: "<prompt> <option>", :func:`culturelab.turkish_plu.mc.add_prompts`), pools
-its last hidden states (at the last token of a decoder, the first of an encoder), and a linear head
-gives one score per option; the options of an item are compared by softmax cross-entropy. One model
-per task, as in the paper. ``layers`` trains only the top transformer layers (with the head; 0 =
-all), which makes a CPU run affordable.
+An encoder (``hf:dbmdz/bert-base-turkish-cased`` …) is the paper's model: 🤗
+``AutoModelForMultipleChoice`` with its own head (BERT and XLM-R: pooler, dropout and a linear
+layer; DistilBERT: pre-classifier, ReLU, dropout and a linear layer), fed the tokenizer's segment
+ids as ``run_swag`` feeds them. A decoder (``bundled:gemma3-270m`` …, not one of the paper's
+models) has no multiple-choice class: its last hidden state at the last token goes through a
+linear head (ours). Either reads each option as the paper's models do (``input_format="swag"``,
+:func:`option_inputs`: the pair ``sent1``, ``sent2 + " " + ending`` of the released SWAG-schema
+files, step ordering padded to four options with the files' ``xxx`` endings) or after our Cetvel
+prompts (``"prompt"``: "<prompt> <option>", :func:`culturelab.turkish_plu.mc.add_prompts`); the
+options of an item are compared by softmax cross-entropy. One model per task, as in the paper.
+``layers`` trains only the top transformer layers (with the head; 0 = all), which makes a CPU run
+affordable. ``seeds`` > 1 trains that many models per task and reports the best run (the paper's
+footnote 5) and the mean over runs (:func:`summarise_seeds`).
 
 >>> find_layers(torch.nn.Module()) is None
 True
@@ -34,9 +38,15 @@ import numpy as np
 import pandas as pd
 import torch
 
+from culturelab.protocol import model_specs
 from culturelab.turkish_plu.data import FINETUNE_INPUTS
 from culturelab.turkish_plu.data import FINETUNE_SPLITS as SPLITS
 from culturelab.turkish_plu.mc import _finish, add_prompts, subset
+
+#: the placeholder of an unused field of the released SWAG-schema files
+SWAG_PLACEHOLDER = "xxx"
+#: the paper runs step ordering as a four-way choice, ``ending2``/``ending3`` being the placeholder (spec §2.0)
+SO_SWAG_OPTIONS = 4
 
 
 def backbone_path(spec: str) -> str:
@@ -78,17 +88,22 @@ def is_decoder(model_type: str) -> bool:
 
 
 class OptionScorer(torch.nn.Module):
-    """Backbone → hidden state of the last token (decoders) or the first (encoders, as
-    ``AutoModelForMultipleChoice``) → linear head: one score per (prompt, option) row."""
+    """One score per (prompt, option) row: an encoder's ``AutoModelForMultipleChoice`` (the
+    paper's head), or a decoder's hidden state at the last token → a linear head (ours)."""
 
     def __init__(self, path: str, layers: int = 0):
-        from transformers import AutoModel
+        from transformers import AutoConfig, AutoModel, AutoModelForMultipleChoice
 
         super().__init__()
-        self.backbone = AutoModel.from_pretrained(path, dtype=torch.float32)
-        self.last_token = is_decoder(self.backbone.config.model_type)
-        hidden = self.backbone.config.get_text_config().hidden_size
-        self.head = torch.nn.Linear(hidden, 1)
+        self.last_token = is_decoder(AutoConfig.from_pretrained(path).model_type)
+        self.multiple_choice: torch.nn.Module | None = None
+        self.head: torch.nn.Module | None = None
+        if self.last_token:
+            self.backbone = AutoModel.from_pretrained(path, dtype=torch.float32)
+            self.head = torch.nn.Linear(self.backbone.config.get_text_config().hidden_size, 1)
+        else:
+            self.multiple_choice = AutoModelForMultipleChoice.from_pretrained(path, dtype=torch.float32)
+            self.backbone = self.multiple_choice.base_model
         if layers:  # train only the top `layers` blocks (and what follows them) with the head
             blocks = find_layers(self.backbone)
             self.backbone.requires_grad_(False)
@@ -97,13 +112,17 @@ class OptionScorer(torch.nn.Module):
             for block in list(blocks)[-layers:]:
                 block.requires_grad_(True)
             for name, module in self.backbone.named_children():
-                if "norm" in name:
+                if "norm" in name or "pooler" in name:
                     module.requires_grad_(True)
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
+        if self.multiple_choice is not None:  # each row one "choice" of its own: the head scores rows alike
+            extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids.unsqueeze(1)}
+            return self.multiple_choice(input_ids=input_ids.unsqueeze(1), attention_mask=attention_mask.unsqueeze(1),
+                                        **extra).logits.squeeze(-1)
         hidden = self.backbone(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        # right padding: a row's last real token is at (its length − 1)
-        at = attention_mask.sum(1) - 1 if self.last_token else torch.zeros_like(attention_mask[:, 0])
+        at = attention_mask.sum(1) - 1  # right padding: a row's last real token is at (its length − 1)
         return self.head(hidden[torch.arange(len(hidden), device=hidden.device), at]).squeeze(-1)
 
 
@@ -114,19 +133,25 @@ def option_inputs(frame: pd.DataFrame, input_format: str = "swag", version: str 
     the released files — ``sent1`` is the goal for next-event prediction and the files' ``xxx``
     placeholder for the other tasks, ``sent2`` what the model reads (:func:`read_mc`'s
     ``context``). ``prompt`` (ours): "<prompt> <option>" with the Cetvel prompts (step ordering:
-    the two orders of its step pair).
+    the two orders of its step pair). The paper runs step ordering as a four-way choice whose
+    ``ending2``/``ending3`` are the files' ``xxx`` (spec §2.0): ``swag`` adds them, so a model can
+    pick one (and be wrong).
 
     >>> t = pd.DataFrame({"task": ["si"], "goal": ["Kek Pişirmek"], "context": ["Kek Pişirmek"],
     ...                   "options": [["Un ele.", "Araba yıka."]]})
     >>> option_inputs(t)[0][0], option_inputs(t, "prompt")[0][0]
     (('xxx', ' Kek Pişirmek Un ele.'), 'Hedef: Kek Pişirmek Örnek Adım: Un ele.')
+    >>> len(option_inputs(t.assign(task="so"))[0])
+    4
     """
     if input_format == "swag":
         # the second segment starts with a space: an encoder's tokenizer drops it, a decoder's
         # (which joins a pair without a separator) keeps the two segments apart
         firsts = [g if t == "nep" else "xxx" for t, g in zip(frame["task"], frame["goal"])]
+        endings = [[*opts, *[SWAG_PLACEHOLDER] * (SO_SWAG_OPTIONS - len(opts))] if t == "so" else list(opts)
+                   for t, opts in zip(frame["task"], frame["options"])]
         return [[(first, f" {context} {o}") for o in opts]
-                for first, context, opts in zip(firsts, frame["context"], frame["options"])]
+                for first, context, opts in zip(firsts, frame["context"], endings)]
     if input_format != "prompt":
         raise ValueError(f"input_format must be one of {FINETUNE_INPUTS}, not {input_format!r}")
     prompted = add_prompts(frame, version)
@@ -138,12 +163,15 @@ def _flat_text(option: str | tuple[str, str]) -> str:
 
 
 def _batches(texts: list[list[str | tuple[str, str]]], tokenizer, size: int, max_length: int, device: str):
+    """Per batch of items: the first item, the number of items, the token ids and the other inputs
+    (``attention_mask``, and ``token_type_ids`` where the tokenizer makes segment ids)."""
     for start in range(0, len(texts), size):
         chunk = [t for opts in texts[start : start + size] for t in opts]
         pairs = [t for t in chunk if isinstance(t, tuple)]
         args = ([a for a, _ in pairs], [b for _, b in pairs]) if pairs else (chunk,)
         enc = tokenizer(*args, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-        yield start, len(texts[start : start + size]), enc["input_ids"].to(device), enc["attention_mask"].to(device)
+        extra = {k: enc[k].to(device) for k in ("attention_mask", "token_type_ids") if k in enc}
+        yield start, len(texts[start : start + size]), enc["input_ids"].to(device), extra
 
 
 def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bundled:gemma3-270m",
@@ -182,10 +210,10 @@ def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bu
     for epoch in range(epochs):
         order = rng.permutation(len(texts))
         scorer.train()
-        for step, (start, n, ids, mask) in enumerate(_batches([texts[i] for i in order], tokenizer, batch_size,
-                                                              max_length, device)):
+        for step, (start, n, ids, extra) in enumerate(_batches([texts[i] for i in order], tokenizer, batch_size,
+                                                               max_length, device)):
             with autocast:
-                scores = scorer(ids, mask).float().view(n, -1)
+                scores = scorer(ids, **_inputs(scorer, extra)).float().view(n, -1)
             loss = torch.nn.functional.cross_entropy(scores, labels[order[start : start + n]].to(device))
             optimiser.zero_grad()
             loss.backward()
@@ -195,9 +223,14 @@ def train_and_score(train: pd.DataFrame, test: pd.DataFrame, *, model: str = "bu
     scorer.eval()
     test_texts, out = option_inputs(test, input_format, version), []
     with torch.no_grad(), autocast:
-        for _, n, ids, mask in _batches(test_texts, tokenizer, batch_size * 2, max_length, device):
-            out.append(scorer(ids, mask).float().view(n, -1).cpu().numpy())
+        for _, n, ids, extra in _batches(test_texts, tokenizer, batch_size * 2, max_length, device):
+            out.append(scorer(ids, **_inputs(scorer, extra)).float().view(n, -1).cpu().numpy())
     return (np.concatenate(out) if out else np.zeros((0, 0))), pd.DataFrame(history)
+
+
+def _inputs(scorer: OptionScorer, extra: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The inputs besides the token ids: segment ids go to an encoder's multiple-choice model only."""
+    return extra if scorer.multiple_choice is not None else {"attention_mask": extra["attention_mask"]}
 
 
 def count_finetune(train: pd.DataFrame, test: pd.DataFrame, *, model: str, epochs: int, input_format: str = "swag",
@@ -258,37 +291,76 @@ def drop_test_goals(train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
     return train[keep]
 
 
-def method_name(split: str, goal_disjoint: bool = True) -> str:
-    """The ``method`` of fine-tuned rows: what they trained on.
+def method_name(split: str, goal_disjoint: bool = True, seeds: int = 1, summary: str = "") -> str:
+    """The ``method`` of fine-tuned rows: what they trained on, and over several seeds (``seeds``)
+    which ``summary`` of the runs they are (``best``: the best run's items; ``mean``: every run's).
 
-    >>> method_name("val"), method_name("train", goal_disjoint=False)
-    ('fine-tuned (goal-disjoint val→test)', 'fine-tuned (train→test)')
+    >>> method_name("val"), method_name("train", goal_disjoint=False, seeds=3, summary="best")
+    ('fine-tuned (goal-disjoint val→test)', 'fine-tuned (train→test, best of 3 seeds)')
     """
-    return f"fine-tuned ({'goal-disjoint ' if goal_disjoint else ''}{split}→test)"
+    runs = f", {summary} of {seeds} seeds" if seeds > 1 else ""
+    return f"fine-tuned ({'goal-disjoint ' if goal_disjoint else ''}{split}→test{runs})"
+
+
+def summarise_seeds(scored: pd.DataFrame, split: str, goal_disjoint: bool, seeds: int) -> pd.DataFrame:
+    """The scored items of several runs (column ``seed``) of one task and model as two methods:
+    the best run's items (the run of highest accuracy, as the paper reports, footnote 5) and every
+    run's items (their accuracy is the mean over runs); one run stays as it is.
+
+    >>> runs = pd.DataFrame({"seed": [0, 0, 1, 1], "correct": [True, False, True, True]})
+    >>> out = summarise_seeds(runs, "val", False, 2)
+    >>> out.groupby("method", sort=False)["correct"].mean().to_dict()
+    {'fine-tuned (val→test, best of 2 seeds)': 1.0, 'fine-tuned (val→test, mean of 2 seeds)': 0.75}
+    """
+    if seeds == 1:
+        return scored.assign(method=method_name(split, goal_disjoint))
+    best = scored.groupby("seed")["correct"].mean().idxmax()
+    return pd.concat([scored[scored["seed"] == best].assign(method=method_name(split, goal_disjoint, seeds, "best")),
+                      scored.assign(method=method_name(split, goal_disjoint, seeds, "mean"))], ignore_index=True)
 
 
 def finetune_predictions(train: pd.DataFrame, test: pd.DataFrame, *, split: str = "val", goal_disjoint: bool = True,
-                         n_train: int = 0, tasks: Sequence[str] | None = None, **kwargs
+                         n_train: int = 0, tasks: Sequence[str] | None = None, seeds: int = 1, **kwargs
                          ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One fine-tuned model per task (``train`` → ``test``, keyword arguments of
     :func:`train_and_score`): the scored test items in the shape of the other scorers
     (:mod:`culturelab.turkish_plu.mc`; ``method`` :func:`method_name`, ``model`` the spec) and the
-    training losses (with ``task``). ``goal_disjoint`` (default) first drops the training items
+    training losses (with ``task`` and ``seed``). ``goal_disjoint`` (default) first drops the training items
     whose goal is the goal of a test item of the task (:func:`drop_test_goals`; the validation
     split shares goals with 325 of the 1,021 step-ordering test items); ``n_train`` then keeps at
-    most that many training items per task (seeded with ``seed``; 0 = all)."""
+    most that many training items per task (seeded with ``seed``; 0 = all). ``seeds`` runs per
+    task (seeds ``seed``, ``seed + 1`` …) are summarised by :func:`summarise_seeds`."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
     model = kwargs.get("model", "bundled:gemma3-270m")
+    first = kwargs.pop("seed", 0)
     if goal_disjoint:
         train = drop_test_goals(train, test)
     parts, losses = [], []
     for task in tasks or list(dict.fromkeys(test["task"])):
-        tr = subset(train[train["task"] == task], n_train, kwargs.get("seed", 0))
+        tr = subset(train[train["task"] == task], n_train, first)
         te = test[test["task"] == task]
         if tr.empty or te.empty:
             raise ValueError(f"fine-tuning {task!r}: {len(tr)} training and {len(te)} test items")
-        scores, history = train_and_score(tr, te, **kwargs)
-        parts.append(_finish(te, scores, method_name(split, goal_disjoint)).assign(model=model))
-        losses.append(history.assign(task=task))
+        runs = []
+        for seed in range(first, first + seeds):
+            scores, history = train_and_score(tr, te, seed=seed, **kwargs)
+            runs.append(_finish(te, scores, "").assign(model=model, seed=seed))
+            losses.append(history.assign(task=task, seed=seed))
+        parts.append(summarise_seeds(pd.concat(runs, ignore_index=True), split, goal_disjoint, seeds))
+    return pd.concat(parts, ignore_index=True), pd.concat(losses, ignore_index=True)
+
+
+def finetune_models(train: pd.DataFrame, test: pd.DataFrame, models: str | Sequence[str], **kwargs
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`finetune_predictions` of each model of ``models`` (one spec or a list: the paper
+    fine-tunes BERTurk, DistilBERTurk and XLM-R), the scored items of all of them and their
+    training losses (with the ``method`` of the rows of every run and the ``model``)."""
+    parts, losses = [], []
+    for spec in model_specs(models):
+        tuned, history = finetune_predictions(train, test, model=spec, **kwargs)
+        parts.append(tuned)
+        losses.append(history.assign(method=tuned["method"].iloc[-1], model=spec))
+    if not parts:
+        raise ValueError(f"no model to fine-tune in {models!r}")
     return pd.concat(parts, ignore_index=True), pd.concat(losses, ignore_index=True)

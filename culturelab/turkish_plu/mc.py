@@ -41,7 +41,7 @@ from culturelab.metrics.generation import UnicodeTokenizer
 from culturelab.models.base import LanguageModel
 from culturelab.protocol import LABEL_COLUMNS, Deviations
 from culturelab.tasks.mcq import score_loglikelihood
-from culturelab.turkish_plu.protocol import mc_part, paper_model
+from culturelab.turkish_plu.protocol import HUB_ID_READINGS, mc_part, paper_model
 
 PAPER = "turkish_plu"
 #: how option log-probabilities are compared: summed over tokens, or their per-token mean
@@ -392,12 +392,13 @@ def table6_beside(accuracy: pd.DataFrame, labels: Callable[[Mapping[str, Any]], 
     (``paper_row``, :func:`table6_row`), ``reported``, ``ours`` and the labels of the one comparison
     with the paper's protocol (``labels`` of the row's ``task``, ``method`` and ``model``:
     :func:`culturelab.turkish_plu.protocol.mc_labels`); ``delta`` (percentage points) only where
-    data, protocol and model are the paper's.
+    data, protocol and model are the paper's; ``model_note`` where the hub id of the paper's model
+    is our reading (:data:`~culturelab.turkish_plu.protocol.HUB_ID_READINGS`).
 
     >>> from culturelab.protocol import DataUsed, compare
     >>> from culturelab.turkish_plu.protocol import PROTOCOL
     >>> acc = pd.DataFrame({"task": ["so"], "method": ["random"], "model": ["baseline"], "accuracy": [0.5], "n": [1021]})
-    >>> same = lambda row: compare(PROTOCOL["02_mc_tasks.random"], {"baseline": row["method"]}, DataUsed("released"))
+    >>> same = lambda row: compare(PROTOCOL["02_mc_tasks"], {}, DataUsed("released"))
     >>> table6_beside(acc, same)[["paper_row", "reported", "ours", "delta", "data"]].values.tolist()
     [['Random', 50.0, 50.0, 0.0, 'same']]
     """
@@ -414,7 +415,10 @@ def table6_beside(accuracy: pd.DataFrame, labels: Callable[[Mapping[str, Any]], 
         paper = reported[(reported["model"] == paper_row) & (reported["task"] == row["task"])]
         table = compare(paper, part.assign(value=100 * part["accuracy"]), on=["task"], deviations=deviations,
                         model_row=paper_model(paper_row) if paper_row else None)
-        table = table[table["ours"].notna()].assign(method=row["method"], model=row["model"], paper_row=paper_row)
+        spec = deviations.model_spec or ""
+        note = HUB_ID_READINGS.get(deviations.paper_model or "", "") if ":" in spec else ""
+        table = table[table["ours"].notna()].assign(method=row["method"], model=row["model"], paper_row=paper_row,
+                                                    model_note=note)
         extra = [c for c in ("ci_low", "ci_high", "n") if c in part.columns]
         table = table.merge(part[["task", *extra]], on="task", how="left")
         for c in ("ci_low", "ci_high"):
@@ -422,6 +426,6 @@ def table6_beside(accuracy: pd.DataFrame, labels: Callable[[Mapping[str, Any]], 
                 table[c] = 100 * table[c]
         out.append(table)
     cols = ["task", "method", "model", "paper_row", "reported", "ours", "delta", "ci_low", "ci_high", "n",
-            *LABEL_COLUMNS]
+            *LABEL_COLUMNS, "model_note"]
     table = pd.concat(out, ignore_index=True)
     return table[[c for c in cols if c in table.columns]]

@@ -25,15 +25,25 @@ beside the paper's rows with no Δ.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from culturelab.protocol import DataUsed, Deviations, Release, Section, Setting, compare, paper_model_of
+from culturelab.protocol import (
+    DataUsed,
+    Deviations,
+    Release,
+    Section,
+    Setting,
+    compare,
+    is_same,
+    paper_model_of,
+)
 from culturelab.tasks.reorder import DECODING_LABELS, decoding_setting
 from culturelab.turkish_plu.data import FILES, HF_MC, HF_SUMMARIZATION, SUBDIR, TASK_NAMES, TASKS
-from culturelab.turkish_plu.summarization import VARIANTS
+from culturelab.turkish_plu.summarization import ROUGE_L, VARIANTS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,6 +87,14 @@ def _size(knob: str, what: str, cite: str = ALL) -> Setting:
 def _tasks(v: Any) -> str:
     return f"tasks {', '.join(v)} only (the paper: all four, Table 6)"
 
+
+#: what each of our chance baselines is, beside the paper's Random row (the exact chance 1/options)
+_BASELINES = {
+    "random": "random: simulated uniform guesses over the run's seeds, a check of the chance level (the paper's Random "
+              "row: the exact chance 1/options, Table 6)",
+    "majority (val)": "majority (val): the validation split's most frequent label (the paper's Random row: the exact "
+                      "chance 1/options, Table 6)",
+}
 
 _BEYOND_LM = ("zero-shot log-likelihood of a causal LM with the Cetvel prompts; the paper's models are encoders "
               "with a multiple-choice head, fine-tuned (FT) or with a randomly initialised head (ZS), §4.2, Table 6")
@@ -153,7 +171,33 @@ _FINETUNE = {
     "finetune_input": Setting("swag", "§4.2 (the repository's train.py: SWAG pairs)", describe=lambda v: (
         "options read after our Cetvel prompts as one text (the paper: SWAG pairs — sent1, sent2 + ' ' + ending; "
         "§4.2)")),
+    # footnote 5: runs with several seeds were checked and only the best is reported (how many: not stated)
+    "finetune_seeds": Setting("best", "footnote 5 (the best run over seeds; how many seeds: not stated)",
+                              accept=lambda v: v >= 2 if isinstance(v, int) else str(v).startswith("best"),
+                              describe=lambda v: _seeds_text(v)),
+    # App. G: 4 T4s with gradient accumulation; the run scripts: 16 per device. Our reading: 4 × 16 = 64 per
+    # optimiser step (the accumulation steps are not stated)
+    "finetune_batch_size": Setting(64, "our reading of App. G and the run scripts: 16 per device on 4 T4s; "
+                                   "gradient-accumulation steps not stated", what="batch {} per optimiser step"),
 }
+
+
+def _seeds_text(v: Any) -> str:
+    paper = "the paper: the best run over several seeds, footnote 5"
+    if isinstance(v, int):
+        return f"one fine-tuning run per task and model ({paper})"
+    return f"{v} ({paper})"
+
+
+def seeds_of(method: str) -> int | str:
+    """What a fine-tuned ``method`` (:func:`culturelab.turkish_plu.finetune.method_name`) says of
+    its runs over seeds: ``1`` (one run), or ``"best of k seeds"`` / ``"mean of k seeds"``.
+
+    >>> seeds_of("fine-tuned (val→test)"), seeds_of("fine-tuned (train→test, best of 3 seeds)")
+    (1, 'best of 3 seeds')
+    """
+    found = re.search(r", ((?:best|mean) of \d+ seeds)\)$", method)
+    return found.group(1) if found else 1
 
 
 def finetune_effective(overlap: pd.DataFrame, split: str, goal_disjoint: bool) -> dict[str, dict[str, Training]]:
@@ -191,10 +235,17 @@ _BM25 = Setting("whitespace", "App. A.1 (rank_bm25's BM25Plus; tokens not stated
                     "App. A.1 does not say)"))
 #: the paper's ROUGE: HF evaluate's (rouge_score's default tokenizer and Porter stemmer)
 PAPER_ROUGE = next(iter(VARIANTS))
-_ROUGE = Setting(PAPER_ROUGE, "App. G (HF evaluate's rouge: rouge_score's default tokenizer, use_stemmer=True)",
+_ROUGE = Setting(PAPER_ROUGE, "the repository's test.py (HF evaluate's rouge: rouge_score's default tokenizer, "
+                 "use_stemmer=True)",
                  describe=lambda v: (f"ROUGE with {v} tokens: Unicode words, Turkish lower-casing, no stemmer (the "
                                      "paper: HF evaluate's rouge — rouge_score's default tokenizer and Porter stemmer, "
-                                     "which drop ç ğ ı ö ş ü; App. G)"))
+                                     "which drop ç ğ ı ö ş ü; the repository's test.py)"))
+#: Table 7's ROUGE-L: rougeL or rougeLsum is not stated; our reading: rougeLsum, the only variant that reads the
+#: newlines test.py puts between the sentences of sent_tokenize
+_ROUGE_L = Setting("rougeLsum", "our reading: Table 7 says ROUGE-L, not which; the repository's test.py joins "
+                   "sent_tokenize sentences with newlines, which only rougeLsum reads", describe=lambda v: (
+                       f"ROUGE-L as {v} (our reading of Table 7's ROUGE-L: rougeLsum — not stated; the repository's "
+                       "test.py joins sent_tokenize sentences with newlines, which only rougeLsum reads)"))
 
 PROTOCOL: dict[str, Section] = {
     "01_corpus": Section("§3.1, Table 3 ('Original' row)", CORPUS),
@@ -203,17 +254,20 @@ PROTOCOL: dict[str, Section] = {
     "01_corpus.profile": Section("ours", CORPUS, beyond="category profile and steps per method of the "
                                  "original-Turkish part (the paper: Table 3's counts only)"),
     "02_mc_tasks": Section("§4.2, Tables 4 and 6", TEST_SETS, _MC_DATA),
+    # the Random row is the exact chance (1/options: 25, SO 50); simulated guesses are a check of it, not a Δ
     "02_mc_tasks.random": Section("Table 6 Random row", TEST_SETS, {"baseline": Setting(
-        "random", "Table 6 Random row", describe=lambda v: f"{v}: the validation split's most frequent label (the "
-        "paper's Random row: uniform guessing, Table 6)")}),
+        "exact chance", "Table 6 Random row", describe=lambda v: _BASELINES.get(v, v))}),
     "02_mc_tasks.surface": Section("ours", TEST_SETS, beyond="surface-similarity scorers (word-stem overlap, "
                                    "character TF-IDF) and the prompt-free options-only audit"),
     "02_mc_tasks.llm": Section("ours", TEST_SETS, {"max_llm_instances": _size("max_llm_instances", "test items per "
                                                                              "task given to the LM", "ours")},
                                beyond=_BEYOND_LM, when="run_llm"),
     "02_mc_tasks.finetune": Section("§4.2, App. G, Table 6 FT rows", TEST_SETS, _FINETUNE, when="run_finetune"),
-    # predictions made elsewhere are taken as the named model's outputs under the paper's protocol (not checked)
-    "02_mc_tasks.predictions": Section("Table 6 (a predictions file, as its model column names it)", TEST_SETS),
+    # predictions made elsewhere: the file names its model; how that model was trained and run is not known here
+    "02_mc_tasks.predictions": Section("Table 6 (a predictions file, as its model column names it)", TEST_SETS, {
+        "predictions_protocol": Setting("verified", "§4.2, Table 6", describe=lambda v: (
+            "protocol not verified: a predictions file made elsewhere, trusted by its model column (the paper: "
+            "§4.2's fine-tuning and test scripts)"))}),
     "03_step_ordering": Section("ours", CORPUS, beyond="full reordering of the ordered original-Turkish methods; the "
                                 "paper's step ordering is a two-way choice between consecutive steps of its SO test "
                                 "set (§3.2, Table 6)"),
@@ -231,7 +285,7 @@ PROTOCOL: dict[str, Section] = {
     "05_summarization": Section("§4.3, App. G, Table 7", SUMMARIZATION, {
         "split": Setting("test", "Table 7", what="split {}"),
         "max_documents": _size("max_documents", "pairs", "Table 7: the whole test split"),
-        "rouge_tokenizer": _ROUGE}),
+        "rouge_tokenizer": _ROUGE, "rouge_l": _ROUGE_L}),
     "05_summarization.lead": Section("ours", SUMMARIZATION, {"rouge_tokenizer": _ROUGE},
                                      beyond="extractive lead-k baselines (the paper: fine-tuned seq2seq models)"),
     "05_summarization.llm": Section("ours", SUMMARIZATION, {
@@ -250,9 +304,9 @@ PROTOCOL: dict[str, Section] = {
 }
 
 # ------------------------------------------------------------------ the paper's models
-#: the paper's models with a public checkpoint: name → hub id. Table 6 (App. A.2; spec §3.1: the
-#: repository's ids), Table 5 (App. A.1, footnotes 9–10; SimCSE-TR: App. C, released on the hub)
-#: and Table 7 (App. A.3, footnotes 12–14; the PRO models: released on the hub, spec §5.3)
+#: the paper's models with a public checkpoint: name → hub id. Table 6 (App. A.2; spec §3.1), Table 5
+#: (App. A.1, footnotes 9–10; SimCSE-TR: App. C, released on the hub) and Table 7 (App. A.3, footnotes
+#: 12–14; the PRO models: released on the hub, spec §5.3). Some ids are our reading (:data:`HUB_ID_READINGS`).
 HUB_IDS = {
     "BERTurk": "dbmdz/bert-base-turkish-cased",
     "DistilBERTurk": "dbmdz/distilbert-base-turkish-cased",
@@ -270,8 +324,15 @@ HUB_IDS = {
     "mBART PRO": "ardauzunoglu/mbart-pro-summ",
     "mT5-base PRO": "ardauzunoglu/mt5-base-pro-summ",
 }
-#: the parameter that names each notebook's model where it is not ``model``
-MODEL_PARAMS = {"04_linking": "encoder"}
+#: the ids of :data:`HUB_IDS` the paper and its repository do not state: our reading of them
+HUB_ID_READINGS = {
+    "BERTurk": "our reading: the cased BERTurk, which the repository's zero-shot script loads (the paper does not "
+               "say cased or uncased; the negative sampling uses the uncased one; spec §3.1)",
+    "DistilBERTurk": "our reading: dbmdz's only DistilBERTurk (the paper and the repository name no id; spec §3.1)",
+}
+#: the parameter that names each notebook's (or part's) model where it is not ``model``: the linking
+#: encoder, the models the multiple-choice notebook fine-tunes
+MODEL_PARAMS = {"04_linking": "encoder", "02_mc_tasks.finetune": "finetune_model"}
 
 
 def paper_model(row: str) -> str | None:
@@ -363,9 +424,13 @@ def mc_labels(run: Run, results: pd.DataFrame, finetune: Mapping[str, Mapping[st
     def of(row: Mapping[str, Any]) -> Deviations:
         task, method = row["task"], row["method"]
         part = mc_part(method)
-        effective = dict((finetune or {}).get(task, {})) if part == "finetune" else {}
+        effective: dict[str, Any] = dict((finetune or {}).get(task, {})) if part == "finetune" else {}
+        if part == "finetune":
+            effective["finetune_seeds"] = seeds_of(method)
         if part == "random":
             effective["baseline"] = method
+        if part == "predictions":
+            effective["predictions_protocol"] = "unverified"
         model = row.get("model")
         return run.deviations(part, counts=task_counts(task, int(items.get((task, method), 0))),
                               model=None if model in (None, "baseline") else model, **effective)
@@ -430,7 +495,8 @@ SUMMARIZATION_SOURCES = {"local": "released", "download": "released", "example":
 
 
 def summary_labels(run: Run, scores: pd.DataFrame) -> Callable[[Mapping[str, Any]], Deviations]:
-    """The labels of one ``system`` (and ROUGE ``tokenizer``) of the summarization notebook: lead-k
+    """The labels of one ``system`` (and ROUGE ``tokenizer``, and ROUGE-L ``metric``: our reading of
+    Table 7's ROUGE-L) of the summarization notebook: lead-k
     (part ``lead``), the LM's zero-shot summaries (``zero-shot <spec>``: part ``llm``) and a
     predictions file's systems (the notebook's section; the system's name is its model, e.g.
     ``mBART PRO``); the counts are the pairs each system summarised (``scores``: ``system, id``)."""
@@ -441,7 +507,9 @@ def summary_labels(run: Run, scores: pd.DataFrame) -> Callable[[Mapping[str, Any
         part, model = (("lead", None) if system.startswith("lead-") else
                        ("llm", system.removeprefix("zero-shot ")) if system.startswith("zero-shot ") else (None, system))
         counts = {"test pairs": int(pairs.get(system, 0))} if run.params.get("split") == "test" else None
-        return run.deviations(part, model=model, counts=counts, rouge_tokenizer=row.get("tokenizer", PAPER_ROUGE))
+        variant = {"rouge_l": row["metric"]} if row.get("metric") in ROUGE_L else {}
+        return run.deviations(part, model=model, counts=counts, rouge_tokenizer=row.get("tokenizer", PAPER_ROUGE),
+                              **variant)
     return of
 
 
@@ -462,7 +530,7 @@ def figure_caption(run: Run, labels: Callable[[Mapping[str, Any]], Deviations], 
     >>> print(figure_caption(run, mc_labels(run, t), t, ["task", "method", "model"]).replace(" · ", "\\n"))
     data: same
     protocol: same
-    random: as the paper
+    random: differs in baseline
     majority (val): differs in baseline
     llm (sum): beyond the paper (max_llm_instances)
     model hf:x: not one of the paper's (labels of each row: the results tables)
@@ -478,7 +546,7 @@ def figure_caption(run: Run, labels: Callable[[Mapping[str, Any]], Deviations], 
                                                          and not x.key.startswith("count:")))
         if d.beyond:
             beyond.add(method)
-        if d.model != "same" and d.model_spec:
+        if not is_same(d.model) and d.model_spec:
             models[f"model {d.model_spec}: not one of the paper's"] = None
     parts = [f"data: {base.data}", f"protocol: {base.protocol}"]
     for method, extra in keys.items():

@@ -63,6 +63,8 @@ CHOICES: dict[str, Choice] = {
     "finetune_input": one_of(FINETUNE_INPUTS),
     "finetune_epochs": in_range(1, 1000),
     "finetune_layers": in_range(0, 1000),
+    "finetune_seeds": in_range(1, 100),
+    "finetune_batch_size": in_range(1, 4096),
     "finetune_lr": lambda lr: None if 0 < lr < 1 else f"must be between 0 and 1, got {lr}",
     "lead_ks": lambda ks: None if all(k >= 1 for k in ks) else f"every k must be ≥ 1, got {list(ks)}",
 }

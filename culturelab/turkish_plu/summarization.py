@@ -29,6 +29,8 @@ from culturelab.metrics.generation import UnicodeTokenizer, rouge
 from culturelab.protocol import Deviations
 
 TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+#: the two ROUGE-L variants, either of which Table 7's ROUGE-L may be (not stated)
+ROUGE_L = ("rougeL", "rougeLsum")
 #: tokenizer variant → (culturelab tokenizer name, Porter stemmer) — "paper" is HF evaluate's setting
 VARIANTS = {"paper (default tokenizer + stemmer)": ("default", True), "unicode": ("unicode", False)}
 
@@ -143,9 +145,11 @@ def table7_beside(summary: pd.DataFrame, labels: Callable[[Mapping[str, Any]], D
     """Table 7 beside our systems' mean ROUGE (``system, tokenizer, metric, mean``; the paper's
     tokenizer only): each system beside the Table 7 row it names (a predictions file of one of the
     paper's models, e.g. ``mBART PRO``; our baselines name none), labelled by ``labels`` of the
-    system (:func:`culturelab.turkish_plu.protocol.summary_labels`), Δ only where data, protocol and
-    model are the paper's; then the paper's rows no system of ours stands beside. Long form:
-    ``model, metric, reported, ours, delta`` and the label columns.
+    system and metric (:func:`culturelab.turkish_plu.protocol.summary_labels`), Δ only where data,
+    protocol and model are the paper's; then the paper's rows no system of ours stands beside. Table
+    7's ROUGE-L does not say whether it is ``rougeL`` or ``rougeLsum``: both of ours stand beside it,
+    each labelled by our reading of it (:data:`ROUGE_L`). Long form: ``model, metric, reported, ours,
+    delta`` and the label columns.
 
     >>> from culturelab.protocol import DataUsed, Deviations
     >>> t = pd.DataFrame({"system": ["mBART PRO"], "tokenizer": [next(iter(VARIANTS))], "metric": ["rouge1"],
@@ -162,8 +166,12 @@ def table7_beside(summary: pd.DataFrame, labels: Callable[[Mapping[str, Any]], D
     parts = []
     for system, part in ours.groupby("model", sort=False):
         paper = reported[reported["model"] == system]
-        parts.append(compare(paper, part, on=["model", "metric"], model_row=system if len(paper) else None,
-                             deviations=labels({"system": system, "tokenizer": tokenizer})))
+        variants = [m for m in ROUGE_L if (part["metric"] == m).any()]
+        groups = [(part[~part["metric"].isin(ROUGE_L)], paper[~paper["metric"].isin(ROUGE_L)] if variants else paper, "")]
+        groups += [(part[part["metric"] == m], paper[paper["metric"] == "rougeL"].assign(metric=m), m) for m in variants]
+        for rows, paper_rows, metric in groups:
+            parts.append(compare(paper_rows, rows, on=["model", "metric"], model_row=system if len(paper) else None,
+                                 deviations=labels({"system": system, "tokenizer": tokenizer, "metric": metric})))
     rest = reported[~reported["model"].isin(set(ours["model"]))].rename(columns={"value": "reported"})
     return pd.concat([*parts, rest], ignore_index=True)
 

@@ -211,7 +211,7 @@ def test_figures_draw_from_tidy_tables():
     assert ax.get_legend().get_title().get_text() == "radius: score" and ax.collections  # CI bands drawn
     fig8 = figures.fig8_size(aggregate.reported_fig8(), lmax_mode="table4")
     sized = aggregate.reported_fig8().dropna(subset=["params_b"])
-    labels = {line.get_label() for line in fig8.axes[0].lines}
+    labels = {line.get_label() for line in fig8.axes[0].lines if not line.get_label().startswith("_")}
     expected = {f + (" (base)" if v == "base" else "") for f, v in zip(sized["family"], sized["variant"])}
     assert labels == expected and {"Qwen2.5", "Qwen2.5 (base)", "Mamba (base)"} <= labels
 
@@ -246,7 +246,7 @@ def test_radars_carry_a_chance_ring_or_say_why_not():
     ring = next(ln for ln in ax.lines if ln.get_label().startswith("chance"))
     assert set(ring.get_ydata().tolist()) == {0.2} and ring.get_linestyle() == "--"
     pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 16, "method": "generate",
-                       "correct": [1, 0, 0, 0] * 4, "valid": True})
+                       "procedure_id": list("aabbccddeeffgghh"), "correct": [1, 0, 0, 0] * 4, "valid": True})
     ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
     assert ax.lines[-1].get_label() == "chance (0.25)" and ax.get_xticklabels()[0].get_text().endswith("n=16")
 

@@ -15,6 +15,10 @@ from culturelab.params import ParameterError, check_choices, notebook_choice_pro
 from culturelab.protocol import DataUsed
 from culturelab.runner import notebook_defaults, notebook_file
 
+#: what the data fixes where the paper is silent: the reference without its marker; CB-MCQ options
+#: built by us (neither the sample nor the release-sized copy has Choices)
+OURS = {"reference_marker": "stripped", "cb_mcq_options": "generated"}
+
 
 def start(monkeypatch, tmp_path, **values):
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
@@ -190,7 +194,7 @@ def test_without_the_hub_auto_says_why_it_uses_the_sample_and_download_fails(mon
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # offline: nothing is tried, and each source says so
     offline = "offline (HF_HUB_OFFLINE is set): the public release AmirHossein2002/CAPTex cannot be downloaded"
     assert locate("02_reordering", {"data_source": "auto"}) == DataUsed("sample", note=f"{offline}; `auto` uses our "
-                                                                                      "sample")
+                                                                                      "sample", settings=OURS)
     assert locate("02_reordering", {"data_source": "download"}).source == "missing"
     assert cx.load(data_source="auto").source_note == f"{offline}; `auto` uses our sample"
 
@@ -204,7 +208,8 @@ def test_locate_reads_no_data(monkeypatch, tmp_path, release):
     monkeypatch.setattr(cx, "read_procedures", no_loading)
     monkeypatch.setenv("CULTURELAB_DATA", str(release.parent))
     assert locate("01_dataset", {"data_source": "auto", "data_dir": ""}) == DataUsed("released", note=f"local copy at "
-                                                                                                     f"{release}")
-    assert locate("01_dataset", {"data_source": "sample", "data_dir": ""}) == DataUsed("sample")
+                                                                                                     f"{release}",
+                                                                                      settings=OURS)
+    assert locate("01_dataset", {"data_source": "sample", "data_dir": ""}) == DataUsed("sample", settings=OURS)
     missing = locate("01_dataset", {"data_source": "auto", "data_dir": str(tmp_path)})
     assert missing.source == "missing" and missing.note.startswith("no local copy of CAPTEx (Procedures.csv")

@@ -268,3 +268,47 @@ def test_turkish_plu_table6_names_the_model_it_was_given():
     fig = figures.accuracy_panels(acc, paper, ["gi"], model=MODEL)
     assert MODEL in fig.get_suptitle() and audit.claims_of(fig).models == [MODEL]
     assert audit.problems(audit.inspect(fig), audit.claims_of(fig)) == []
+
+
+def test_a_caption_that_the_saved_layout_puts_under_a_figure_legend_fails(tmp_path):
+    """A figure legend anchored to the figure's lower edge looks clear of a caption under the figure
+    while drawn, but ``savefig.bbox: tight`` cuts the figure to what is drawn and the legend moves
+    with the new edge onto the caption (the Turkish PLU Table 6 figure): the audit sees the saved
+    layout, and ``plots.save`` anchors figure legends where they are drawn before it places captions."""
+    def drawn() -> plt.Figure:
+        plots.apply_style()
+        fig, ax = plt.subplots(figsize=(4, 2.5))
+        ax.bar(["a", "b"], [0.3, 0.6], label="ours")
+        fig.legend(*ax.get_legend_handles_labels(), loc="lower center", frameon=False)
+        fig.tight_layout(rect=(0, 0.16, 1, 1))
+        return fig
+
+    fig = drawn()
+    fig.text(0.01, -0.02, "data: same · protocol: same · model: bundled:gemma3-270m", fontsize=6, va="top")
+    with plt.rc_context({"savefig.bbox": "standard"}):  # as drawn: clear
+        assert not audit.inspect(fig)["overlapping_text"]
+    assert any("data: same" in a + b and "ours" in a + b for a, b in audit.inspect(fig)["overlapping_text"])
+    saved = plots.caption(drawn(), "data: same · protocol: same · model: bundled:gemma3-270m")
+    plots.save(saved, tmp_path / "legend", audit_to=tmp_path / "legend.json")
+    assert not json.loads((tmp_path / "legend.json").read_text())["facts"]["overlapping_text"]
+
+
+def test_turkish_plu_table6_saved_with_its_caption_keeps_one_chance_entry_per_panel_level(tmp_path):
+    """Each panel draws its own chance (25; step ordering 50 — the paper's Random row) under one legend
+    entry, and the legend above the panels stays clear of the caption once saved."""
+    from culturelab.turkish_plu import figures
+
+    acc = pd.DataFrame({"task": ["gi", "gi", "so", "so"], "method": ["llm (mean)", "random"] * 2,
+                        "accuracy": [0.3, 0.25, 0.6, 0.5], "ci_low": 0.2, "ci_high": 0.7, "n": [60, 837, 60, 1021],
+                        "chance": [0.25, 0.25, 0.5, 0.5]})
+    paper = pd.DataFrame({"task": ["gi", "gi", "so", "so"], "model": ["BERTurk FT", "Random"] * 2,
+                          "value": [72.4, 25.0, 72.1, 50.0]})
+    fig = figures.accuracy_panels(acc, paper, ["gi", "so"], model=MODEL)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels.count(figures.CHANCE_LABEL) == 1 and not any("Random" in t and "paper" in t[:6] for t in labels)
+    chance = [[line.get_ydata()[0] for line in ax.lines if line.get_label() == figures.CHANCE_LABEL] for ax in fig.axes]
+    assert chance == [[25.0], [50.0]]
+    plots.caption(fig, "data: same · protocol: same · a caption long enough to reach the legend " * 3)
+    plots.save(fig, tmp_path / "table6", audit_to=tmp_path / "table6.json")
+    record = json.loads((tmp_path / "table6.json").read_text())
+    assert audit.problems(record["facts"], record["claims"]) == []

@@ -180,3 +180,41 @@ def test_a_bad_protocol_value_is_a_parameter_error(tmp_path):
     path.write_text("protocol: papers\n")
     with pytest.raises(ParameterError, match="protocol: 'papers' is not one of paper"):
         plan(path)
+
+
+def test_a_reading_of_an_unstated_value_stays_comparable_and_is_named_in_every_label():
+    from culturelab.protocol import Section, Setting, compare, is_same
+
+    s = Section("§4", settings={"rouge": Setting("rougeL", "repo", what="ROUGE-L {}", reading="the paper does not say"),
+                                "split": Setting("test", "§4")})
+    d = compare(s, {"rouge": "rougeL", "split": "test"}, DataUsed("released"))
+    assert d.comparable and is_same(d.protocol)
+    assert d.protocol == "same (our reading: ROUGE-L rougeL (the paper does not say))"
+    assert "note: our reading: ROUGE-L rougeL (the paper does not say)" in d.lines()
+    assert "our reading" in d.caption()
+    other = compare(s, {"rouge": "rougeLsum", "split": "valid"}, DataUsed("released"))
+    assert not other.comparable and "our reading" not in other.protocol and "rougeLsum" in other.protocol
+
+
+def test_a_paper_model_whose_version_the_paper_does_not_give_keeps_its_delta_and_says_so():
+    from culturelab import reported
+    from culturelab.protocol import Section, compare
+
+    s = Section("§4", model_note="the paper gives no model versions")
+    d = compare(s, {}, DataUsed("released"), model="openai:gpt-4o", paper_models={"GPT-4o": "gpt-4o"})
+    assert d.model == "same (the paper gives no model versions)" and d.comparable
+    assert d.lines()[-1] == "model: openai:gpt-4o is the paper's GPT-4o (the paper gives no model versions)"
+    rep = pd.DataFrame({"m": ["acc"], "value": [0.5]})
+    table = reported.compare(rep, rep.assign(value=0.6), on=["m"], deviations=d)
+    assert table["delta"].round(2).tolist() == [0.1] and table["model_status"].item().startswith("same (")
+
+
+def test_percul_labels_name_its_readings_and_the_unknown_model_versions():
+    from culturelab.percul import protocol as percul
+    from culturelab.protocol import compare
+
+    d = compare(percul.PROTOCOL["01_benchmark"], {"prompt_version": "v1", "lenient": False},
+                DataUsed("released", {"stories": 592}), model="openai:gpt-4o-2024-11-20", paper_models=percul.MODELS)
+    assert d.comparable and d.paper_model == "GPT 4o"
+    assert "{CAT} word is ours" in d.protocol and "strict parsing" in d.protocol
+    assert "no model versions" in d.model

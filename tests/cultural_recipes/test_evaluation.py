@@ -11,6 +11,8 @@ from scipy import stats
 
 from culturelab.cultural_recipes import adaptation, concepts, evaluation, human_eval
 from culturelab.cultural_recipes import data as cr
+from culturelab.cultural_recipes import protocol as cr_protocol
+from culturelab.runner import Run
 
 HYPS = ["the cat sat on the mat today", "a dog ran home fast", "hello world again"]
 REFS = [["the cat sat on a mat"], ["the dog ran home"], ["hello world"]]
@@ -56,7 +58,7 @@ def test_score_outputs_on_the_sample_counts_invalid_outputs():
     assert set(long["metric"]) == set(evaluation.METRICS)
 
 
-def test_segment_scores_and_kendall_with_bonferroni():
+def test_segment_scores_and_kendall_with_bonferroni(tmp_path, monkeypatch):
     ratings = cr.load_ratings()
     outputs = []
     for d in ("zh2en", "en2zh"):
@@ -70,12 +72,21 @@ def test_segment_scores_and_kendall_with_bonferroni():
     joined = human_eval.join_ratings(ratings, outputs, seg)
     assert joined.attrs["unmatched"] == 0 and len(joined) == 30
     tau = human_eval.kendall_table(joined, metrics=("BLEU", "ChrF", "R-L", "B-Sc"))
-    assert set(tau["metric"]) == {"BLEU", "ChrF", "R-L"}  # all-NaN BERTScore leaves the family
+    assert set(tau["metric"]) == {"BLEU", "ChrF", "R-L"}  # all-NaN BERTScore is not tested
     row = tau[(tau["direction"] == "zh2en") & (tau["criterion"] == "GRA") & (tau["metric"] == "ChrF")].iloc[0]
     part = joined[(joined["direction"] == "zh2en") & (joined["system"] != "Human")]
     expected = stats.kendalltau(part["GRA"], part["ChrF"])
     assert row["tau"] == pytest.approx(expected.statistic) and row["n"] == 10
-    assert row["family_size"] == 15 and row["p_bonferroni"] == pytest.approx(min(1, expected.pvalue * 15))
+    # 15 tests here, but the Bonferroni family is the paper's Table 6 of a direction: 5 metrics × 5 rows
+    assert row["family_size"] == 25 and row["p_bonferroni"] == pytest.approx(min(1, expected.pvalue * 25))
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    run = Run("cultural_recipes/02_adaptation", {"max_recipes": 0, "ratings_file": "r.csv"}, name="t")
+    run.set_data_source("released")
+    labels = cr_protocol.table6_labels(run, tau, ["Retrieval"])
+    assert not labels["protocol"].str.contains("Bonferroni").any()
+    other = human_eval.kendall_table(joined, family_size=15)
+    assert cr_protocol.table6_labels(run, other, ["Retrieval"])["protocol"].str.contains(
+        "Bonferroni family of 15 tests (the paper: 25", regex=False).all()
     t5 = human_eval.table5(ratings)
     gra = t5[(t5["direction"] == "zh2en") & (t5["system"] == "Retrieval") & (t5["criterion"] == "GRA")].iloc[0]
     assert gra["mean"] == pytest.approx(5.8) and gra["n"] == 5
@@ -107,3 +118,20 @@ def test_adaptation_goes_through_one_cached_generate_call(tiny_causal_dir, tmp_c
     assert model.stats.cached == 2 and model.stats.computed == 2
     with pytest.raises(ValueError, match="style"):
         adaptation.build_prompts(gold, "zh2en", style="gpt5")
+
+
+def test_the_release_scripts_difference_is_written_from_the_scores():
+    preds = ["红豆汤很甜，煮一小时", "绿豆粥"]  # little overlap: the release's empty tokens inflate ROUGE-L
+    refs = [["绿豆粥不咸，蒸十分钟"], ["牛肉面加辣椒"]]
+    out = pd.DataFrame({"direction": "en2zh", "split": "gold", "system": "A", "prediction": preds,
+                        "references": refs, "valid": True})
+    scores = evaluation.score_outputs(out, compat=[None, "coastalcph-2023"], bertscore={"en": None, "zh": None},
+                                      zh_tokenizer="char")
+    text = evaluation.release_findings(scores)
+    rl = scores.set_index("compat")["R-L"]
+    assert f"{rl['coastalcph-2023'] - rl['corrected']:+.1f}" in text
+    assert "higher for every system, as the spec predicts" in text  # empty tokens match each other
+    # the same sentence turns when the measured difference does
+    flipped = scores.assign(compat=scores["compat"].map({"corrected": "coastalcph-2023",
+                                                         "coastalcph-2023": "corrected"}))
+    assert "higher for 0 of 1 systems, not every one as the spec predicts" in evaluation.release_findings(flipped)

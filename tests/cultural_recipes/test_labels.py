@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -73,7 +74,12 @@ def test_a_query_no_label_can_judge_is_unlabelled_not_an_error():
     assert view.loc["适量", ["label", "label_note"]].tolist() == ["unlabelled", "no taxonomy class"]
     assert view.loc["沙拉", "label"] == "error"  # a dish whose neighbours are no dish
     summary = alignment.bli_summary(view.reset_index(), compare(None, {})).set_index("quantity")
-    assert summary.loc["P@5", "n"] == 2 and summary.loc["P@5", "ours"] == 0  # P@5 over the glossed queries
+    # the paper's P@5 is over every query (§4.2: N is the total number of pairs), as in the label figure
+    assert summary.loc["P@5", ["ours", "n"]].tolist() == [0, 3]
+    shares = alignment.label_shares(view.reset_index(), "ours").set_index(["source", "label"])
+    assert shares.loc[("ours", "literal"), "n"] == summary.loc["P@5", "n"]
+    glossed = summary.loc["P@5 (glossed queries only)"]  # ours, apart: the paper has no such number
+    assert glossed[["ours", "n"]].tolist() == [0, 2] and np.isnan(glossed["reported"])
     assert summary.loc["unlabelled", "ours"] == 2 and summary.loc["error (of misses)", "ours"] == 1
 
 

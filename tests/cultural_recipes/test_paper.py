@@ -70,12 +70,13 @@ def test_table2_label_shares_and_chance():
     assert alignment.literal_chance(VIEW, ["water", "salt", "bake", "ham"], k=1) == pytest.approx((0.25 + 0.25) / 4)
 
 
-def _released_gold(root) -> None:
+def _released_gold(root, files: tuple[str, ...] = ("gold_test.jsonl",)) -> None:
     recipe = {"id": "r1", "title": "红豆汤", "ingredients": ["红豆"], "steps": ["煮。"]}
     folder = root / "cultural_recipes" / "recipe_match_cn2en"
     folder.mkdir(parents=True)
     line = json.dumps({"source": recipe, "targets": [{**recipe, "title": "Soup"}]}, ensure_ascii=False)
-    (folder / "gold_test.jsonl").write_text(line + "\n", encoding="utf-8")
+    for name in files:
+        (folder / name).write_text(line + "\n", encoding="utf-8")
 
 
 def test_table1_beside_the_paper_has_a_delta_on_released_splits_only(tmp_path):
@@ -85,8 +86,20 @@ def test_table1_beside_the_paper_has_a_delta_on_released_splits_only(tmp_path):
     assert row["data"] == "1 of 25 gold zh→en recipes" and row["ours"] == 1 and np.isnan(row["delta"])
     sample = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["gold", "train", "valid"], data_source="sample"),
                                     cr_protocol.table1)
-    assert sample["delta"].isna().all() and "train+valid" in set(sample["split"])
-    assert sample.set_index(["split", "quantity"]).loc[("train+valid", "n_source"), "reported"].item() == 44500
+    assert sample["delta"].isna().all() and "train+valid" not in set(sample["split"])  # Train & Val needs test too
+    assert "train+valid+test" not in set(sample["split"])
+
+
+def test_table1_train_and_val_is_the_three_auto_matched_splits(tmp_path):
+    # the paper's 44.5k zh→en "Train & Val" sources are the README's 35,578 + 4,447 + 4,448 = 44,473
+    _released_gold(tmp_path, ("train.jsonl", "valid.jsonl", "test.jsonl"))
+    t = cr.table1_beside_paper(cr.load_splits(["zh2en"], ["train", "valid", "test"], data_dir=tmp_path),
+                               cr_protocol.table1).set_index(["split", "quantity"])
+    row = t.loc[("train+valid+test", "n_source")]
+    assert row["ours"] == 3 and row["reported"] == 44500
+    assert row["data"] == ("1 of 35,578 train zh→en recipes; 1 of 4,447 valid zh→en recipes; "
+                           "1 of 4,448 test zh→en recipes")
+    assert sum(cr_protocol.RELEASE_COUNTS[f"{s} zh→en recipes"] for s in ("train", "valid", "test")) == 44_473
     whole = cr_protocol.table1("released", {"gold zh→en recipes": 25})
     assert whole.comparable  # the whole release: the Δ of every Table 1 cell is printed
 

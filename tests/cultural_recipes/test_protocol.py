@@ -114,8 +114,8 @@ def test_bertscore_backbones_are_parameters_for_both_languages(monkeypatch, tmp_
 def test_a_release_cut_by_max_recipes_is_a_subset_in_every_label(tmp_path, monkeypatch, release):
     run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], max_recipes=0)
     setup.open(run)
-    assert run.deviations().data == "same" and run.data_used.counts == {"gold zh→en recipes": 25,
-                                                                        "silver zh→en recipes": 82}
+    assert run.deviations().data == "same" and run.data_used.counts == {
+        "gold zh→en recipes": 25, "silver zh→en recipes": 82, "gold zh→en recipes found in the Retrieval pool": 25}
     run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], max_recipes=10)
     setup.open(run)
     per = cr_protocol.deviations(run, split="gold", direction="zh2en", system="Retrieval", metric="BLEU")
@@ -137,7 +137,11 @@ def test_retrieval_on_the_whole_release_with_the_papers_metrics_gets_a_delta_and
                                              cr_protocol.labeller(run, split="gold")).set_index(["metric", "compat"])
 
     whole = side(0)
-    assert whole.loc[("ChrF", "corrected"), "comparable"] and not np.isnan(whole.loc[("ChrF", "corrected"), "delta"])
+    assert whole.loc[("#Tok", "corrected"), "comparable"] and not np.isnan(whole.loc[("#Tok", "corrected"), "delta"])
+    assert whole.loc[("#Tok", "corrected"), "status"] == "scrambled-sure"  # the place of 150.7 is certain
+    # zh→en Retrieval's ChrF 37.8 is the paper's only likely (scrambled extraction): no Δ
+    chrf = whole.loc[("ChrF", "corrected")]
+    assert chrf["status"] == "uncertain cell (scrambled-likely)" and np.isnan(chrf["delta"]) and not chrf["comparable"]
     assert np.isnan(whole.loc[("ChrF", "coastalcph-2023"), "delta"])  # the authors' script: no Δ
     assert whole.loc[("ChrF", "coastalcph-2023"), "protocol"].startswith("BLEU and chrF as the authors' released")
     assert side(10)["delta"].isna().all()
@@ -158,14 +162,18 @@ def test_paper_yaml_without_corpora_or_release_says_sample_data_for_each_noteboo
     zh.write_text("", encoding="utf-8")
     en.write_text("", encoding="utf-8")
     with_corpora = cr_protocol.locate("01_bli_alignment", {"zh_corpus": str(zh), "en_corpus": str(en)})
-    assert with_corpora.label == "same" and "taken to be XiaChuFang's train split and RecipeNLG" in with_corpora.note
+    # files we cannot check against anything the paper states are not labelled the paper's data
+    assert with_corpora.label == "given data (unverified: nothing the paper states to check it against)"
+    assert "taken to be XiaChuFang's train split and RecipeNLG; not checked" in with_corpora.note
+    assert not cr_protocol.compare(cr_protocol.PROTOCOL["01_bli_alignment"], {}, with_corpora).comparable
 
 
 def test_the_default_run_names_every_setting_that_differs():
     lines = plan(PARAMS / "default.yaml", [NB02]).deviations[NB02].lines()
     assert [line for line in lines if line.startswith("protocol:")] == [
-        "protocol: temperature 0.0 (the paper: 0.7, §6.1: ChatGLM2's; GPT-4 ran at the API's defaults)",
-        "protocol: 128 new tokens (the paper: at least 1024, §6.1: ChatGLM2's maximum length)",
+        "protocol: temperature 0.0 (the paper's ChatGLM2 decoding for this prompt: 0.7, §6.1)",
+        "protocol: at most 128 new tokens (the paper's ChatGLM2 decoding for this prompt: a maximum sequence length "
+        "of 1024 tokens, read as new tokens, §6.1)",
         "protocol: Chinese ROUGE-L over characters (the paper: over jieba words, fn. 13)",
         "protocol: BERTScore (en) with bundled:minilm (the paper: bert-base-uncased, fn. 14)",
         "protocol: BERTScore (zh) not computed (the paper: bert-base-chinese, fn. 14)"]
@@ -229,3 +237,91 @@ def test_no_hand_written_comparability_is_left():
     for path in [*package.glob("*.py"), *notebooks.glob("*.ipynb")]:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"\bdata_of\b|\bdata=\"|not stated\"|protocol=\"", text), path.name
+
+
+def _decoding_protocol(**params) -> str:
+    """The protocol label of one model's BLEU on the released gold zh → en set."""
+    run = Run(NB02, {"max_recipes": 0, "style": "llm", "temperature": 0.7, "max_new_tokens": 1024, **params},
+              name="doctest")
+    run.set_data_source("released")
+    return cr_protocol.deviations(run, split="gold", direction="zh2en", system="m", metric="BLEU").protocol
+
+
+def test_the_decoding_is_read_beside_the_papers_decoding_of_the_model_that_ran(tmp_path, monkeypatch):
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path))
+    # BLOOM with the GPT-4/ChatGLM2 prompt and ChatGLM2's sampling is not the paper's BLOOM (§6.1)
+    bloom = _decoding_protocol(model="hf:bigscience/bloom-7b1")
+    assert "(the paper's BLOOM: BLOOM's completion prompt, §6.1)" in bloom and "no beam search" in bloom
+    # a model standing for BLOOM (paper_method) is read beside BLOOM's decoding too
+    assert "no beam search" in _decoding_protocol(model="bundled:gemma3-270m", paper_method="BLOOM")
+    # BLOOM's prompt: only the beam search, which our backends lack, differs
+    assert _decoding_protocol(model="hf:bigscience/bloom-7b1", style="bloom", temperature=0.0).startswith(
+        "greedy decoding; our backends have no beam search (the paper's BLOOM: beam 3, repetition penalty 1.2")
+    # GPT-4 at the API's default temperature is GPT-4's decoding; only the cap we always send differs
+    assert _decoding_protocol(model="openai:gpt-4-0314", temperature=1.0, max_new_tokens=2048) == (
+        "a cap of 2048 new tokens, which our backends always send (the paper's GPT-4: the API's default, no cap "
+        "below its 8k context, §6.1)")
+    assert _decoding_protocol(model="hf:THUDM/chatglm2-6b") == "same"
+    # 1024 is ChatGLM2's maximum, not a floor
+    assert _decoding_protocol(model="hf:THUDM/chatglm2-6b", max_new_tokens=2048) == (
+        "at most 2048 new tokens (the paper's ChatGLM2: a maximum sequence length of 1024 tokens, read as new "
+        "tokens, §6.1)")
+    # the authors' released outputs were decoded by them
+    assert _decoding_protocol(model="replay:gpt4.jsonl", paper_method="GPT-4", temperature=0.0) == "same"
+    lines = plan(PARAMS / "paper.yaml", [NB02]).deviations[NB02].lines()
+    assert not [line for line in lines if line.startswith("protocol:")]  # gemma with ChatGLM2's decoding
+
+
+def test_retrieval_runs_on_gold_only_and_counts_the_gold_recipes_its_pool_lacks(tmp_path, monkeypatch, release,
+                                                                                capsys):
+    # on silver, Retrieval's pool is the split itself: it would be the reference scored against itself
+    run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], split="silver")
+    data, silver, _ = setup.open(run)
+    systems = set(adaptation.all_systems(run_without_model(), data, silver)["system"])
+    assert systems == {"Source copy", SILVER_REF}
+    assert "Retrieval left out on the silver split" in capsys.readouterr().out
+    # on gold, a gold recipe missing from the pool is warned about and Retrieval's rows count 24 of 25
+    pool = release / "cultural_recipes" / "recipe_match_cn2en" / "silver_test.jsonl"
+    pool.write_text("".join(pool.read_text(encoding="utf-8").splitlines(keepends=True)[1:]), encoding="utf-8")
+    run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], split="gold")
+    data, silver, _ = setup.open(run)
+    with pytest.warns(UserWarning, match="1 of 25 gold zh→en recipes have no title-matched recipe"):
+        outputs = adaptation.all_systems(run_without_model(), data, silver)
+    assert (outputs["system"] == "Retrieval").sum() == 24
+    of = {s: cr_protocol.deviations(run, split="gold", direction="zh2en", system=s, metric="#Tok").data
+          for s in ("Retrieval", "Source copy")}
+    assert of == {"Retrieval": "24 of 25 gold zh→en recipes", "Source copy": "same"}
+
+
+def test_a_metric_figures_caption_names_only_what_its_bars_rest_on(tmp_path, monkeypatch):
+    from culturelab.cultural_recipes import figures
+
+    run = _run(tmp_path, monkeypatch, "default.yaml")  # English BERTScore by MiniLM, Chinese ROUGE-L by character
+    run.set_data_source("released")
+    bars = cr_protocol.metrics_caption(run, ["Retrieval", "Source copy"], "gold", figures.SHOWN)
+    assert "BERTScore" not in bars  # not plotted
+    rouge = cr_protocol.metrics_caption(run, ["Retrieval"], "gold", ["R-L"],
+                                        versus={"release script": {"compat": "coastalcph-2023"}})
+    parts = rouge.split(" · ")  # the zh→en bars are English: no Chinese ROUGE-L setting for them
+    assert "protocol: same" in parts and parts[parts.index("protocol: same") + 1] == (
+        "[Retrieval en→zh] Chinese ROUGE-L over characters (the paper: over jieba words, fn. 13)")
+    assert rouge.split(" · ")[-1].startswith("[release script] Chinese ROUGE-L as the authors' released script")
+
+
+def test_figure4_sets_our_steam_count_beside_the_papers_twelve_on_the_whole_silver_split(tmp_path, monkeypatch,
+                                                                                           release):
+    from culturelab.cultural_recipes import concepts
+
+    def steam(max_recipes: int) -> pd.Series:
+        run = _run(tmp_path, monkeypatch, data_dir=str(release), directions=["zh2en"], max_recipes=max_recipes)
+        _, _, figure4 = setup.open(run)
+        shown = adaptation.figure4_systems(run_without_model(), pd.DataFrame(columns=adaptation.COLUMNS), figure4)
+        rates = cr_protocol.label(run, concepts.literal_rates(shown), "figure4")
+        rates = cr_protocol.figure4_counts(rates, run.params["figure4_split"])
+        return rates.set_index(["concept", "direction"]).loc[("steam", "zh2en")]
+
+    whole = steam(0)  # every silver source of this copy steams once: 82, the paper counts 12 (§7)
+    assert whole["c_source"] == 82 and whole["reported_c_source"] == 12 and not whole["comparable"]
+    assert "'steam' counted 82 times in the silver zh→en source recipes (the paper: 12, §7)" in whole["protocol"]
+    part = steam(10)  # a subset: its count is not the paper's to check
+    assert part["reported_c_source"] == 12 and "counted" not in part["protocol"]

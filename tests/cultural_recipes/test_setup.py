@@ -73,7 +73,7 @@ def test_open_gives_notebook_01_the_toy_sample_or_the_corpus_files():
     assert toy.zh() == corpus.toy_corpus("zh", 4, seed=0) and toy.related["豆腐"] == {"ham": "cultural"}
     run = FakeRun("01_bli_alignment", zh_corpus="zh.jsonl", en_corpus="en.csv", max_recipes=0)
     files = setup.open(run)
-    assert run.stamp == "released" and files.zh == Path("zh.jsonl") and files.max_recipes is None
+    assert run.stamp == "given" and files.zh == Path("zh.jsonl") and files.max_recipes is None
     assert files.literal is None and files.related is None  # CC-CEDICT and our taxonomy label them
 
 
@@ -84,7 +84,8 @@ def test_open_gives_notebook_02_each_data_source(tmp_path):
         run = FakeRun("02_adaptation", data_source=data_source, **where)
         data, silver, _ = setup.open(run)
         assert run.stamp == stamp and len(data["zh2en"]) == n and len(silver["zh2en"]) == n, data_source
-        assert run.counts == {"gold zh→en recipes": n, "silver zh→en recipes": n}
+        assert run.counts == {"gold zh→en recipes": n, "silver zh→en recipes": n,
+                              "gold zh→en recipes found in the Retrieval pool": n}
     run = FakeRun("02_adaptation", data_source="auto", data_dir=str(tmp_path), max_recipes=2)
     data, _, _ = setup.open(run)  # zh2en is local, en2zh falls back to the sample
     assert run.stamp == "mixed" and [len(t) for t in data.values()] == [1, 2]

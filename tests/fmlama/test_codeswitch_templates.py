@@ -61,5 +61,10 @@ def test_released_tables_11_and_12_equal_the_paper(release_dir):
     cmp = C.compare_released(scores, Deviations((), DataUsed("released")))
     assert len(cmp) == 2 * 4 * 9 * 4 and cmp["ours"].notna().all() and cmp["comparable"].all()
     assert cmp["delta"].abs().max() <= 0.005
+    # Table 11(d) (ZH_en, no context) is transcribed from the release: labelled, and no Δ by construction
+    from_release = cmp["source"] == "release"
+    assert set(cmp.loc[from_release, "setting"]) == {"ZH_en"} and not cmp.loc[from_release, "context"].any()
+    assert from_release.sum() == 9 * 4 and cmp.loc[from_release, "delta"].isna().all()
+    assert cmp.loc[~from_release, "delta"].notna().all()
     mws = C.released_scores(F.Release("local"), "mWS")
     assert mws[(mws["setting"] == "ZH_zh") & (mws["group"] == "ALL")]["mean"].isna().all()  # the paper's NaNs

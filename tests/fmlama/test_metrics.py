@@ -96,3 +96,45 @@ def test_group_cis_resample_dishes():
     assert 0 <= ci.loc["A", "ci_low"] < 0.5 < ci.loc["A", "ci_high"] <= 1
 
 
+
+
+def _ws_over_every_order(scores: np.ndarray, gold: list[list[str]], cands: list[str], vectors: np.ndarray) -> float:
+    """WS averaged over every order of the candidates (ties broken by that order): the expected value."""
+    import itertools
+
+    values = []
+    for perm in itertools.permutations(range(len(cands))):
+        order = list(perm)
+        values.append(M.word_similarity(scores[:, order], gold, [cands[j] for j in order], vectors[order])[0])
+    return float(np.mean(values))
+
+
+def test_word_similarity_takes_its_top_l_at_the_expected_order_of_ties():
+    cands = ["a", "b", "c", "d"]
+    vectors = np.array([[1, 0], [0, 1], [0.6, 0.8], [0.8, 0.6]], float)
+    scores = np.array([[0.1, 0.9, 0.9, 0.9]])  # b, c, d tie for the one slot of a one-gold dish
+    ws = M.word_similarity(scores, [["a"]], cands, vectors)[0]
+    assert ws == pytest.approx((0.0 + 0.6 + 0.8) / 3)  # not b's 0.0, which candidate order would pick
+    assert ws == pytest.approx(_ws_over_every_order(scores, [["a"]], cands, vectors))
+    two = np.array([[0.9, 0.5, 0.5, 0.1]])  # a sure, then b/c tied for the second slot of a two-gold dish
+    assert M.word_similarity(two, [["a", "d"]], cands, vectors)[0] == pytest.approx(
+        _ws_over_every_order(two, [["a", "d"]], cands, vectors))
+
+
+def test_random_ranking_ws_is_the_mean_over_every_top_l():
+    import itertools
+
+    rng = np.random.default_rng(0)
+    cands = list("abcdef")
+    vectors = rng.normal(size=(6, 4))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    gold = [["a", "c"], ["f"]]
+    sims = vectors @ vectors.T
+    for i, items in enumerate(gold):
+        idx = [cands.index(g) for g in items]
+        brute = np.mean([np.mean(sims[np.ix_(idx, top)].max(axis=1))
+                         for top in itertools.combinations(range(6), len(items))])
+        assert M.random_ranking_ws(gold, cands, vectors)[i] == pytest.approx(brute)
+    zero = np.vstack([vectors[:5], np.zeros(4)])  # an OOV candidate is left out of the draw
+    assert np.isfinite(M.random_ranking_ws([["a"]], cands, zero)).all()
+    assert np.isnan(M.random_ranking_ws([["f"]], cands, zero)).all()  # a gold without a vector: NaN

@@ -174,3 +174,31 @@ def test_chunked_ranking_keeps_memory_bounded_and_equals_the_unchunked_path():
     assert largest <= 7
     with pytest.raises(ValueError, match="chunk"):
         P.score_queries(_CountingLM(), ["[Y] x"], ["a"], chunk=0)
+
+
+def test_the_chance_line_carries_the_random_ranking_mws_and_figure_2_draws_it():
+    import pandas as pd
+
+    from culturelab.fmlama import figures, tables
+    from culturelab.fmlama.metrics import random_ranking_ws
+    from culturelab.plots.audit import claims_of
+
+    class Encoder:  # one-hot vectors: a random top-l hits a gold with probability l / n
+        def encode(self, texts, role="query"):
+            return np.eye(len(texts))
+
+    table = pd.DataFrame({"url": ["u1", "u2"], "dish": ["a", "b"], "group": "G", "origin": "Italy",
+                          "ingredients": [["egg"], ["tea", "rice"]]})
+    cands = ["egg", "tea", "rice", "salt"]
+    job = P.ProbeJob(table, "en", cands, table)
+    rows = P.probe_grid(None, [job], template_ids=[1], contexts=[False], encoder=Encoder())
+    chance = rows[rows["model"] == P.RANDOM]
+    np.testing.assert_allclose(chance["ws"], random_ranking_ws(list(table["ingredients"]), cands, np.eye(4)))
+    np.testing.assert_allclose(chance["ws"], [1 / 4, 2 / 4])  # one-hot: E[hits] / l = l / n
+    summary = tables.summarise_probing(rows.assign(context=False), by=("lang", "model", "context"))
+    mws = tables.chance_of(summary, "mWS")["ALL"]
+    shown = pd.concat([summary, summary.assign(context=True)])
+    fig = figures.context_bars(shown, chance={"mAP": tables.chance_of(summary)["ALL"], "mWS": mws},
+                               encoder="bundled:e5-small")
+    assert fig.axes[1].get_title() == "mWS (ALL; bundled:e5-small vectors)"
+    assert mws in claims_of(fig).chance and claims_of(fig).no_chance is None

@@ -145,18 +145,21 @@ def test_continuation_is_refused_where_there_is_no_rest_of_the_sentence_and_labe
     assert "eq. 2" not in check_notebook("fmlama/02_probing", _defaults("fmlama/02_probing")).protocol
 
 
-# ------------------------------------------------------------------ T5/mT5 span scoring is the paper's
-def test_a_faithful_mt5_run_is_compared_with_the_papers_mt5_column(released_run):
-    run = released_run("fmlama/02_probing", model=MT5, max_dishes_per_group=0, max_candidates=0,
+# ------------------------------------------------------------------ the paper's models beside their columns
+MBC = "masked:bert-base-multilingual-cased"
+
+
+def test_a_faithful_masked_lm_run_is_compared_with_its_own_column(released_run):
+    run = released_run("fmlama/02_probing", model=MBC, max_dishes_per_group=0, max_candidates=0,
                        templates=[1, 2, 3, 4, 5], encoder="fasttext:/v/cc.{lang}.300.bin")
-    mt5 = paper.row_deviations(run, MT5)
-    assert mt5.comparable and mt5.paper_model == "mT5"
-    summary = pd.DataFrame({"model": [MT5, P.RANDOM], "context": False, "group": "ALL", "metric": "mAP",
-                            "mean": [6.0, 0.7], "std": [1.0, 0.0]})
+    mbc = paper.row_deviations(run, MBC)
+    assert mbc.comparable and mbc.paper_model == "mB-c"
+    summary = pd.DataFrame({"model": [MBC, P.RANDOM], "context": False, "group": "ALL", "metric": "mAP",
+                            "mean": [8.2, 0.7], "std": [1.0, 0.0]})
     cmp = tables.compare_probing(summary, "en", deviations_of=lambda m: paper.row_deviations(run, m)).query(
         "group == 'ALL'").set_index("model")
-    assert cmp.loc[MT5, "paper_model"] == "mT5" and cmp.loc[MT5, "reported"] == 5.51
-    assert cmp.loc[MT5, "delta"] == pytest.approx(0.49) and cmp.loc[MT5, "chance"] == 0.7
+    assert cmp.loc[MBC, "paper_model"] == "mB-c" and cmp.loc[MBC, "reported"] == 7.7
+    assert cmp.loc[MBC, "delta"] == pytest.approx(0.5) and cmp.loc[MBC, "chance"] == 0.7
     assert np.isnan(cmp.loc[P.RANDOM, "delta"]) and cmp.loc[P.RANDOM, "protocol"].startswith("beyond the paper")
     # T5 in English, mBERT through a local folder; a causal model is ranked beyond the paper
     assert check_notebook("fmlama/03_code_switching", _defaults("fmlama/03_code_switching", model=MT5)).paper_model == "mT5"
@@ -168,19 +171,45 @@ def test_a_faithful_mt5_run_is_compared_with_the_papers_mt5_column(released_run)
                                                                                           model=MT5)).protocol
 
 
+def test_t5_rows_name_the_paper_era_regex_fill_and_get_no_delta(released_run):
+    """The paper-era T5/mT5 code filled templates with re.sub("[X]", …) (a character class: the
+    brackets stay); ours fills literally, so a T5/mT5 row is not the paper's protocol."""
+    run = released_run("fmlama/02_probing", model=MT5, max_dishes_per_group=0, max_candidates=0,
+                       templates=[1, 2, 3, 4, 5])
+    mt5 = paper.row_deviations(run, MT5)
+    assert mt5.paper_model == "mT5" and not mt5.comparable and 're.sub("[X]", …)' in mt5.protocol
+    summary = pd.DataFrame({"model": [MT5], "context": False, "group": "ALL", "metric": "mAP", "mean": [6.0],
+                            "std": [1.0]})
+    cmp = tables.compare_probing(summary, "en", deviations_of=lambda m: paper.row_deviations(run, m))
+    assert cmp.query("group == 'ALL'")["delta"].isna().all()
+    assert "re.sub" not in paper.row_deviations(run, MBC).protocol  # the masked path filled literally too
+
+
+def test_uncased_models_name_the_tie_rule_and_context_rows_our_country_names(released_run):
+    run = released_run("fmlama/02_probing", model=MBC, max_dishes_per_group=0, max_candidates=0,
+                       templates=[1, 2, 3, 4, 5])
+    uncased = paper.row_deviations(run, "masked:bert-base-multilingual-uncased")
+    assert not uncased.comparable and "expected rank" in uncased.protocol and "sorted" in uncased.protocol
+    assert paper.row_deviations(run, MBC).comparable
+    with_context = paper.row_deviations(run, MBC, context=True)
+    assert not with_context.comparable and "33 countries" in with_context.protocol
+    table = pd.DataFrame({"model": MBC, "lang": "en", "context": [False, True], "ap": [0.1, 0.2]})
+    assert paper.label(run, table, pools={"en": 0})["comparable"].tolist() == [True, False]
+
+
 # ------------------------------------------------------------------ mWS: vectors of the probed language
 def test_mws_is_comparable_only_with_fasttext_vectors_of_the_probed_language(released_run):
-    run = released_run("fmlama/02_probing", model=MT5, max_dishes_per_group=0, max_candidates=0,
+    run = released_run("fmlama/02_probing", model=MBC, max_dishes_per_group=0, max_candidates=0,
                        templates=[1, 2, 3, 4, 5])
 
     def mws(encoder: str, lang: str = "en"):
-        return paper.row_deviations(run, MT5, metric="mWS", lang=lang, encoder=encoder)
+        return paper.row_deviations(run, MBC, metric="mWS", lang=lang, encoder=encoder)
 
     assert mws("fasttext:/v/cc.en.300.bin").comparable and mws("fasttext:/v/cc.{lang}.300.bin", "ar").comparable
     assert not mws("fasttext:/v/cc.ar.300.bin").comparable  # fastText, but Arabic vectors for English
     assert "the paper: fastText cc.en.300.bin" in mws("fasttext:/v/cc.ar.300.bin").protocol
     assert not mws("bundled:e5-small").comparable
-    assert paper.row_deviations(run, MT5, metric="mAP", encoder="bundled:e5-small").comparable  # mAP needs none
+    assert paper.row_deviations(run, MBC, metric="mAP", encoder="bundled:e5-small").comparable  # mAP needs none
     fixed = check_notebook("fmlama/02_probing", _defaults("fmlama/02_probing", encoder="fasttext:/v/cc.en.300.bin"))
     assert "for every language" in fixed.protocol
     per_lang = check_notebook("fmlama/02_probing", _defaults("fmlama/02_probing", encoder="fasttext:/v/cc.{lang}.300.bin"))
@@ -212,3 +241,16 @@ def test_every_row_is_labelled_by_its_own_model_pool_and_language(released_run):
     assert "not one of the paper's models" in labelled.loc["bundled:gemma3-270m", "model_status"]
     assert not labelled["comparable"].any()
     assert not hasattr(P, "comparability")  # the hand-written labels are gone
+
+
+def test_decoder_rows_name_the_subset_of_settings_the_chat_format_and_the_variant(released_run):
+    run = released_run("fmlama/04_decoder_llms", model="hf:lmsys/vicuna-7b-v1.5")
+    rescored = run.deviations("released", model=paper.RELEASED_ANSWERS,
+                              counts={paper.CS_DISHES: 508, paper.CS_SETTINGS: 2})
+    assert rescored.data == "2 of 4 code-switching settings"
+    assert run.deviations("released", model=paper.RELEASED_ANSWERS,
+                          counts={paper.CS_DISHES: 508, paper.CS_SETTINGS: 4}).data == "same"
+    ours = run.deviations(**paper.MODEL_ANSWERS)
+    assert "FastChat's conversation template" in ours.protocol and "best-performing" in ours.protocol
+    api = released_run("fmlama/04_decoder_llms", model="openai:gpt-3.5-turbo").deviations(**paper.MODEL_ANSWERS)
+    assert "conversation template" not in api.protocol and "best-performing" in api.protocol

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -147,3 +148,19 @@ def test_descriptives_on_the_sample():
     assert sub.loc[0, "dishes"] == 19 and sub.loc[0, "single_ingredient"] == 1
     dist = descriptives.ingredient_count_distribution(dishes)
     assert dist.sum() == len(dishes)
+
+
+def test_the_papers_bars_beside_ours_draw_no_error_bar():
+    """The paper prints no interval for Table 13: its bars get NaN bounds, not zero-length capped bars."""
+    from culturelab.fmlama import figures
+
+    compared = pd.DataFrame({"setting": "EN_en", "group": ["Italy", "Japan"], "reported": [42.9, 30.0]})
+    paper = tables.reported_rows(compared).assign(bar="paper")
+    ours = pd.DataFrame({"setting": "EN_en", "group": ["Italy", "Japan"], "accuracy": [40.0, 31.0],
+                         "ci_low": [30.0, 20.0], "ci_high": [50.0, 40.0], "bar": "ours"})
+    assert paper[["ci_low", "ci_high"]].isna().all().all()
+    fig = figures.ci_bars(pd.concat([ours, paper]).rename(columns={"accuracy": "mean"}), hue="bar", reported=["paper"])
+    bars = {c.get_label(): c for c in fig.axes[0].containers}
+    segments = bars["paper"].errorbar.lines[2][0].get_segments()
+    assert not np.isfinite(np.concatenate(segments)).any()  # nothing drawn for the paper's bars
+    assert np.isfinite(np.concatenate(bars["ours"].errorbar.lines[2][0].get_segments())).all()

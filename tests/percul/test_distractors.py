@@ -58,8 +58,44 @@ def test_lure_rates_correct_for_how_often_a_rule_is_shown():
 
 def test_base_rates_on_the_sample_and_missing_labels():
     items = load(data_source="sample").items
-    base = distractors.rule_base_rates(items, by="category")
-    assert np.allclose(base.sum(axis=1), 1.0) and len(base) == 11
-    assert distractors.rule_base_rates(items).loc["all"].idxmax() in RULES
+    every_story = items.assign(rule="R1")[["id", "category", "rule"]]  # one pick per story: the items' base rates
+    base, shown = distractors.pick_base_rates(every_story, items, "category")
+    assert np.allclose(base.sum(axis=1), 1.0) and len(base) == 11 and shown.sum() == 3 * len(items)
+    assert distractors.pick_base_rates(every_story, items)[0].loc["all"].idxmax() in RULES
     with pytest.raises(KeyError, match="no distractor rule labels"):
         distractors.distractor_picks(_results().drop(columns="rules"))
+
+
+def _two_kinds_of_story():
+    """Stories s0–s3 hold only R1 distractors, s4–s7 only R2; three models each pick the same rule on
+    the same stories, and all are wrong only on s0–s3 and s4–s5."""
+    items = pd.DataFrame({"id": [f"s{i}" for i in range(8)], "category": "Foods", "answer": 0, "valid": True,
+                          "rules": [["correct", "R1", "R1", "R1"]] * 4 + [["correct", "R2", "R2", "R2"]] * 4})
+    results = pd.concat([items.assign(model=m, pred=[1] * 6 + [0, 0]) for m in "abc"], ignore_index=True)
+    return items, results
+
+
+def test_pooled_pick_intervals_cluster_by_story():
+    """18 picks of three models on 6 stories (4 R1, 2 R2): the R1 interval is Wilson's for 4 of 6
+    stories, not for 12 of 18 independent picks."""
+    from culturelab.stats import proportion_ci
+
+    _, results = _two_kinds_of_story()
+    picks = distractors.distractor_picks(results)
+    assert "id" in picks and len(picks) == 18
+    n, low, high = distractors.rule_uncertainty(picks, "category")
+    assert int(n["Foods"]) == 18
+    assert [low.loc["Foods", "R1"], high.loc["Foods", "R1"]] == pytest.approx(proportion_ci(4, 6))
+    n, low, high = distractors.rule_uncertainty(picks[picks["model"] == "a"], "model")  # one pick per story: Wilson
+    assert [low.loc["a", "R1"], high.loc["a", "R1"]] == pytest.approx(proportion_ci(4, 6))
+
+
+def test_chance_is_the_rules_of_the_stories_picked_from():
+    """All distractors shown: half R1, half R2; the picks come from 4 R1 stories and 2 R2 stories,
+    so a random wrong pick would be R1 two times in three."""
+    items, results = _two_kinds_of_story()
+    picks = distractors.distractor_picks(results)
+    rates, shown = distractors.pick_base_rates(picks, items)
+    assert rates.loc["all", "R1"] == pytest.approx(2 / 3) and int(shown["all"]) == 18 * 3
+    by_category, _ = distractors.pick_base_rates(picks, items, "category")
+    assert by_category.loc["Foods", "R2"] == pytest.approx(1 / 3)

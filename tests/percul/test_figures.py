@@ -75,7 +75,7 @@ def test_figure_8_shows_the_base_rate_beside_the_picks(results):
     items = load(data_source="sample").items
     fig = figures.fig8_with_base_rates(distractors.distractor_picks(results), items, source="sample")
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
-    assert titles == ["picked by a, b (sum_counts)", "chance: rules among the distractors shown"]
+    assert titles == ["picked by a, b (sum_counts)", figures.CHANCE_RULES]
     assert any(t.startswith("hatched cells:") for t in [t.get_text() for t in fig.texts])  # 3–4 stories per category
     assert fig.axes[0].get_yticklabels()[0].get_text() == "all categories"
     pooled = [t.get_text() for t in fig.axes[0].texts[:7]]  # the pooled row's cells: every pick, n and interval
@@ -122,3 +122,21 @@ def test_persian_labels_render_without_missing_glyphs(tmp_path):
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert "Foods\nغذا" in labels
     assert not [w for w in caught if "missing from" in str(w.message)]
+
+
+def test_position_bars_count_and_grey_by_stories():
+    """Eight stories in four orders: 32 predictions, but the interval and the n rest on 8 stories."""
+    items = pd.DataFrame({"id": [f"s{i}" for i in range(8)], "options": [list("abcd")] * 8, "answer": 0})
+    res = robustness.permute_items(items, "cyclic").assign(model="m", pred=[0, 1, 2, 3] * 8)
+    fig = figures.position_bars(robustness.position_prior(res))
+    assert "n=8" in texts(fig) and "n=32" not in texts(fig) and "n = stories" in fig.axes[0].get_title()
+    faded = [p for p in fig.axes[0].patches if p.get_gid() == SMALL_N]
+    assert len(faded) == 8  # every bar: 32 predictions ≥ MIN_N, but 8 stories < MIN_N
+
+
+def test_figure_7_says_the_intervals_on_the_papers_bars_are_ours():
+    gap = paper.translation_gap().assign(model=lambda d: d["model"] + " (paper)")
+    fig = figures.fig7_translation(gap)
+    assert figures.PAPER_INTERVALS in [t.get_text() for t in fig.texts]
+    plain = figures.fig7_translation(gap.drop(columns=[c for c in gap if c.endswith(("_ci_low", "_ci_high"))]))
+    assert figures.PAPER_INTERVALS not in [t.get_text() for t in plain.texts]

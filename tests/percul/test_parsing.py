@@ -82,6 +82,9 @@ def test_lenient_readings_are_named_and_scored_only_on_request(text, index, meth
     ("متأسفانه نمی‌توانم به این سؤال پاسخ دهم.", "refusal"),
     ("متاسفانه نميتوانم پاسخ دهم", "refusal"),
     ("هیچ‌کدام از گزینه‌ها درست نیست", "refusal"),
+    # a refusal inside the JSON, its choice out of range (0, 5)
+    ('{"Explanation": "متأسفانه نمی‌توانم به این سؤال پاسخ دهم.", "Choice Number": 0}', "refusal"),
+    ('{"Explanation": "The answer is not available in the provided options", "Choice Number": 5}', "refusal"),
     # other failures
     ('{"Explanation": "…", "Choice Number": 7}', "out_of_range"),
     ('{\n  "Explanation": <str>,\n  "Choice Number": <Sing Number 1 to 4>\n}', "template_echo"),

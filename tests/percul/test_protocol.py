@@ -25,6 +25,8 @@ NOTEBOOKS = ["percul/01_benchmark", "percul/02_models_and_categories", "percul/0
              "percul/04_distractors", "percul/05_robustness"]
 LLAMA_8B, LLAMA_405B = "hf:meta-llama/Llama-3.1-8B-Instruct", "hf:meta-llama/Llama-3.1-405B-Instruct"
 WHOLE_RELEASE = DataUsed("released", protocol.release_counts(592, 11))
+#: our reading of a value Figure 9 leaves open: named in every label of a run that follows it
+READING = "our reading: prompt v1 (its {CAT} word is ours for ten of the eleven categories)"
 
 
 def _lines(monkeypatch, data_dir: str) -> dict[str, list[str]]:
@@ -67,7 +69,7 @@ def test_paper_yaml_offline_names_our_sample_and_the_model_for_every_notebook(mo
 def test_paper_yaml_is_the_papers_protocol_on_the_release(monkeypatch, release):
     lines = _lines(monkeypatch, str(release.parent))
     assert lines["percul/01_benchmark"] == lines["percul/04_distractors"] == [
-        "model: bundled:gemma3-270m is not one of the paper's models (placed beside them; no Δ)"]
+        f"note: {READING}", "model: bundled:gemma3-270m is not one of the paper's models (placed beside them; no Δ)"]
     assert plan(PAPER_YAML, ["percul/*"]).refusals() == {}
 
 
@@ -86,7 +88,7 @@ def test_the_default_run_names_every_setting_that_differs():
     assert [text.split(" (")[0] for text in d.protocol.split("; ")] == [
         "methods loglikelihood without generation", "prompt v2", "the English split asked with our English prompt, "
         "Figure 9 translated by us", "without 'Your answer must be in Persian'", "unparseable answers excluded",
-        "answers also read leniently, e.g. from the option text"]
+        "answers also read leniently: a lone option number, a number after an answer cue, or an option's text"]
 
 
 def test_open_stamps_the_stories_used_so_a_cut_release_is_a_subset(monkeypatch, tmp_path, release, capsys):
@@ -129,7 +131,8 @@ def test_tables_beside_the_paper_take_their_labels_from_the_runs_comparison(pape
     board = paper.leaderboard(ours, results_of(run)).set_index("model")
     row = board.loc[f"{LLAMA_8B} [generate]"]
     assert row["reported"] == 0.444 and row["delta"] == pytest.approx(-0.044) and row["comparable"]
-    assert (row["data"], row["protocol"], row["model_status"]) == ("same", "same", "same")
+    assert (row["data"], row["protocol"], row["model_status"]) == ("same", f"same ({READING})",
+                                                                    f"same ({protocol.MODEL_NOTE})")
     other = board.loc[f"{LLAMA_8B} [loglik-text-mean]"]
     assert other["reported"] == 0.444 and np.isnan(other["delta"]) and not other["comparable"]
     assert other["protocol"].startswith("option log-likelihood (loglik-text-mean) instead of generation")
@@ -153,10 +156,11 @@ def test_english_rows_say_the_prompt_keeps_the_persian_answer_line_and_get_no_de
     run = paper_run("03_translation")
     by_split = label(run, pd.DataFrame({"model": LLAMA_405B, "split": list(translation.SPLITS), "macro": [0.7, 0.6]}))
     persian, english = by_split["protocol"]
-    assert persian == "same" and by_split["comparable"].tolist() == [True, False]
+    assert persian == f"same ({READING})" and by_split["comparable"].tolist() == [True, False]
     assert english.split("; ") == [
         "the English split asked with our English prompt, Figure 9 translated by us (the paper's prompt for its "
-        "translated split is not published, §4.2)", "the English prompt keeps Figure 9's 'Your answer must be in Persian'"]
+        "translated split is not published, §4.2)", "the English prompt keeps Figure 9's 'Your answer must be in Persian'",
+        READING]
     gap = paper.translation_vs_paper(pd.DataFrame({"model": [LLAMA_405B], "delta": [-0.05]}), results_of(run))
     assert gap["reported"].item() == pytest.approx(-0.067) and np.isnan(gap["delta_vs_paper"].item())
     assert "keeps Figure 9's 'Your answer must be in Persian'" in gap["protocol"].item()
@@ -171,8 +175,8 @@ def test_option_log_likelihood_carries_no_token_budget_or_answer_line(paper_run)
     run = paper_run("02_models_and_categories", method="loglikelihood", max_new_tokens=40, stop_after_json=True,
                     answer_in_persian=False)
     d = results_of(run)({"model": LLAMA_8B})
-    assert d.protocol == "option log-likelihood instead of generation (the paper: generated answers, §4)"
-    assert results_of(run)({"model": LLAMA_8B, "method": "generate"}).protocol.count("; ") == 2
+    assert d.protocol == f"option log-likelihood instead of generation (the paper: generated answers, §4); {READING}"
+    assert len(results_of(run)({"model": LLAMA_8B, "method": "generate"}).items) == 3
 
 
 def test_figures_beside_the_papers_numbers_name_our_method_and_comparison(paper_run):
@@ -224,6 +228,17 @@ def test_summaries_labelled_per_model_and_method(paper_run):
     results = pd.DataFrame({"model": "bundled:gemma3-270m", "method": ["generate", "loglik-text-mean"] * 2,
                             "category": ["Foods"] * 4, "correct": [1, 0, 0, 1], "valid": True})
     table = label(run, summary(results, ["model", "method"], n_bootstrap=0)).set_index("method")
-    assert table.loc["generate", "protocol"] == "same"
+    assert table.loc["generate", "protocol"] == f"same ({READING})"
     assert table.loc["loglik-text-mean", "protocol"].startswith("option log-likelihood (loglik-text-mean)")
     assert (table["data"] == "sample data (ours, not the paper's)").all() and not table["comparable"].any()
+
+
+def test_the_lenient_label_describes_the_parsers_contract():
+    """A lone option number is a lenient reading (the parser), and the protocol's label says so."""
+    from culturelab.percul.parsing import LENIENT_RULE, STRICT_RULE, parse_answer
+    from culturelab.percul.protocol import PROTOCOL
+
+    assert parse_answer("۳").verdict == "lenient" and parse_answer('{"Choice Number": 3}').verdict == "strict"
+    setting = PROTOCOL["01_benchmark"].settings["lenient"]
+    assert STRICT_RULE in setting.cite and "lone option number" not in setting.cite
+    assert "lone option number" in LENIENT_RULE and LENIENT_RULE in setting.deviation("lenient", True).text

@@ -99,3 +99,37 @@ def test_position_intervals_are_clustered_by_story():
     mixed = res.assign(pred=[0, 1, 2, 3] * 10)
     wide = robustness.position_prior(mixed).set_index("position")
     assert wide.loc[1, ["ci_low", "ci_high"]].tolist() == pytest.approx(proportion_ci(10, 40))
+
+
+def test_position_test_counts_stories_not_orders_and_expects_the_correct_positions():
+    """Twelve stories in four cyclic orders, each story's answer stuck at one position (6 stories
+    at position 1, 2 at each other): pooled as 48 independent answers the preference is
+    significant (the old test), clustered by story it rests on 12 stories and is not."""
+    from scipy import stats
+
+    items = pd.DataFrame({"id": [f"s{i}" for i in range(12)], "options": [list("abcd")] * 12, "answer": 0})
+    stuck = [0] * 24 + [1] * 8 + [2] * 8 + [3] * 8
+    res = robustness.permute_items(items, "cyclic").assign(model="m", pred=stuck)
+    assert stats.chisquare(np.bincount(stuck)).pvalue < 0.01
+    prior = robustness.position_prior(res).iloc[0]
+    story_level = stats.chisquare([6, 2, 2, 2]).pvalue  # one answer per story: 0.26
+    assert prior["chi2_p"] > 0.05 and prior["chi2_p"] == pytest.approx(story_level, abs=0.06)  # first order: 0.21
+    assert prior["n_stories"] == 12 and 3 < prior["design_effect"] <= 4  # four identical answers per story
+    # random orders shared by all stories: the correct answers are not uniform over positions, and a
+    # model that always picks the correct option shows no position preference
+    orders = robustness.permute_items(items, "random", n_random=2, seed=3)
+    perfect = orders.assign(model="m", pred=orders["answer"])
+    assert stats.chisquare(np.bincount(perfect["pred"], minlength=4)).pvalue < 0.05
+    assert robustness.position_prior(perfect)["chi2_p"].iloc[0] == pytest.approx(1.0)
+
+
+def test_ece_uses_the_reliability_diagrams_bins():
+    res = _biased_results(bias=0.5, signal=1.0)
+    bins = robustness.reliability_bins(res)  # the diagram's default
+    weighted = (bins["n"] * (bins["accuracy"] - bins["confidence"]).abs()).sum() / bins["n"].sum()
+    cal = robustness.calibration_summary(res).iloc[0]
+    assert cal["ece"] == pytest.approx(weighted)
+    assert cal["n"] == 4 * cal["n_stories"] == len(res)
+    five = robustness.reliability_bins(res, n_bins=5)
+    weighted = (five["n"] * (five["accuracy"] - five["confidence"]).abs()).sum() / five["n"].sum()
+    assert robustness.calibration_summary(res, n_bins=5)["ece"].iloc[0] == pytest.approx(weighted)

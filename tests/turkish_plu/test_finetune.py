@@ -121,3 +121,26 @@ def test_the_released_validation_split_shares_goals_with_the_test_sets_and_the_l
     assert ft.goal_overlap(disjoint, test)["test_sharing"].sum() == 0
     row = finetuned(start, "val", False, ft.goal_overlap(val, test).query("task == 'so'"))  # the defect
     assert "325 of the 1,021 Step Ordering test items share their goal with a validation item" in row["protocol"]
+
+
+def test_each_model_of_a_list_is_fine_tuned_an_encoder_with_its_multiple_choice_head(tiny_causal_dir, tiny_masked_dir):
+    from transformers import BertForMultipleChoice
+
+    encoder = ft.OptionScorer(str(tiny_masked_dir))
+    assert isinstance(encoder.multiple_choice, BertForMultipleChoice) and encoder.head is None  # pooler + dropout
+    models = [f"hf:{tiny_causal_dir}", f"hf:{tiny_masked_dir}"]
+    scored, losses = ft.finetune_models(planted(8, 0), planted(4, 1), models, epochs=1, goal_disjoint=False,
+                                        batch_size=4, device="cpu", seeds=2)
+    assert list(dict.fromkeys(scored["model"])) == models == list(dict.fromkeys(losses["model"]))
+    assert set(scored["method"]) == {"fine-tuned (val→test, best of 2 seeds)", "fine-tuned (val→test, mean of 2 seeds)"}
+    per_model = scored.groupby(["model", "method"]).size().unstack()
+    assert (per_model["fine-tuned (val→test, best of 2 seeds)"] == 4).all()
+    assert (per_model["fine-tuned (val→test, mean of 2 seeds)"] == 8).all()
+    assert sorted(set(losses["seed"])) == [0, 1]
+
+
+def test_step_ordering_is_the_papers_four_way_choice_with_xxx_endings():
+    items = pd.DataFrame({"task": ["so"], "goal": ["Kek"], "context": ["Kek"], "options": [["Un ele.", "Fırına koy."]]})
+    assert ft.option_inputs(items) == [[("xxx", " Kek Un ele."), ("xxx", " Kek Fırına koy."), ("xxx", " Kek xxx"),
+                                        ("xxx", " Kek xxx")]]
+    assert len(ft.option_inputs(items, "prompt")[0]) == 2  # our prompts: the two orders
