@@ -22,7 +22,9 @@ outside code spans and outside sentences that cite the paper:
 
 Not counted: numbers that cite the paper — within 100 characters after, or 40 before, a mention of
 the paper in the same sentence ("paper", a table, a figure, a footnote, "reported", "published",
-"the authors") —, section/table/figure/notebook numbers, years, model sizes
+"the authors"), unless words about our run stand between the mention and the number ("our", "we",
+"here", "measured", "re-scored", "the run": "the paper reports 47.64, our parser 51.97" counts 51.97), and
+unless the number is set beside the paper's in brackets ("20.47 % (paper 20.28)" counts 20.47 %) —, section/table/figure/notebook numbers, years, model sizes
 (``270M``, ``7B``), numbers inside names (``Qwen2.5``, ``Llama-3.1``), metric names (``P@1``, ``R@5``) and everything in code spans
 (parameter values: ``max_procedures: 70``) and ``$…$`` math (a formula's weights). Fractions (``1/4``, ``¼``) are not decimals: a chance
 level of four options is written as one.
@@ -54,6 +56,10 @@ _CITE_BEFORE, _CITE_AFTER = 100, 40
 #: a mention of the paper (or of one of its tables, figures, footnotes)
 _CITES_PAPER = re.compile(r"\b(?:paper|paper's|Tables?\s+\d|Fig(?:ure|s?\.)\s*\d|footnote|reported|published|"
                           r"the authors)", re.I)
+#: words about our own run: a number they stand before belongs to the run, not to a nearby mention of the paper
+_OURS = re.compile(r"\b(?:our|ours|we|here|measured|re-?scor\w*|recomputed|this run|the run|default run)\b", re.I)
+#: a number set beside the paper's: "… (paper 20.28", "… (the paper's 0.63"
+_BESIDE = re.compile(r"^\s*%?\s*\((?:the\s+)?paper(?:'s)?:?\s*[±≈]?\d")
 _CODE = re.compile(r"`[^`]*`|\$[^$]+\$")
 _EXEMPT = [
     re.compile(r"§\s*\d[\d.]*"),
@@ -95,10 +101,13 @@ def typed_numbers(markdown: str) -> list[str]:
     []
     >>> typed_numbers("Our model scores 0.31 on the sample stories, far below what the paper reports for GPT-4o, 0.63.")
     ['0.31']
+    >>> typed_numbers("In the variant the paper reports, our parser re-scores the answers to 51.97 % (paper 47.64).")
+    ['51.97']
     """
     found = []
     for sentence in _sentences(markdown):
         cites = [(m.start(), m.end()) for m in _CITES_PAPER.finditer(sentence)]
+        ours = sentence
         for pattern in _EXEMPT:  # same length: the positions of the citations stay valid
             sentence = pattern.sub(lambda m: " " * len(m.group()), sentence)
         patterns = [*_PATTERNS, *([_RUN_COUNT] if _RUN.search(sentence) else [])]
@@ -108,7 +117,9 @@ def typed_numbers(markdown: str) -> list[str]:
             if not kept or start >= kept[-1][1]:
                 kept.append((start, end, text))
         found += [text for start, end, text in kept
-                  if not any(0 <= start - c_end <= _CITE_BEFORE or 0 <= c_start - end <= _CITE_AFTER
+                  if not any((0 <= start - c_end <= _CITE_BEFORE and not _OURS.search(ours[c_end:start]))
+                             or (0 <= c_start - end <= _CITE_AFTER and not _OURS.search(ours[end:c_start])
+                                 and not _BESIDE.match(ours[end:]))
                              for c_start, c_end in cites)]
     return found
 
