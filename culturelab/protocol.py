@@ -260,9 +260,9 @@ class Deviations:
     @property
     def protocol(self) -> str:
         """The ``protocol`` label: ``same``, or every setting that differs from the paper's."""
-        if self.beyond:
-            return f"beyond the paper: {self.beyond}"
         label = self._join("protocol")
+        if self.beyond:  # an analysis the paper does not have, and what this run does differently in it
+            return f"beyond the paper: {self.beyond}" + ("" if label == SAME else f"; {label}")
         if not self.notes:
             return label
         notes = "; ".join(self.notes)

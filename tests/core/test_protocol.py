@@ -218,3 +218,12 @@ def test_percul_labels_name_its_readings_and_the_unknown_model_versions():
     assert d.comparable and d.paper_model == "GPT 4o"
     assert "{CAT} word is ours" in d.protocol and "strict parsing" in d.protocol
     assert "no model versions" in d.model
+
+
+def test_a_deviation_inside_an_analysis_beyond_the_paper_is_named_in_its_protocol_label():
+    from culturelab.protocol import Section, Setting, compare
+
+    s = Section("ours", settings={"decoding": Setting(["free"], "§3")}, beyond="full reordering")
+    assert compare(s, {"decoding": ["free"]}).protocol == "beyond the paper: full reordering"
+    label = compare(s, {"decoding": ["constrained"]}).protocol
+    assert label.startswith("beyond the paper: full reordering; ") and "constrained" in label
