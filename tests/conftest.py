@@ -14,11 +14,6 @@ import os
 for _k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
     os.environ.setdefault(_k, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
-if os.environ.get("PYTEST_XDIST_WORKER"):  # one thread per xdist worker (set before torch is imported): two
-    # workers and the smoke batch's kernels share the cores, and oversubscribed torch threads do 30-45 % less work
-    # (benchmarks/README.md, "Parallel notebooks"); the kernels a test starts inherit it
-    for _k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(_k, "1")
 
 import threading  # noqa: E402
 from functools import partial  # noqa: E402
