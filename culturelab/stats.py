@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,26 +57,55 @@ RESAMPLE_CELLS = 4_000_000
 
 
 def mean_ci(values: Sequence[float], *, level: float = 0.95, n_resamples: int = 2000,
-            seed: int = 0) -> tuple[float, float]:
-    """CI of the mean of ``values`` (NaN left out): Wilson's when every value is 0 or 1 (a
-    proportion), else the percentile bootstrap (:func:`bootstrap_ci`).
+            seed: int = 0, binary: bool | None = None) -> tuple[float, float]:
+    """CI of the mean of ``values`` (NaN left out): Wilson's for a proportion, else the percentile
+    bootstrap (:func:`bootstrap_ci`). ``binary=None`` takes values that are all 0 or 1 for a
+    proportion; ``False`` never does (a mean of correlations that happen to be 0 or 1 is no proportion).
 
     >>> [round(v, 2) for v in mean_ci([0, 0, 0])], [round(v, 2) for v in mean_ci([0, 1, 0])]
     ([0.0, 0.56], [0.06, 0.79])
-    >>> mean_ci([0.5, 0.5, 0.5])
-    (0.5, 0.5)
+    >>> mean_ci([0.5, 0.5, 0.5]), mean_ci([0.0, 0.0, 0.0], binary=False)
+    ((0.5, 0.5), (0.0, 0.0))
     """
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
-    if x.size and np.isin(x, (0.0, 1.0)).all():
+    if binary is not False and x.size and np.isin(x, (0.0, 1.0)).all():
         return proportion_ci(int(x.sum()), x.size, level=level)
     return bootstrap_ci(x, level=level, n_resamples=n_resamples, seed=seed)
 
 
+def cluster_bootstrap_ci(values: Sequence[float], clusters: Sequence[Any], *, level: float = 0.95,
+                         n_resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean of ``values`` over resampled ``clusters`` (whole clusters
+    drawn with replacement; the mean over every value they hold): the interval of items asked
+    several times (a procedure in two languages), which treating the answers as independent
+    makes too narrow. NaN values are left out; ``(nan, nan)`` with fewer than two clusters.
+
+    >>> lo, hi = cluster_bootstrap_ci([0.1, 0.1, 0.9, 0.9, 0.5, 0.5], ["a", "a", "b", "b", "c", "c"])
+    >>> naive = bootstrap_ci([0.1, 0.1, 0.9, 0.9, 0.5, 0.5])
+    >>> hi - lo > naive[1] - naive[0]
+    True
+    """
+    x = np.asarray(values, dtype=float)
+    keep = ~np.isnan(x)
+    codes, _ = pd.factorize(pd.Series(list(clusters))[keep])
+    x = x[keep]
+    k = int(codes.max()) + 1 if codes.size else 0
+    if k < 2:
+        return (float("nan"), float("nan"))
+    sums, counts = np.bincount(codes, weights=x, minlength=k), np.bincount(codes, minlength=k).astype(float)
+    draws = np.random.default_rng(seed).integers(0, k, size=(n_resamples, k))
+    means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    alpha = (1 - level) / 2
+    return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+
+
 def summarise(df: pd.DataFrame, value: str, by: Sequence[str] = (), *, level: float = 0.95,
-              n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Mean, n and 95 % CI (:func:`mean_ci`: Wilson for 0/1 values, else bootstrap) of ``value``
-    per group — the shape every results table uses.
+              n_resamples: int = 2000, seed: int = 0, binary: bool | None = None,
+              cluster: str | None = None) -> pd.DataFrame:
+    """Mean, n and 95 % CI (:func:`mean_ci`: Wilson for 0/1 values unless ``binary=False``, else
+    bootstrap) of ``value`` per group — the shape every results table uses. ``cluster`` (a column):
+    the CI resamples its values whole (:func:`cluster_bootstrap_ci`) and ``n_clusters`` counts them.
 
     >>> t = pd.DataFrame({"lang": ["en", "en", "fa", "fa"], "correct": [1, 0, 1, 1]})
     >>> summarise(t, "correct", ["lang"])[["lang", "mean", "n"]].to_dict("records")
@@ -86,9 +116,14 @@ def summarise(df: pd.DataFrame, value: str, by: Sequence[str] = (), *, level: fl
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
         vals = part[value].astype(float).to_numpy()
-        lo, hi = mean_ci(vals, level=level, n_resamples=n_resamples, seed=seed)
+        if cluster is not None:
+            lo, hi = cluster_bootstrap_ci(vals, part[cluster].to_numpy(), level=level, n_resamples=n_resamples,
+                                          seed=seed)
+        else:
+            lo, hi = mean_ci(vals, level=level, n_resamples=n_resamples, seed=seed, binary=binary)
         rows.append({**dict(zip(by, key)), "mean": float(np.nanmean(vals)) if vals.size else float("nan"),
-                     "ci_low": lo, "ci_high": hi, "n": int(vals.size)})
+                     "ci_low": lo, "ci_high": hi, "n": int(vals.size),
+                     **({"n_clusters": int(part[cluster].nunique())} if cluster is not None else {})})
     return pd.DataFrame(rows)
 
 

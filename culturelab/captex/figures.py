@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from culturelab.captex.data import CATEGORIES, COUNTRIES
-from culturelab.plots import claim, grouped_bars, place_legend, radar, size_vs_score
+from culturelab.plots import claim, footnote, grouped_bars, place_legend, radar, size_vs_score
 from culturelab.plots.curves import valid_answer_curves
 from culturelab.plots.style import apply_style, palette
 from culturelab.tasks.reorder import DECODING_LABELS
@@ -88,9 +88,14 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     fig = valid_answer_curves(scored.assign(method=scored["decoding"].map(DECODING_LABELS)), "n_steps",
                               {"rho": "Spearman ρ", "tau": "Kendall τ", "ld": "Levenshtein distance"},
                               hue="method", baseline=baseline, hue_order=methods, xlabel="steps in the procedure",
-                              ylims={"rho": (-1.05, 1.05), "tau": (-1.05, 1.05)}, title=title, seed=seed)
+                              ylims={"rho": (-1.05, 1.05), "tau": (-1.05, 1.05)}, title=title, seed=seed,
+                              # the English and native answers of a procedure share its shuffle: resampled together
+                              cluster="procedure_id" if "procedure_id" in scored else None)
     claim(fig, kind="score", method=methods, chance="random" if baseline is not None else None,
           no_chance=None if baseline is not None else "no random-order baseline given")
+    if "procedure_id" in scored:
+        footnote(fig, f"n = answers, from {scored['procedure_id'].nunique()} procedures each asked in English and "
+                      "its native language (one shuffle): the 95 % bands resample whole procedures")
     return fig
 
 

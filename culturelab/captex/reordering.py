@@ -85,6 +85,9 @@ def run_reordering(model: LanguageModel, instances: pd.DataFrame, template: str,
 def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
     """Mean ρ, τ, LD (with 95 % bootstrap CIs; NaN rows — the ``drop`` policy — left out),
     validity and exact-match rates and the lenient share (with a ``parse_verdict`` column) per group.
+    The CIs are never Wilson's (a ρ of 0 or 1 is no proportion) and, with a ``procedure_id``
+    column, resample whole procedures: the English and native answers of one procedure share its
+    shuffle and are not independent (``n`` counts answers, ``n_procedures`` procedures).
 
     >>> t = pd.DataFrame({"rho": [1.0, 0.0], "tau": [1.0, 0.0], "ld": [0, 4], "valid": [True, False],
     ...                   "exact": [True, False]})
@@ -93,10 +96,12 @@ def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: 
     """
     by = list(by)
     parts = []
+    cluster = "procedure_id" if "procedure_id" in scored else None
     for metric in METRICS:
-        s = summarise(scored.assign(**{metric: scored[metric].astype(float)}), metric, by, seed=seed)
+        s = summarise(scored.assign(**{metric: scored[metric].astype(float)}), metric, by, seed=seed, binary=False,
+                      cluster=cluster).rename(columns={"n_clusters": "n_procedures"})
         s = s.rename(columns={"mean": metric, "ci_low": f"{metric}_ci_low", "ci_high": f"{metric}_ci_high"})
-        parts.append(s.drop(columns="n") if parts else s)
+        parts.append(s.drop(columns=["n", "n_procedures"], errors="ignore") if parts else s)
     table = parts[0]
     for p in parts[1:]:
         table = table.merge(p, on=by) if by else pd.concat([table, p], axis=1)
@@ -111,7 +116,7 @@ def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: 
     table["lenient_share"] = np.asarray(share, dtype=float)
     cols = [*by, "rho", "rho_ci_low", "rho_ci_high", "tau", "tau_ci_low", "tau_ci_high", "ld", "ld_ci_low",
             "ld_ci_high", "valid_rate", "exact_rate", "lenient_share", "n"]
-    return table[cols]
+    return table[cols + (["n_procedures"] if cluster else [])]
 
 
 def by_steps_valid(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *, seed: int = 0) -> pd.DataFrame:

@@ -24,9 +24,11 @@ from culturelab.stats import summarise
 def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax: plt.Axes | None = None,
                  title: str | None = None, ylabel: str | None = None, seed: int = 0,
                  baseline: pd.DataFrame | None = None, chance: float | None = None, min_n: int = MIN_N,
-                 show_n: bool = True, hue_order: Sequence | None = None) -> plt.Figure:
+                 show_n: bool = True, hue_order: Sequence | None = None, binary: bool | None = None,
+                 cluster: str | None = None) -> plt.Figure:
     """Mean of ``y`` per ``x`` (and ``hue``) with 95 % bands (:func:`culturelab.stats.summarise`:
-    Wilson for 0/1 values, else bootstrap).
+    Wilson for 0/1 values unless ``binary=False``, else bootstrap; ``cluster``: a column whose
+    groups are resampled whole — one item asked several times).
 
     ``hue_order`` fixes each hue level's colour and marker by its position, also when some level
     has no rows (several panels then draw a level alike).
@@ -54,7 +56,7 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
         fig, ax = plt.subplots(figsize=(4.2, 3.0))
     else:
         fig = ax.figure
-    table = summarise(df, y, [hue, x] if hue else [x], seed=seed)
+    table = summarise(df, y, [hue, x] if hue else [x], seed=seed, binary=binary, cluster=cluster)
     groups = (list(hue_order) if hue_order is not None else list(dict.fromkeys(table[hue]))) if hue else [None]
     for i, (g, colour) in enumerate(zip(groups, palette(len(groups)))):
         part = table[table[hue] == g] if hue and len(table) else table
@@ -91,11 +93,13 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
 def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *, hue: str, valid: str = "valid",
                         baseline: pd.DataFrame | None = None, hue_order: Sequence | None = None,
                         ylims: Mapping[str, tuple[float, float]] | None = None, xlabel: str | None = None,
-                        title: str | None = None, seed: int = 0) -> plt.Figure:
+                        title: str | None = None, seed: int = 0, cluster: str | None = None) -> plt.Figure:
     """One panel per metric (``metrics``: column → axis label) computed from the **valid** answers
     only (``valid`` true), one curve per ``hue`` level with n per point, ``baseline`` (columns
     ``x`` and the metrics) dotted; and a last panel with the share of valid answers per ``x``
-    (n = all answers). The legend, above the panels, gives each level's overall valid share.
+    (n = all answers). The legend, above the panels, gives each level's overall valid share. The
+    metrics' bands are bootstrap intervals (a mean of correlations is no proportion), resampling
+    ``cluster`` groups whole when given (e.g. a procedure answered in two languages).
 
     >>> t = pd.DataFrame({"steps": [5, 5, 6, 6] * 2, "rho": [0.5, 1.0, 0.0, 0.5] * 2,
     ...                   "valid": [True] * 4 + [False, True, False, False], "protocol": ["c"] * 4 + ["f"] * 4})
@@ -123,7 +127,8 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
                 _baseline_line(ax, baseline, x, metric)
         else:
             metric_curve(part, x, metric, hue=hue, hue_order=named, ax=ax, ylabel=label, seed=seed,
-                         baseline=None if metric == "_valid" else baseline, show_n=metric != "_valid")
+                         baseline=None if metric == "_valid" else baseline, show_n=metric != "_valid",
+                         binary=None if metric == "_valid" else False, cluster=cluster)
         if metric == "_valid":  # shares lie at 0 and 1: n inside the axis, under high points and over low ones
             counts = data.groupby([hue, x], observed=True)["_valid"].agg(["mean", "size"])
             for i, level in enumerate(named):

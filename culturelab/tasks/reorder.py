@@ -156,8 +156,11 @@ def decoding_summary(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *,
     keys = list(by)
     table = scored.groupby(keys, sort=False)["valid"].agg(answers="size", valid_rate="mean").reset_index()
     valid = scored[scored["valid"].astype(bool)]
-    rho = summarise(valid, "rho", keys, seed=seed).rename(columns={"mean": "rho", "ci_low": "rho_ci_low",
-                                                                   "ci_high": "rho_ci_high", "n": "valid_answers"})
+    # ρ is no proportion (never Wilson's); one procedure asked in two languages is resampled whole
+    cluster = "procedure_id" if "procedure_id" in valid else None
+    rho = summarise(valid, "rho", keys, seed=seed, binary=False, cluster=cluster).rename(
+        columns={"mean": "rho", "ci_low": "rho_ci_low", "ci_high": "rho_ci_high", "n": "valid_answers"}).drop(
+        columns="n_clusters", errors="ignore")
     habits = answer_habits(valid, keys)[[*keys, "starts_with_example"]] if len(valid) else None
     table = table.merge(rho, on=keys, how="left") if len(valid) else table.assign(
         rho=np.nan, rho_ci_low=np.nan, rho_ci_high=np.nan, valid_answers=0)

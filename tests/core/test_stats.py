@@ -84,3 +84,56 @@ def test_clustered_proportion_agrees_with_a_cluster_bootstrap_away_from_0_and_1(
                          n_resamples=4000, method="percentile", random_state=np.random.default_rng(1))
     ours = stats.clustered_proportion_ci(k, n)
     assert ours == pytest.approx((boot.confidence_interval.low, boot.confidence_interval.high), abs=0.01)
+
+
+def test_a_mean_of_correlations_that_are_0_or_1_gets_no_wilson_interval():
+    from culturelab.stats import mean_ci
+
+    assert mean_ci([0.0] * 20, binary=False) == (0.0, 0.0)
+    assert mean_ci([0.0] * 20)[1] > 0  # as a proportion: Wilson's upper bound
+
+
+def test_answers_of_one_item_resampled_whole_widen_the_interval_as_independent_ones_would_not():
+    import numpy as np
+
+    from culturelab.stats import bootstrap_ci, cluster_bootstrap_ci
+
+    rng = np.random.default_rng(0)
+    per_item = rng.normal(size=30)
+    twice = np.repeat(per_item, 2)  # each item answered twice, identically (two languages, one shuffle)
+    lo, hi = cluster_bootstrap_ci(twice, np.repeat(np.arange(30), 2), seed=0)
+    one = bootstrap_ci(per_item, seed=0)
+    naive = bootstrap_ci(twice, seed=0)
+    assert abs((hi - lo) - (one[1] - one[0])) < 0.15 * (one[1] - one[0])  # as wide as one answer per item
+    assert (naive[1] - naive[0]) < 0.8 * (hi - lo)  # the independent reading is too narrow
+
+
+def test_captex_reordering_intervals_are_clustered_by_procedure():
+    import pandas as pd
+
+    from culturelab.captex.reordering import summarise_reordering
+
+    t = pd.DataFrame({"procedure_id": [f"p{i // 2}" for i in range(20)], "rho": [0.0, 0.0, 1.0, 1.0] * 5,
+                      "tau": 0.0, "ld": 3.0, "valid": True, "exact": False})
+    row = summarise_reordering(t).iloc[0]
+    assert row["n"] == 20 and row["n_procedures"] == 10
+    assert row["rho_ci_high"] - row["rho_ci_low"] > 0.5  # 10 procedures, half at 1: not Wilson's over 20 answers
+
+
+def test_the_reordering_curve_bands_resample_a_procedure_s_two_languages_together():
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import pandas as pd
+
+    from culturelab.plots.curves import valid_answer_curves
+
+    rng = np.random.default_rng(1)
+    rho = np.repeat(rng.uniform(-1, 1, 30), 2)
+    t = pd.DataFrame({"steps": 5, "rho": rho, "valid": True, "m": "c", "procedure_id": np.repeat(np.arange(30), 2)})
+    widths = []
+    for cluster in (None, "procedure_id"):
+        fig = valid_answer_curves(t, "steps", {"rho": "ρ"}, hue="m", cluster=cluster)
+        band = fig.axes[0].collections[0].get_paths()[0].vertices[:, 1]
+        widths.append(band.max() - band.min())
+        plt.close(fig)
+    assert widths[1] > 1.2 * widths[0]
