@@ -107,7 +107,7 @@ def typed_numbers(markdown: str) -> list[str]:
     found = []
     for sentence in _sentences(markdown):
         cites = [(m.start(), m.end()) for m in _CITES_PAPER.finditer(sentence)]
-        ours = sentence
+        original = sentence
         for pattern in _EXEMPT:  # same length: the positions of the citations stay valid
             sentence = pattern.sub(lambda m: " " * len(m.group()), sentence)
         patterns = [*_PATTERNS, *([_RUN_COUNT] if _RUN.search(sentence) else [])]
@@ -116,12 +116,16 @@ def typed_numbers(markdown: str) -> list[str]:
         for start, end, text in hits:  # a number matched by two patterns counts once
             if not kept or start >= kept[-1][1]:
                 kept.append((start, end, text))
-        found += [text for start, end, text in kept
-                  if not any((0 <= start - c_end <= _CITE_BEFORE and not _OURS.search(ours[c_end:start]))
-                             or (0 <= c_start - end <= _CITE_AFTER and not _OURS.search(ours[end:c_start])
-                                 and not _BESIDE.match(ours[end:]))
-                             for c_start, c_end in cites)]
+        found += [text for start, end, text in kept if not _cited(original, start, end, cites)]
     return found
+
+
+def _cited(sentence: str, start: int, end: int, cites: list[tuple[int, int]]) -> bool:
+    """Whether the number at ``start:end`` of ``sentence`` is the paper's: near a mention of the
+    paper (``cites``), with no words about our run between them, and not set beside the paper's."""
+    after = any(0 <= start - c_end <= _CITE_BEFORE and not _OURS.search(sentence[c_end:start]) for _, c_end in cites)
+    before = any(0 <= c_start - end <= _CITE_AFTER and not _OURS.search(sentence[end:c_start]) for c_start, _ in cites)
+    return after or (before and not _BESIDE.match(sentence[end:]))
 
 
 def cell(table: pd.DataFrame, column: str, **where: Any) -> Any:
