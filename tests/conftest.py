@@ -4,8 +4,11 @@ initialised models (causal GPT-2 and masked BERT) built offline in seconds.
 ``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadscope``): a module's
 tests run on one worker, so the smoke notebooks run once (one batch, the module fixture of
 :mod:`tests.test_notebooks`; ``loadgroup`` marks are ignored by pytest-xdist 3.8 under pytest 9, which ran the
-batch on both workers at once), and the tests that execute notebooks are handed out first, so their long runs overlap the many short unit tests instead of
-ending the run on one busy core (:func:`pytest_collection_modifyitems`)."""
+batch on both workers at once). Our scheduler (:func:`pytest_xdist_make_scheduler`) hands the modules out
+longest first in the order of :func:`pytest_collection_modifyitems` (xdist's own reordering, by number of
+tests, started the 6-minute smoke batch after the doctests and left one core idle at the end), and the
+docstring examples one by one last, to fill the gaps. The bundled models are converted in the background
+as the session starts (:func:`pytest_configure`), not by the first test that needs one while the others wait."""
 
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ for _k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
     os.environ.setdefault(_k, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+import subprocess  # noqa: E402
+import sys  # noqa: E402
 import threading  # noqa: E402
 from functools import partial  # noqa: E402
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
@@ -29,16 +34,63 @@ CORPUS = [
 ] * 4
 
 
+SMOKE_MODULE = "tests/test_notebooks.py"
+DOCTESTS = "tests/test_doctests.py"
+_CONVERSIONS: list[subprocess.Popen] = []
+
+
+def pytest_configure(config) -> None:
+    """In the xdist controller: convert the bundled models now, each in a process of its own (a
+    file lock per model keeps a test that needs one waiting until it is done, and no test converts
+    twice), while the workers start and collect."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    from culturelab.models.bundled import BUNDLED
+
+    for name in BUNDLED:
+        code = f"from culturelab.models.bundled import bundled_model_dir; bundled_model_dir({name!r})"
+        _CONVERSIONS.append(subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL))
+
+
+def pytest_unconfigure(config) -> None:
+    for process in _CONVERSIONS:
+        process.wait()
+
+
+def _rank(item) -> int:
+    """Where an item's module goes in the queue: the smoke batch, the other tests that execute
+    notebooks, those that load a bundled model, the rest, then the docstring examples."""
+    path = item.nodeid.split("::")[0]
+    if path == SMOKE_MODULE:
+        return 0
+    if path == DOCTESTS:
+        return 4
+    return 1 if item.get_closest_marker("notebooks") else 2 if item.get_closest_marker("slow") else 3
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the collection order
 def pytest_collection_modifyitems(config, items) -> None:
-    """Longest first for the xdist workers: the smoke batch (every test of ``test_notebooks.py``
-    shares its module fixture; ``--dist loadscope`` keeps a module on one worker), then every other test that
-    executes notebooks, then those that load a real bundled model, then the rest in file order.
-    Without xdist the order is pytest's own."""
+    """Longest first for the xdist workers (:func:`_rank`), file order within a rank. Without xdist
+    the order is pytest's own."""
     if not hasattr(config, "workerinput"):  # not an xdist worker
         return
-    items.sort(key=lambda item: (item.get_closest_marker("notebooks") is None,
-                                 item.get_closest_marker("slow") is None))
+    items.sort(key=_rank)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadscope`` with two changes: the modules go out in collection order (the order of
+    :func:`pytest_collection_modifyitems`), and each docstring example is a unit of its own."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LongestFirst(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if nodeid.startswith(DOCTESTS) else super()._split_scope(nodeid)
+
+    config.option.loadscopereorder = False
+    return LongestFirst(config, log)
 
 
 @pytest.fixture(scope="session")

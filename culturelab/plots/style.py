@@ -129,14 +129,15 @@ def place_margins(fig: Any) -> None:
     title = title if title is not None and title.get_gid() == STAMPED else None
     if not notes and title is None:
         return
-    fig.canvas.draw()
+    from culturelab.plots.audit import renderer_of
+
+    renderer_of(fig)  # lays the figure out: the legends' anchors are final
     for legend in fig.legends:  # anchored to the figure's box, a legend would move when savefig crops it
         box = fig.transFigure.inverted().transform_bbox(legend.get_bbox_to_anchor())
         legend.set_bbox_to_anchor(box, transform=fig.transFigure)
     for text in [*notes, *([title] if title is not None else [])]:
         text.set_visible(False)
-    fig.canvas.draw()
-    box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+    box = fig.get_tightbbox(renderer_of(fig))  # inches
     width, height = fig.get_size_inches()
     if title is not None:
         title.set(visible=True, y=(box.y1 + 0.06) / height, va="bottom")
