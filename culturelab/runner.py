@@ -321,8 +321,14 @@ class Run:
         numbers alone: no sample stamp, and ``kind="reported"`` unless claimed otherwise).
         ``claims`` are passed to :func:`culturelab.plots.audit.claim` (``kind``, ``model``,
         ``method``, ``chance``, ``no_chance``); a score figure names the run's model unless it
-        claims its models itself (``model=[]``: baselines only)."""
+        claims its models itself (``model=[]``: baselines only). Under ``culturelab plan``
+        (:func:`culturelab.models.counting.counting`) nothing is laid out or written: the counting
+        model's dummy answers make no figure worth its seconds; returns ``[]``."""
+        from culturelab.models.counting import counting
         from culturelab.plots import audit, save, stamp_title
+
+        if counting():
+            return []
 
         source = data_source or self.data_source
         if hasattr(fig, "savefig"):

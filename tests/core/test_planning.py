@@ -40,6 +40,21 @@ def test_run_model_counts_requests_without_weights_under_plan(tmp_path, monkeypa
     assert total["est_seconds"] == "uncalibrated: no local weights"
 
 
+def test_a_figure_under_plan_is_neither_laid_out_nor_written(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
+    run = Run("paper/01_x", {"model": "hf:none", "seed": 0})
+    fig, ax = plt.subplots()
+    ax.plot([0, 1])
+    monkeypatch.setenv(ENV, str(tmp_path / "counts"))
+    assert run.savefig(fig, "counted") == [] and not (tmp_path / "figures").exists()
+    monkeypatch.delenv(ENV)
+    assert [p.suffix for p in run.savefig(fig, "real", kind="data")] == [".pdf", ".png"]
+    plt.close(fig)
+
+
 def test_large_calls_are_counted_exactly_and_tokenized_on_a_sample():
     lm = CountingModel("hf:none", tokenizer=None)
     pairs = [(f"{i:08d}" + "x" * 32, "y" * (4 * (i % 3 + 1))) for i in range(30_000)]  # 11, 12 or 13 tokens each
