@@ -17,6 +17,12 @@ import os
 for _k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
     os.environ.setdefault(_k, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # two workers, and the smoke batch's two kernels beside them, on the machine's cores: one
+    # thread each, and threads that sleep rather than spin while they wait for the core they share
+    for _k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_k, "1")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import subprocess  # noqa: E402
 import sys  # noqa: E402
