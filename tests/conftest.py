@@ -42,26 +42,34 @@ CORPUS = [
 
 SMOKE_MODULE = "tests/test_notebooks.py"
 DOCTESTS = "tests/test_doctests.py"
-_CONVERSIONS: list[subprocess.Popen] = []
+_CONVERSIONS: list[tuple[str, subprocess.Popen]] = []
 
 
 def pytest_configure(config) -> None:
-    """In the xdist controller: convert the bundled models now, each in a process of its own (a
-    file lock per model keeps a test that needs one waiting until it is done, and no test converts
-    twice), while the workers start and collect."""
-    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+    """In the xdist controller: convert the bundled models now, each in a process of its own with
+    one thread (a file lock per model keeps a test that needs one waiting until it is done, and no
+    test converts twice), while the workers start and collect."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) or config.option.collectonly:
         return
     from culturelab.models.bundled import BUNDLED
 
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
     for name in BUNDLED:
         code = f"from culturelab.models.bundled import bundled_model_dir; bundled_model_dir({name!r})"
-        _CONVERSIONS.append(subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL))
+        _CONVERSIONS.append((name, subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,
+                                                    stderr=subprocess.PIPE, text=True)))
 
 
 def pytest_unconfigure(config) -> None:
-    for process in _CONVERSIONS:
-        process.wait()
+    """Wait for the background conversions; one that failed is reported (the first test needing
+    that model converts it again, and fails with the reason if it fails again)."""
+    import warnings
+
+    for name, process in _CONVERSIONS:
+        _, err = process.communicate()
+        if process.returncode:
+            warnings.warn(f"converting the bundled model {name!r} in the background failed: "
+                          f"{err.strip().splitlines()[-1] if err.strip() else process.returncode}", stacklevel=1)
 
 
 def _rank(item) -> int:
@@ -84,6 +92,7 @@ def pytest_collection_modifyitems(config, items) -> None:
     items.sort(key=_rank)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: absent under -p no:xdist
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadscope`` with two changes: the modules go out in collection order (the order of
     :func:`pytest_collection_modifyitems`), and each docstring example is a unit of its own."""

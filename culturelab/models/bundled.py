@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from threading import Lock
 
 from filelock import FileLock
 
@@ -110,6 +111,9 @@ def _convert(spec: BundledModel, root: Path, target: Path) -> None:
         gguf.unlink(missing_ok=True)  # 253 MB, no longer needed
 
 
+_SWAP = Lock()
+
+
 @contextmanager
 def _one_gguf_parse() -> Iterator[None]:
     """Within the block, every ``gguf.GGUFReader(path)`` of the same file is the first one (a reader
@@ -125,9 +129,10 @@ def _one_gguf_parse() -> Iterator[None]:
     """
     import gguf
 
-    reader = gguf.GGUFReader
-    gguf.GGUFReader = lru_cache(maxsize=None)(reader)
-    try:
-        yield
-    finally:
-        gguf.GGUFReader = reader
+    with _SWAP:  # one conversion at a time swaps the module's name (another thread's would be undone)
+        reader = gguf.GGUFReader
+        gguf.GGUFReader = lru_cache(maxsize=None)(reader)
+        try:
+            yield
+        finally:
+            gguf.GGUFReader = reader

@@ -50,6 +50,7 @@ def test_a_figure_under_plan_is_neither_laid_out_nor_written(tmp_path, monkeypat
     ax.plot([0, 1])
     monkeypatch.setenv(ENV, str(tmp_path / "counts"))
     assert run.savefig(fig, "counted") == [] and not (tmp_path / "figures").exists()
+    assert run.info["figures"] == [] and not list((tmp_path / "runs").rglob("counted*"))
     monkeypatch.delenv(ENV)
     assert [p.suffix for p in run.savefig(fig, "real", kind="data")] == [".pdf", ".png"]
     plt.close(fig)

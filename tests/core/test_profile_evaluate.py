@@ -11,11 +11,10 @@ from culturelab.cli import main
 
 @pytest.mark.notebooks
 def test_evaluate_two_models_on_percul(tmp_path, monkeypatch, tmp_cache, tiny_causal_dir):
-    """Two tiny causal LMs (different weights): the bundled ones took 45 s here for the same path
+    """Two tiny causal LMs (different weights): the bundled ones took 43 s here for the same path
     (the smoke notebooks run the bundled Gemma through every notebook)."""
     from culturelab.models.tiny import build_tiny_gpt2
-
-    from ..conftest import CORPUS
+    from tests.conftest import CORPUS
 
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
