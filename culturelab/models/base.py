@@ -34,6 +34,10 @@ SLOT = "[Y]"
 #: The kinds of request a backend may answer (``culturelab.models.capabilities`` says which it can);
 #: ``generate_constrained`` is :meth:`LanguageModel.generate` with a ``constraint``.
 KINDS = ("generate", "loglikelihood", "rank_candidates", "generate_constrained")
+#: The version of the constrained-decoding algorithm, in the cache key of every constrained request:
+#: bump it when what a backend does under a constraint changes (the label tokens it allows, its end
+#: rule), so that answers of the old algorithm are recomputed, never served as answers of the new one.
+CONSTRAINED_DECODING_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -220,7 +224,8 @@ class LanguageModel(ABC):
         """The cached side of constrained generation (:meth:`generate` with a ``constraint``)."""
         params = {"temperature": float(temperature), "top_p": float(top_p), "chat": bool(chat), "system": system,
                   "seed": int(seed) if temperature > 0 else None}
-        requests = [{"prompt": str(p), "constraint": c.key()} for p, c in zip(prompts, constraints)]
+        requests = [{"prompt": str(p), "constraint": c.key(), "algorithm": CONSTRAINED_DECODING_VERSION}
+                    for p, c in zip(prompts, constraints)]
 
         def compute(reqs: list[dict]) -> list[str]:
             chunk = [PermutationConstraint.from_key(r["constraint"]) for r in reqs]

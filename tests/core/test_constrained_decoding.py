@@ -105,6 +105,19 @@ def test_constrained_requests_are_cached_apart_from_free_ones(tiny_causal_dir, t
     assert lm.stats.by_kind["generate_constrained"] == 5 and len(set().union(*stored)) == 8
 
 
+def test_a_new_constrained_algorithm_recomputes_instead_of_serving_the_old_answers(tiny_causal_dir, tmp_cache,
+                                                                                      monkeypatch):
+    from culturelab.models import base
+
+    lm = load_model(f"hf:{tiny_causal_dir}", device="cpu", progress=False)
+    lm.generate(PROMPTS[:2], constraint=_constraints(SIZES[:2]))
+    lm.generate(PROMPTS[:2], constraint=_constraints(SIZES[:2]))
+    assert lm.stats.by_kind == {"generate_constrained": 2} and lm.stats.cached == 2
+    monkeypatch.setattr(base, "CONSTRAINED_DECODING_VERSION", base.CONSTRAINED_DECODING_VERSION + 1)
+    lm.generate(PROMPTS[:2], constraint=_constraints(SIZES[:2]))
+    assert lm.stats.by_kind == {"generate_constrained": 4} and lm.stats.cached == 2
+
+
 def test_backends_that_cannot_constrain_say_so(tmp_path):
     replay_file = tmp_path / "gens.jsonl"
     replay_file.write_text(json.dumps({"prompt": "p", "response": "A, B"}) + "\n")
