@@ -188,6 +188,10 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
     to 0.30): on the random expectation of 0. 75.0% of them open with the instruction's example "C, A, B" (a random
     order of five or more steps does so at most 1/60 of the time): the format example pulls the answers more than
     the steps do.
+    >>> t.loc[0, ["valid_rate", "valid_answers", "rho"]] = [0.5, 2, 1.0]
+    >>> print(decoding_findings(t.iloc[:1]))
+    Under free generation (the paper's protocol) 50.0% of this run's 4 answers are valid orders; 2 valid answers are
+    too few to estimate their mean ρ.
     """
     from culturelab.plots.honest import MIN_N  # the figures' small-n rule
 
@@ -195,7 +199,9 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
     out = []
     if "free" in rows.index:
         f = rows.loc["free"]
-        rest = (f": {figure} has no free curve" if f["valid_answers"] == 0 else
+        valid = int(f["valid_answers"])
+        rest = (f": {figure} has no free curve" if valid == 0 else
+                f"; {valid} valid answers are too few to estimate their mean ρ" if valid < MIN_N else
                 f"; their mean ρ is {f['rho']:.2f} (95 % CI {f['rho_ci_low']:.2f} to {f['rho_ci_high']:.2f})")
         out.append(f"Under free generation ({free_follows}) {f['valid_rate']:.1%} of this run's {int(f['answers'])} "
                    f"answers are valid orders{rest}.")
