@@ -16,6 +16,7 @@ vLLM serves and the official API does not.
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -35,6 +36,40 @@ def redact(text: str, secret: str | None) -> str:
 #: log-probability answer: rows cached when a token straddling the context's end was dropped are
 #: not mixed with rows that count it (the generation cache, paid API calls, is untouched)
 LOGPROB_SCORING = "straddling-token-counted"
+
+
+#: OpenAI's reasoning models (o1, o3, o3-mini, o4-mini, gpt-5…): the API rejects ``max_tokens`` (their
+#: budget, hidden reasoning included, is ``max_completion_tokens``) and any temperature or top_p but 1
+_REASONING = re.compile(r"^(o\d|gpt-5)")
+
+
+def generation_params(model: str, *, official: bool, chat: bool, max_new_tokens: int, temperature: float,
+                      top_p: float) -> dict[str, Any]:
+    """The sampling fields of a generation request. The official API's chat endpoint takes the
+    budget as ``max_completion_tokens`` (its reasoning models reject ``max_tokens``); servers that
+    speak the API (vLLM, TGI, llama.cpp) and the completions endpoint take ``max_tokens``. A reasoning
+    model of the official API samples at temperature 1 only: asking it for another temperature (greedy
+    decoding included) is refused before any request, naming the setting.
+
+    >>> generation_params("gpt-4o", official=True, chat=True, max_new_tokens=8, temperature=0.0, top_p=1.0)
+    {'max_completion_tokens': 8, 'temperature': 0.0, 'top_p': 1.0}
+    >>> generation_params("llama-3-8b", official=False, chat=True, max_new_tokens=8, temperature=0.0, top_p=1.0)
+    {'max_tokens': 8, 'temperature': 0.0, 'top_p': 1.0}
+    >>> generation_params("o3-mini", official=True, chat=True, max_new_tokens=2048, temperature=1.0, top_p=1.0)
+    {'max_completion_tokens': 2048}
+    >>> generation_params("o3-mini", official=True, chat=True, max_new_tokens=2048, temperature=0.0, top_p=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: openai:o3-mini samples at temperature 1 and top_p 1 only (the API refuses others): set temperature: 1.0 and top_p: 1.0 (got 0.0 and 1.0); its answers are then samples, not greedy
+    """
+    if official and _REASONING.match(model):
+        if (temperature, top_p) != (1.0, 1.0):
+            raise ValueError(f"openai:{model} samples at temperature 1 and top_p 1 only (the API refuses others): "
+                             f"set temperature: 1.0 and top_p: 1.0 (got {temperature} and {top_p}); its answers are "
+                             "then samples, not greedy")
+        return {"max_completion_tokens": max_new_tokens}
+    budget = "max_completion_tokens" if official and chat else "max_tokens"
+    return {budget: max_new_tokens, "temperature": temperature, "top_p": top_p}
 
 
 class OpenAIModel(LanguageModel):
@@ -86,8 +121,9 @@ class OpenAIModel(LanguageModel):
 
     def _generate(self, prompts: list[str], *, max_new_tokens: int, temperature: float, top_p: float,
                   stop: list[str], chat: bool, system: str | None, seed: int | None) -> list[str]:
-        common: dict[str, Any] = {"model": self.model_id, "max_tokens": max_new_tokens, "temperature": temperature,
-                                  "top_p": top_p}
+        common: dict[str, Any] = {"model": self.model_id, **generation_params(
+            self.model_id, official=self.base_url is None, chat=chat, max_new_tokens=max_new_tokens,
+            temperature=temperature, top_p=top_p)}
         if stop:
             common["stop"] = stop[:4]  # the API accepts at most four; the rest are applied afterwards
         if seed is not None:
