@@ -65,10 +65,13 @@ def is_reasoning(spec: str) -> bool:
     reasoning tokens) before its answer.
 
     >>> [is_reasoning(s) for s in ("hf:deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "openai:o3-mini",
-    ...                            "hf:Qwen/Qwen2.5-7B-Instruct", "bundled:gemma3-270m")]
-    [True, True, False, False]
+    ...                            "hf:Qwen/Qwen2.5-7B-Instruct", "bundled:gemma3-270m", "openai:gpt-5-mini")]
+    [True, True, False, False, True]
     """
-    return bool(_REASONING.search(spec or ""))
+    from culturelab.models.openai_api import is_openai_reasoning
+
+    spec = spec or ""
+    return bool(_REASONING.search(spec)) or (spec.startswith("openai:") and is_openai_reasoning(spec[len("openai:"):]))
 
 
 def budget_for(spec: str, tokens: int) -> int:

@@ -38,9 +38,20 @@ def redact(text: str, secret: str | None) -> str:
 LOGPROB_SCORING = "straddling-token-counted"
 
 
-#: OpenAI's reasoning models (o1, o3, o3-mini, o4-mini, gpt-5…): the API rejects ``max_tokens`` (their
-#: budget, hidden reasoning included, is ``max_completion_tokens``) and any temperature or top_p but 1
-_REASONING = re.compile(r"^(o\d|gpt-5)")
+#: OpenAI's reasoning models (o1, o3, o3-mini, o4-mini, gpt-5…, and fine-tunes of them): the API rejects
+#: ``max_tokens`` (their budget, hidden reasoning included, is ``max_completion_tokens``), ``stop``, and
+#: any temperature or top_p but 1
+_REASONING = re.compile(r"^(?:ft:)?(?:o\d|gpt-5)", re.I)
+
+
+def is_openai_reasoning(model: str) -> bool:
+    """Whether an OpenAI model id names one of its reasoning models (hidden reasoning before the answer).
+
+    >>> [is_openai_reasoning(m) for m in ("o3-mini-2025-01-31", "ft:o4-mini:org::x", "gpt-5-mini", "gpt-4o",
+    ...                                   "omni-moderation-latest")]
+    [True, True, True, False, False]
+    """
+    return bool(_REASONING.match(model))
 
 
 def generation_params(model: str, *, official: bool, chat: bool, max_new_tokens: int, temperature: float,
@@ -49,7 +60,8 @@ def generation_params(model: str, *, official: bool, chat: bool, max_new_tokens:
     budget as ``max_completion_tokens`` (its reasoning models reject ``max_tokens``); servers that
     speak the API (vLLM, TGI, llama.cpp) and the completions endpoint take ``max_tokens``. A reasoning
     model of the official API samples at temperature 1 only: asking it for another temperature (greedy
-    decoding included) is refused before any request, naming the setting.
+    decoding included) is refused before any request (the API would refuse it after its retries); a
+    notebook without a ``temperature`` parameter (the CAPTEx ones decode greedily) cannot run it yet.
 
     >>> generation_params("gpt-4o", official=True, chat=True, max_new_tokens=8, temperature=0.0, top_p=1.0)
     {'max_completion_tokens': 8, 'temperature': 0.0, 'top_p': 1.0}
@@ -60,13 +72,14 @@ def generation_params(model: str, *, official: bool, chat: bool, max_new_tokens:
     >>> generation_params("o3-mini", official=True, chat=True, max_new_tokens=2048, temperature=0.0, top_p=1.0)
     Traceback (most recent call last):
     ...
-    ValueError: openai:o3-mini samples at temperature 1 and top_p 1 only (the API refuses others): set temperature: 1.0 and top_p: 1.0 (got 0.0 and 1.0); its answers are then samples, not greedy
+    ValueError: openai:o3-mini samples at temperature 1 and top_p 1 only (the API refuses others), and this request asks for temperature 0.0 and top_p 1.0: greedy decoding is not available for it (a notebook's temperature parameter, where it has one, can be set to 1.0; its answers are then samples)
     """
-    if official and _REASONING.match(model):
+    if official and chat and is_openai_reasoning(model):
         if (temperature, top_p) != (1.0, 1.0):
-            raise ValueError(f"openai:{model} samples at temperature 1 and top_p 1 only (the API refuses others): "
-                             f"set temperature: 1.0 and top_p: 1.0 (got {temperature} and {top_p}); its answers are "
-                             "then samples, not greedy")
+            raise ValueError(f"openai:{model} samples at temperature 1 and top_p 1 only (the API refuses others), "
+                             f"and this request asks for temperature {temperature} and top_p {top_p}: greedy "
+                             "decoding is not available for it (a notebook's temperature parameter, where it has "
+                             "one, can be set to 1.0; its answers are then samples)")
         return {"max_completion_tokens": max_new_tokens}
     budget = "max_completion_tokens" if official and chat else "max_tokens"
     return {budget: max_new_tokens, "temperature": temperature, "top_p": top_p}
@@ -124,8 +137,8 @@ class OpenAIModel(LanguageModel):
         common: dict[str, Any] = {"model": self.model_id, **generation_params(
             self.model_id, official=self.base_url is None, chat=chat, max_new_tokens=max_new_tokens,
             temperature=temperature, top_p=top_p)}
-        if stop:
-            common["stop"] = stop[:4]  # the API accepts at most four; the rest are applied afterwards
+        if stop and not (self.base_url is None and is_openai_reasoning(self.model_id)):  # those refuse stop
+            common["stop"] = stop[:4]  # the API accepts at most four; all are applied afterwards
         if seed is not None:
             common["seed"] = seed
 

@@ -92,7 +92,8 @@ def test_log_probability_rows_carry_the_scoring_rule_in_their_key_and_generation
 
 def test_the_official_api_gets_its_own_budget_field_and_reasoning_models_their_only_sampling(monkeypatch):
     """Chat on api.openai.com: ``max_completion_tokens`` (o1/o3/o4 refuse ``max_tokens``); a reasoning
-    model samples at temperature 1 only, so greedy decoding is refused before any request."""
+    model samples at temperature 1 only, so greedy decoding is refused before any request, and gets no
+    ``stop`` (it refuses one; stop strings are applied to the text afterwards)."""
     import openai
 
     from culturelab.models.openai_api import OpenAIModel
@@ -103,9 +104,10 @@ def test_the_official_api_gets_its_own_budget_field_and_reasoning_models_their_o
             lm = OpenAIModel(name, cache=False, progress=False)  # the official API, its requests sent to the fake
             lm.client = openai.OpenAI(base_url=server.base_url, api_key="sk-test-123", max_retries=0)
             temperature = 1.0 if name == "o3-mini" else 0.0
-            assert lm.generate(["q"], max_new_tokens=7, temperature=temperature) == ["B"]
+            assert lm.generate(["q"], max_new_tokens=7, temperature=temperature, stop=["\n\n"]) == ["B"]
         with pytest.raises(ValueError, match="temperature 1 and top_p 1 only"):
             lm.generate(["q"], max_new_tokens=7)
         sent = [r for r in server.requests if r["path"] == "/v1/chat/completions"]
     assert len(sent) == 2 and all("max_tokens" not in r and r["max_completion_tokens"] == 7 for r in sent)
-    assert sent[0]["temperature"] == 0.0 and "temperature" not in sent[1] and "top_p" not in sent[1]
+    assert sent[0]["temperature"] == 0.0 and sent[0]["stop"] == ["\n\n"]
+    assert not {"temperature", "top_p", "stop"} & set(sent[1])  # a reasoning model refuses all three
