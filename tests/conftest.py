@@ -17,12 +17,15 @@ import os
 for _k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
     os.environ.setdefault(_k, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+from culturelab.runner import THREAD_VARIABLES  # noqa: E402  (imports no torch)
+
+#: two workers, the smoke batch's two kernels and the background conversions share the machine's
+#: cores: one thread each, and threads that sleep rather than spin while they wait for their core
+ONE_THREAD = {**dict.fromkeys(THREAD_VARIABLES, "1"), "OMP_WAIT_POLICY": "PASSIVE"}
 if os.environ.get("PYTEST_XDIST_WORKER"):
-    # two workers, and the smoke batch's two kernels beside them, on the machine's cores: one
-    # thread each, and threads that sleep rather than spin while they wait for the core they share
-    for _k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(_k, "1")
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    for _k, _v in ONE_THREAD.items():
+        os.environ.setdefault(_k, _v)
 
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -53,7 +56,7 @@ def pytest_configure(config) -> None:
         return
     from culturelab.models.bundled import BUNDLED
 
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
+    env = {**os.environ, **ONE_THREAD}
     for name in BUNDLED:
         code = f"from culturelab.models.bundled import bundled_model_dir; bundled_model_dir({name!r})"
         _CONVERSIONS.append((name, subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,

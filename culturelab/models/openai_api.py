@@ -55,9 +55,11 @@ def is_openai_reasoning(model: str) -> bool:
 
 
 def generation_params(model: str, *, official: bool, chat: bool, max_new_tokens: int, temperature: float,
-                      top_p: float) -> dict[str, Any]:
-    """The sampling fields of a generation request. The official API's chat endpoint takes the
-    budget as ``max_completion_tokens`` (its reasoning models reject ``max_tokens``); servers that
+                      top_p: float, stop: list[str] | None = None) -> dict[str, Any]:
+    """The sampling fields of a generation request (``stop``: at most the API's four; all stop strings
+    are applied to the text afterwards, so a reasoning model, which refuses them, gets none). The
+    official API's chat endpoint takes the budget as ``max_completion_tokens`` (its reasoning models
+    reject ``max_tokens``); servers that
     speak the API (vLLM, TGI, llama.cpp) and the completions endpoint take ``max_tokens``. A reasoning
     model of the official API samples at temperature 1 only: asking it for another temperature (greedy
     decoding included) is refused before any request (the API would refuse it after its retries); a
@@ -82,7 +84,7 @@ def generation_params(model: str, *, official: bool, chat: bool, max_new_tokens:
                              "one, can be set to 1.0; its answers are then samples)")
         return {"max_completion_tokens": max_new_tokens}
     budget = "max_completion_tokens" if official and chat else "max_tokens"
-    return {budget: max_new_tokens, "temperature": temperature, "top_p": top_p}
+    return {budget: max_new_tokens, "temperature": temperature, "top_p": top_p, **({"stop": stop[:4]} if stop else {})}
 
 
 class OpenAIModel(LanguageModel):
@@ -136,9 +138,7 @@ class OpenAIModel(LanguageModel):
                   stop: list[str], chat: bool, system: str | None, seed: int | None) -> list[str]:
         common: dict[str, Any] = {"model": self.model_id, **generation_params(
             self.model_id, official=self.base_url is None, chat=chat, max_new_tokens=max_new_tokens,
-            temperature=temperature, top_p=top_p)}
-        if stop and not (self.base_url is None and is_openai_reasoning(self.model_id)):  # those refuse stop
-            common["stop"] = stop[:4]  # the API accepts at most four; all are applied afterwards
+            temperature=temperature, top_p=top_p, stop=stop)}
         if seed is not None:
             common["seed"] = seed
 
