@@ -3,7 +3,8 @@
     culturelab run papermill_params/smoke.yaml                       # every notebook
     culturelab run papermill_params/gpu/qwen7b.yaml --notebook 'captex/*'
     culturelab check papermill_params/x.yaml                         # validate only
-    culturelab reproduce                                             # default.yaml, all notebooks
+    culturelab reproduce                                             # default.yaml, all notebooks -> figures/
+    culturelab figures runs/smoke --style paper --width column       # a run's figures again, from their data
     culturelab list
     culturelab evaluate --model bundled:gemma3-270m --model bundled:smollm2-135m --size smoke
     culturelab export lm-eval DIR                                    # MC tasks as lm-eval task YAML + JSONL
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from culturelab import config
 from culturelab.params import ParameterError
@@ -59,6 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     rep = sub.add_parser("reproduce", help="execute every notebook with papermill_params/default.yaml")
     rep.add_argument("--params", default=None, help="another parameter file")
     _jobs_option(rep)
+    fg = sub.add_parser("figures", help="draw every figure of a run again from its saved data (no model loaded)")
+    fg.add_argument("run_dir", help="a run's folder, e.g. runs/default")
+    fg.add_argument("--style", choices=("paper", "notebook"), default="paper",
+                    help="paper: sized for a paper, captions in <name>.caption.md; notebook: the notebooks' look")
+    fg.add_argument("--width", choices=("column", "text"), default=None,
+                    help="paper style: every figure at a 3.3-in column or a 6.9-in text width (default: each "
+                         "figure's own)")
+    fg.add_argument("--out", default=None, help="where the figures go (default: RUN_DIR/figures-<style>)")
     sub.add_parser("list", help="list the notebooks")
     from culturelab.profile.cli import add_parsers, dispatch
 
@@ -70,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "list":
         print("\n".join(all_notebooks()))
         return 0
+    if args.command == "figures":
+        return _figures(args.run_dir, style=args.style, width=args.width, out=args.out)
     if args.command == "reproduce":
         root = config.project_root()
         args.params = args.params or str(root / "papermill_params" / "default.yaml")
@@ -96,7 +108,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "plan":
         import tempfile
-        from pathlib import Path
 
         from culturelab.planning import plan_requests
 
@@ -116,7 +127,46 @@ def main(argv: list[str] | None = None) -> int:
         print(f"culturelab: refused\n{err}", file=sys.stderr)
         return 3
     print(summary.to_string(index=False))
-    return 0 if (summary["status"] == "ok").all() else 1
+    status = 0 if (summary["status"] == "ok").all() else 1
+    if args.command == "reproduce":
+        status = max(status, _figures(config.runs_dir() / run_plan.run_name, style="paper", width=None,
+                                      out=config.committed_figures_dir(), replace=True))
+    return status
+
+
+def _figures(run_dir: str | Path, *, style: str, width: str | None, out: str | Path | None,
+             replace: bool = False) -> int:
+    """``culturelab figures``: render a run's figures again; one line per figure the audit finds
+    fault with; 0 when every figure was drawn, 1 when none was found. ``replace``: clear ``out`` of
+    earlier renderings first (``reproduce``: ``figures/`` is what the default run draws, nothing else)."""
+    import time
+
+    from culturelab.plots.recipe import RecipeError
+    from culturelab.plots.render import clear_renderings, render_run
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        print(f"culturelab figures: {run_dir}: no such run folder", file=sys.stderr)
+        return 2
+    target = Path(out) if out is not None else run_dir / f"figures-{style}"
+    if replace:
+        clear_renderings(target)
+    t0 = time.perf_counter()
+    try:
+        rendered = render_run(run_dir, style=style, width=width, out=target)
+    except RecipeError as err:
+        print(f"culturelab figures: {err}", file=sys.stderr)
+        return 2
+    if not rendered:
+        print(f"culturelab figures: {run_dir} holds no saved figure (run its notebooks first)", file=sys.stderr)
+        return 1
+    for one in rendered:
+        for problem in one.problems:
+            print(f"  {one.name}: {problem}")
+    faulty = sum(bool(one.problems) for one in rendered)
+    print(f"{len(rendered)} figures ({style} style) → {target} in {time.perf_counter() - t0:.0f} s"
+          + (f"; the audit finds fault with {faulty}" if faulty else ""))
+    return 0
 
 
 if __name__ == "__main__":

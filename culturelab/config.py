@@ -8,7 +8,7 @@ variable               meaning                              default
 =====================  ===================================  ==============================
 ``CULTURELAB_DATA``    root of the real benchmark files     ``<cache>/data`` (downloads)
 ``CULTURELAB_CACHE``   model conversions + response cache   ``<repo>/.cache`` or ``~/.cache/culturelab``
-``CULTURELAB_FIGURES`` rendered figures                     ``<repo>/figures``
+``CULTURELAB_FIGURES`` a run's rendered figures              ``<runs>/<run>/figures``
 ``CULTURELAB_RUNS``    executed notebooks + results tables  ``<repo>/runs``
 =====================  ===================================  ==============================
 
@@ -74,16 +74,29 @@ def data_dir(override: str | os.PathLike | None = None) -> Path:
     return _from_env("CULTURELAB_DATA", cache_dir() / "data")
 
 
-def figures_dir() -> Path:
-    """Folder the notebooks render their figures into.
+def figures_dir(run: str = "interactive") -> Path:
+    """Folder a run's notebooks render their figures into: under the run's own folder, so that no run
+    but ``culturelab reproduce`` writes the checkout's ``figures/`` (:func:`committed_figures_dir`).
 
     >>> import unittest.mock
     >>> with unittest.mock.patch.dict(os.environ, {"CULTURELAB_FIGURES": "/tmp/figs"}):
     ...     figures_dir().as_posix()
     '/tmp/figs'
+    >>> with unittest.mock.patch.dict(os.environ, {"CULTURELAB_RUNS": "/tmp/runs"}):
+    ...     os.environ.pop("CULTURELAB_FIGURES", None) and None; figures_dir("smoke").as_posix()
+    '/tmp/runs/smoke/figures'
     """
-    root = project_root() or Path.cwd()
-    return _from_env("CULTURELAB_FIGURES", root / "figures")
+    return _from_env("CULTURELAB_FIGURES", runs_dir() / run / "figures")
+
+
+def committed_figures_dir() -> Path:
+    """The checkout's ``figures/``: the paper renderings of the default run, written by
+    ``culturelab reproduce`` (``make reproduce``) only.
+
+    >>> committed_figures_dir().name
+    'figures'
+    """
+    return (project_root() or Path.cwd()) / "figures"
 
 
 def runs_dir() -> Path:

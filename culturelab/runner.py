@@ -6,7 +6,7 @@ Inside a notebook, right after the ``parameters`` cell::
     model = run.model()                                      # params["model"] on params["device"]
     ...
     run.save_results(table)        # runs/<run>/<notebook>/results.csv + run_info.json
-    run.savefig(fig, "fig5_step_count")                      # figures/<paper>/fig5_step_count.{pdf,png}
+    run.savefig(fig, "fig5_step_count")   # runs/<run>/figures/<paper>/fig5_step_count.{pdf,png} + its data
 
 From the shell, ``culturelab run papermill_params/x.yaml`` validates every parameter of every
 notebook before executing any (see :func:`plan`), then runs them with papermill.
@@ -166,7 +166,8 @@ class Run:
         self.out_dir = config.runs_dir() / self.name / self.notebook
         self.out_dir.mkdir(parents=True, exist_ok=True)
         paper = self.notebook.split("/")[0] if "/" in self.notebook else "quickstart"
-        self.figures_dir = config.figures_dir() / paper
+        self.paper = paper
+        self.figures_dir = config.figures_dir(self.name) / paper
         self._models: dict[str, Any] = {}
         from culturelab.models.counting import request_log
 
@@ -313,33 +314,47 @@ class Run:
         self._write_info()
         return path
 
-    def savefig(self, fig: Any, name: str, *, data_source: str | None = None, **claims: Any) -> list[Path]:
-        """Save a figure under ``figures/<paper>/<name>`` (PDF + PNG, or HTML for plotly), and its
-        audit record under ``runs/<run>/<notebook>/figures/<name>.json`` (:mod:`culturelab.plots.audit`).
-        Figures made from sample data say so in their title. ``data_source`` overrides the run's
-        source for this figure (e.g. ``"reported"`` for a figure drawn from the paper's published
-        numbers alone: no sample stamp, and ``kind="reported"`` unless claimed otherwise).
-        ``claims`` are passed to :func:`culturelab.plots.audit.claim` (``kind``, ``model``,
-        ``method``, ``chance``, ``no_chance``); a score figure names the run's model unless it
-        claims its models itself (``model=[]``: baselines only). Under ``culturelab plan``
-        (:func:`culturelab.models.counting.counting`) nothing is laid out or written: the counting
-        model's dummy answers make no figure worth its seconds; returns ``[]``."""
+    def savefig(self, fig: Any, name: str, *, data_source: str | None = None, width: str | None = None,
+                **claims: Any) -> list[Path]:
+        """Save a figure as its data and spec under ``runs/<run>/<notebook>/figures/<name>.{csv,json}``
+        and its notebook rendering under the run's figures folder (``runs/<run>/figures/<paper>/``,
+        PDF + PNG; :func:`culturelab.plots.render.save_figure`), so that ``culturelab figures`` can
+        draw it again in the paper style. Figures made from sample data say so in their title.
+        ``data_source`` overrides the run's source for this figure (e.g. ``"reported"`` for a figure
+        drawn from the paper's published numbers alone: no sample stamp, and ``kind="reported"``
+        unless claimed otherwise). ``width``: ``column`` or ``text``, its width in a paper (default:
+        a column for one panel). ``claims`` are passed to :func:`culturelab.plots.audit.claim`
+        (``kind``, ``model``, ``method``, ``chance``, ``no_chance``); a score figure names the run's
+        model unless it claims its models itself (``model=[]``: baselines only).
+
+        A score figure with a panel whose every mark rests on too few items is not saved as a
+        result: the notebook says so and shows the figure's table instead (``run_info.json``:
+        ``refused_figures``); returns ``[]``. Under ``culturelab plan``
+        (:func:`culturelab.models.counting.counting`) nothing is laid out or written; returns ``[]``."""
         from culturelab.models.counting import counting
-        from culturelab.plots import audit, save, stamp_title
+        from culturelab.plots import audit, save
+        from culturelab.plots.render import save_figure
 
         if counting():
             return []
-
         source = data_source or self.data_source
-        if hasattr(fig, "savefig"):
-            stated = audit.claim(fig, data_source=source, **claims)
+        if not hasattr(fig, "savefig"):  # plotly: its HTML file only
+            paths = save(fig, self.figures_dir / name)
+        else:
+            stated = audit.claim(fig, **claims)
             if stated.kind is None and data_source == "reported":
                 audit.claim(fig, kind="reported")
             if stated.kind == "score" and stated.models is None and self.params.get("model"):
                 audit.claim(fig, model=self.params["model"])
-            if source == "sample":
-                stamp_title(fig, "sample data (not the paper's data)")
-        paths = save(fig, self.figures_dir / name, audit_to=self.out_dir / "figures" / f"{name}.json")
+            saved = save_figure(fig, name, data_dir=self.out_dir / "figures", figures_dir=self.figures_dir,
+                                data_source=source, width=width,
+                                context={"notebook": self.notebook, "paper": self.paper, "run": self.name})
+            if saved.refused:
+                self.info.setdefault("refused_figures", {})[name] = saved.refused
+                self._write_info()
+                _show_refusal(fig, saved.refused)
+                return []
+            paths = saved.paths
         for p in paths:
             rel = str(p)
             if rel not in self.info["figures"]:
@@ -369,6 +384,27 @@ def _show_in_notebook(text: str, title: str) -> None:
         return
     if get_ipython() is not None:
         display(Markdown(f"**{title}:** {text}"))
+
+
+def _show_refusal(fig: Any, reasons: list[str]) -> None:
+    """In a running notebook: why a figure is not saved, and the table it would have drawn (the
+    figure itself is closed, so that it is not shown either)."""
+    import matplotlib.pyplot as plt
+
+    from culturelab.plots.recipe import recipe_of
+
+    recipe = recipe_of(fig)
+    table = next((v for v in (recipe.arguments.values() if recipe else []) if isinstance(v, (pd.DataFrame, pd.Series))),
+                 None)
+    plt.close(fig)
+    _show_in_notebook("; ".join(reasons) + ". The numbers it would draw:", "Figure not saved as a result")
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython comes with the notebook stack
+        return
+    if get_ipython() is not None and table is not None:
+        display(table)
 
 
 def start_run(notebook: str, namespace: dict[str, Any]) -> Run:

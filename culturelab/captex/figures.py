@@ -18,6 +18,7 @@ import pandas as pd
 from culturelab.captex.data import CATEGORIES, COUNTRIES
 from culturelab.plots import claim, footnote, grouped_bars, place_legend, radar, size_vs_score
 from culturelab.plots.curves import valid_answer_curves
+from culturelab.plots.recipe import drawing
 from culturelab.plots.style import apply_style, palette
 from culturelab.tasks.reorder import DECODING_LABELS
 
@@ -42,6 +43,7 @@ def short_category(name: str) -> str:
     return _SHORT.get(name, name)
 
 
+@drawing
 def fig2_step_counts(procedures: pd.DataFrame, title: str | None = "Step counts by country") -> plt.Figure:
     """Fig. 2: procedures per step count (stacked, 5…10) for each country, mean printed above."""
     apply_style()
@@ -67,6 +69,7 @@ def fig2_step_counts(procedures: pd.DataFrame, title: str | None = "Step counts 
     return fig
 
 
+@drawing
 def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None, *,
                      decodings: Sequence[str] | None = None, title: str | None = None, seed: int = 0) -> plt.Figure:
     """Fig. 5: ρ, τ and LD per step count from the valid answers (95 % bootstrap bands, n per
@@ -99,6 +102,7 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     return fig
 
 
+@drawing
 def fig3_language_impact(cells: pd.DataFrame, *, lmax_mode: str, title: str | None = None,
                          chance: float | None = None, method: str = "generate") -> plt.Figure:
     """Fig. 3/6: footnote-4 score per country, English vs native, with CI whiskers and n (procedures)
@@ -127,6 +131,7 @@ def fig3_language_impact(cells: pd.DataFrame, *, lmax_mode: str, title: str | No
     return fig
 
 
+@drawing
 def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float = 1.05, ax: plt.Axes | None = None,
                   elimination: float | None = None, **bars: Any) -> plt.Figure:
     """MCQ accuracy as grouped bars (:func:`culturelab.plots.grouped_bars`, ``bars`` passed on; n per
@@ -159,6 +164,7 @@ def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float =
     return fig
 
 
+@drawing
 def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "score",
                categories: Sequence[str] | None = None, title: str | None = None,
                rlabel: str = "footnote-6 score", chance: float | Mapping[str, float] | None = None,
@@ -198,6 +204,7 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
     return fig
 
 
+@drawing
 def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str = "country",
                  title: str | None = None, seed: int = 0) -> plt.Figure:
     """PB-MCQ accuracy per category (spokes) and ``series`` for one scoring ``method``, English and
@@ -223,6 +230,7 @@ def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str
     return fig
 
 
+@drawing
 def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, label: str | None = None,
               n: str | None = None) -> plt.Figure:
     """Fig. 8: aggregate score vs parameters (log scale), one colour and marker per family

@@ -33,6 +33,7 @@ from culturelab.embeddings import bli
 from culturelab.embeddings.align import AlignmentResult, VecMap
 from culturelab.embeddings.vectors import Embeddings
 from culturelab.embeddings.word2vec import train_word2vec, write_tokenized
+from culturelab.plots.recipe import drawing
 from culturelab.protocol import Deviations
 from culturelab.reported import compare as compare_reported
 from culturelab.reported import load as load_reported
@@ -258,6 +259,7 @@ def _ended(stop: str, iterations: int) -> str:
     return {"converged": f"converged, {iterations} it.", "max_iter": f"capped, {iterations} it."}.get(stop, stop)
 
 
+@drawing
 def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1, caption: str = "") -> Any:
     """P@k of the fr → en check per mode and retrieval (:func:`real_vectors_check`), with 95 %
     intervals, n (test words) and the P@k of random retrieval as chance; each mode's label says

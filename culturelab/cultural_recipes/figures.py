@@ -19,6 +19,7 @@ from culturelab.cultural_recipes.adaptation import REFERENCES
 from culturelab.cultural_recipes.data import ARROWS
 from culturelab.cultural_recipes.evaluation import NO_CHANCE, long_form
 from culturelab.plots import caption, claim, grouped_bars
+from culturelab.plots.recipe import drawing
 
 
 def _bars(scores: pd.DataFrame, metrics: tuple[str, ...]) -> pd.DataFrame:
@@ -34,6 +35,7 @@ def _bars(scores: pd.DataFrame, metrics: tuple[str, ...]) -> pd.DataFrame:
 SHOWN = ("BLEU", "ChrF", "R-L")
 
 
+@drawing
 def metrics(scores: pd.DataFrame, split: str, text: str, *, model: str, style: str) -> plt.Figure:
     """BLEU, chrF and ROUGE-L (corrected, :data:`SHOWN`) per system and direction with 95 %
     intervals and n, of ``model`` with the ``style`` prompt, captioned with ``text``."""
@@ -46,6 +48,7 @@ def metrics(scores: pd.DataFrame, split: str, text: str, *, model: str, style: s
     return caption(fig, text)
 
 
+@drawing
 def rouge_vs_release(scores: pd.DataFrame, text: str, *, model: str, style: str) -> plt.Figure:
     """ROUGE-L corrected beside the authors' released script's (``compat``) per system and direction
     (``model`` with the ``style`` prompt)."""
@@ -57,6 +60,7 @@ def rouge_vs_release(scores: pd.DataFrame, text: str, *, model: str, style: str)
     return caption(fig, text)
 
 
+@drawing
 def literal_rates(rates: pd.DataFrame, split: str, text: str, *, style: str = "") -> plt.Figure:
     """Figure 4: the literal-translation rate of each concept and direction per system on
     ``split`` (n = the concept's occurrences in the source recipes), the title saying what *Ref*

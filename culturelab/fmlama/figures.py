@@ -17,17 +17,28 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from culturelab.plots import apply_style, claim, grouped_bars, palette, place_legend
+from culturelab.plots import (
+    apply_style,
+    claim,
+    figsize,
+    grouped_bars,
+    palette,
+    panel_grid,
+    place_legend,
+    small_text,
+)
+from culturelab.plots.recipe import drawing
 from culturelab.plots.style import MARKERS
 
 
+@drawing
 def count_bars(counts: pd.Series, *, title: str = "", xlabel: str = "dishes", top: int = 20,
                ax: plt.Axes | None = None) -> plt.Figure:
     """Horizontal bars of the ``top`` largest counts, largest first (Figures 6a, 7a, 11)."""
     apply_style()
     counts = counts.sort_values(ascending=False).head(top)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, max(1.6, 0.2 * len(counts) + 0.8)))
+        fig, ax = plt.subplots(figsize=figsize(4.2, max(1.6, 0.2 * len(counts) + 0.8)))
     else:
         fig = ax.figure
     ax.barh(range(len(counts)), counts.to_numpy(), color=palette(2)[1], alpha=0.85)
@@ -35,7 +46,7 @@ def count_bars(counts: pd.Series, *, title: str = "", xlabel: str = "dishes", to
     ax.set_yticklabels([str(i) for i in counts.index])
     ax.invert_yaxis()
     for i, v in enumerate(counts.to_numpy()):
-        ax.text(v, i, f" {v:,}", va="center", fontsize=6)
+        ax.text(v, i, f" {v:,}", va="center", fontsize=small_text(6.0))
     ax.set_xlabel(xlabel)
     ax.grid(axis="y", visible=False)
     if title:
@@ -44,6 +55,7 @@ def count_bars(counts: pd.Series, *, title: str = "", xlabel: str = "dishes", to
     return fig
 
 
+@drawing
 def range_histogram(counts: pd.Series, edges: Sequence[int], *, title: str = "", unit: str = "languages",
                     ax: plt.Axes | None = None) -> plt.Figure:
     """How many languages (or countries) fall in each dish-count range (Figures 6b, 7b).
@@ -59,7 +71,7 @@ def range_histogram(counts: pd.Series, edges: Sequence[int], *, title: str = "",
     bins = pd.cut(counts, [*edges, np.inf], right=False, labels=labels)
     sizes = bins.value_counts().reindex(labels, fill_value=0)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, 2.6))
+        fig, ax = plt.subplots(figsize=figsize(4.2, 2.6))
     else:
         fig = ax.figure
     ax.bar(range(len(sizes)), sizes.to_numpy(), color=palette(3)[2], alpha=0.85)
@@ -68,13 +80,51 @@ def range_histogram(counts: pd.Series, edges: Sequence[int], *, title: str = "",
     ax.set_xlabel("dishes per " + unit.rstrip("s").replace("countrie", "country"))
     ax.set_ylabel(unit)
     for i, v in enumerate(sizes.to_numpy()):
-        ax.text(i, v, str(v), ha="center", va="bottom", fontsize=6)
+        ax.text(i, v, str(v), ha="center", va="bottom", fontsize=small_text(6.0))
     if title:
         ax.set_title(title)
     claim(fig, kind="data")
     return fig
 
 
+@drawing
+def distribution_panels(counts: pd.Series, edges: Sequence[int], *, unit: str, top: int = 20,
+                        titles: Sequence[str] = ("(a)", "(b)")) -> plt.Figure:
+    """Figures 6 and 7: (a) the ``top`` largest dish counts (:func:`count_bars`), (b) how many
+    languages or countries (``unit``) fall in each dish-count range (:func:`range_histogram`).
+
+    >>> fig = distribution_panels(pd.Series({"en": 30, "fr": 20, "ko": 3}), [1, 10], unit="languages")
+    >>> [ax.get_title() for ax in fig.axes]
+    ['(a)', '(b)']
+    >>> plt.close("all")
+    """
+    apply_style()
+    fig, axes = panel_grid(2, panel=(4.3, 4.4))
+    count_bars(counts, title=titles[0], top=top, ax=axes[0])
+    range_histogram(counts, edges, unit=unit, title=titles[1], ax=axes[1])
+    fig.tight_layout()
+    return fig
+
+
+@drawing
+def count_panels(left: pd.Series, right: pd.Series, *, titles: Sequence[str] = ("(a)", "(b)"),
+                 top: int = 20) -> plt.Figure:
+    """Two :func:`count_bars` panels side by side (Figure 11: dishes by continent and by country).
+
+    >>> fig = count_panels(pd.Series({"Asia": 3}), pd.Series({"Japan": 2, "China": 1}))
+    >>> [len(ax.patches) for ax in fig.axes]
+    [1, 2]
+    >>> plt.close("all")
+    """
+    apply_style()
+    fig, axes = panel_grid(2, panel=(4.3, 3.8))
+    count_bars(left, title=titles[0], top=top, ax=axes[0])
+    count_bars(right, title=titles[1], top=top, ax=axes[1])
+    fig.tight_layout()
+    return fig
+
+
+@drawing
 def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"), *, group: str = "ALL",
                  title: str = "", chance: Mapping[str, float] | None = None, method: str = "",
                  encoder: str = "") -> plt.Figure:
@@ -111,6 +161,7 @@ def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"),
     return fig
 
 
+@drawing
 def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "EN_zh", "ZH_zh", "ZH_en"),
                  group: str = "ALL", metric: str = "mAP", title: str = "",
                  chance: Mapping[str, float] | None = None) -> plt.Figure:
@@ -160,6 +211,7 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
     return fig
 
 
+@drawing
 def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequence[str] = ("EN_en", "EN_zh",
                 "ZH_zh", "ZH_en"), model: str = "Avg", metric: str = "mAP", title: str = "",
                 chance: Mapping[str, float] | None = None) -> plt.Figure:
@@ -193,6 +245,7 @@ def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequen
     return fig
 
 
+@drawing
 def ci_bars(cis: pd.DataFrame, *, x: str = "group", hue: str = "model", y: str = "mean", ylabel: str = "",
             title: str = "", n: str | None = None, chance: float | None = None,
             reported: Sequence[str] = ()) -> plt.Figure:

@@ -38,6 +38,7 @@ from culturelab.plots import (
 )
 from culturelab.plots.audit import short_name
 from culturelab.plots.honest import SMALL_N
+from culturelab.plots.recipe import drawing
 from culturelab.plots.style import MARKERS, palette
 
 #: the chance level of a four-option question
@@ -58,6 +59,7 @@ def _human_line(ax: plt.Axes, human: float | None) -> None:
         ax.axhline(human, color="#777777", linestyle="--", linewidth=1, label=f"human {human:.3f}")
 
 
+@drawing
 def fig4_size(points: pd.DataFrame, ours: pd.DataFrame | None = None, *, human: float | None = None,
               title: str = "Figure 4 — macro accuracy vs model size", method: str = "") -> plt.Figure:
     """Accuracy vs parameters (log x), one line per family (the paper's); ``ours`` (``family``,
@@ -97,6 +99,7 @@ def fig4_size(points: pd.DataFrame, ours: pd.DataFrame | None = None, *, human: 
     return fig
 
 
+@drawing
 def fig5_heatmap(matrix: pd.DataFrame, *, counts: pd.DataFrame | None = None, ci_low: pd.DataFrame | None = None,
                  ci_high: pd.DataFrame | None = None, title: str = "Figure 5 — accuracy per category") -> plt.Figure:
     """Model × category accuracy, cells annotated to 3 decimals; with ``counts`` (stories per
@@ -117,6 +120,7 @@ def fig5_heatmap(matrix: pd.DataFrame, *, counts: pd.DataFrame | None = None, ci
     return fig
 
 
+@drawing
 def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "model", n: str | None = None,
                 ci_low: str | None = None, ci_high: str | None = None, chance: float | None = CHANCE,
                 title: str = "Figure 15 — per-category accuracy") -> plt.Figure:
@@ -137,6 +141,7 @@ def fig15_radar(long: pd.DataFrame, *, value: str = "accuracy", series: str = "m
     return fig
 
 
+@drawing
 def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs English (translated)",
                      method: str = "") -> plt.Figure:
     """Paired bars per model (``persian``, ``english`` macro) with 95 % CI whiskers
@@ -178,6 +183,7 @@ def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs
     return fig
 
 
+@drawing
 def fig6_finetune(table: pd.DataFrame, *, title: str = "Figure 6 — Persian fine-tuned models vs their bases"
                   ) -> plt.Figure:
     """Per pair: base vs fine-tuned accuracy per category and macro (one panel per pair)."""
@@ -199,6 +205,7 @@ def _rule_labels(columns: list[str]) -> list[str]:
     return [f"{r}\n{RULE_NAMES[r].split()[0]}" if r in RULE_NAMES else r for r in columns]
 
 
+@drawing
 def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -> plt.Figure:
     """Several rule-share heatmaps on one colour scale (R1–R6, UA columns), stacked (each with the
     scale's bar, so the columns line up) or side by side (one bar). Each panel is a dict: ``matrix`` (rows × rules), ``title``, and for our numbers
@@ -240,6 +247,7 @@ def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -
     return fig
 
 
+@drawing
 def fig16_beside_paper(published: pd.DataFrame, picks: pd.DataFrame | None = None,
                        items: pd.DataFrame | None = None, *, source: str = "", method: str = "") -> plt.Figure:
     """Figure 16: the paper's models (shares as published) and, below on the same scale, ours
@@ -268,6 +276,7 @@ def fig16_beside_paper(published: pd.DataFrame, picks: pd.DataFrame | None = Non
     return fig
 
 
+@drawing
 def fig8_with_base_rates(picks: pd.DataFrame, items: pd.DataFrame, *, pooling: str = "sum_counts",
                          source: str = "", method: str = "") -> plt.Figure:
     """Figure 8 (its values are not in the paper): per category, the rules of the distractors our
@@ -295,6 +304,7 @@ def fig8_with_base_rates(picks: pd.DataFrame, items: pd.DataFrame, *, pooling: s
     return fig
 
 
+@drawing
 def category_bars(table: pd.DataFrame, *, hue: str = "model", human: float | None = None,
                   title: str = "Accuracy per category", persian_labels: bool = True) -> plt.Figure:
     """Accuracy per category with 95 % CI whiskers (``accuracy``, ``ci_low``, ``ci_high``) and n
@@ -313,6 +323,7 @@ def category_bars(table: pd.DataFrame, *, hue: str = "model", human: float | Non
     return fig
 
 
+@drawing
 def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str = "Reliability diagram",
                         method: str = "log-likelihood") -> plt.Figure:
     """Accuracy vs confidence per bin (marker size ∝ bin count, n written beside each point,
@@ -347,6 +358,7 @@ def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str
     return fig
 
 
+@drawing
 def position_bars(prior: pd.DataFrame, *, title: str = "Where the answers fall", method: str = "") -> plt.Figure:
     """Share of predictions per option position (95 % CI clustered by story) vs the share of
     correct answers there; n under each bar is the model's **stories** (``n_stories``: the orders

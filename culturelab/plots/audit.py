@@ -49,7 +49,7 @@ from matplotlib.patches import Polygon, Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from culturelab.plots.honest import SMALL_N_COLOUR
+from culturelab.plots.honest import MIN_N, SMALL_N, SMALL_N_COLOUR
 
 #: what a figure shows: a model's scores, the paper's (or a release's) numbers, the dataset
 KINDS = ("score", "reported", "data")
@@ -391,7 +391,9 @@ def _marks(ax: plt.Axes) -> list[dict[str, Any]]:
                 box = patch.get_window_extent()
                 if _finite(box) and patch.get_visible():
                     marks.append({"xy": ((box.x0 + box.x1) / 2, box.y1), "grey": _is_grey(patch.get_facecolor()),
-                                  "reported": _reported(patch, ax), "data": patch.get_center()})
+                                  "reported": _reported(patch, ax), "data": patch.get_center(),
+                                  "small": patch.get_gid() == SMALL_N, "bar": True,
+                                  "zero": bool(abs(patch.get_height()) < 1e-12)})
     for line in ax.lines:
         if id(line) in skip or not line.get_visible() or line.get_marker() in _NO_MARKER:
             continue
@@ -399,14 +401,16 @@ def _marks(ax: plt.Axes) -> list[dict[str, Any]]:
         xy = xy[np.isfinite(xy).all(axis=1)]
         grey = _is_grey(line.get_markerfacecolor()) or _is_grey(line.get_markeredgecolor())
         for data, shown in zip(xy, line.get_transform().transform(xy) if len(xy) else []):
-            marks.append({"xy": tuple(shown), "grey": grey, "reported": _reported(line, ax), "data": tuple(data)})
+            marks.append({"xy": tuple(shown), "grey": grey, "reported": _reported(line, ax), "data": tuple(data),
+                          "small": line.get_gid() == SMALL_N})
     for coll in ax.collections:
         if isinstance(coll, PathCollection) and coll.get_visible() and id(coll) not in skip:
             offsets = np.asarray(coll.get_offsets(), dtype=float)
             offsets = offsets[np.isfinite(offsets).all(axis=1)] if len(offsets) else offsets
             grey = _is_grey(coll.get_facecolor()) or _is_grey(coll.get_edgecolor())
             for data, shown in zip(offsets, coll.get_offset_transform().transform(offsets) if len(offsets) else []):
-                marks.append({"xy": tuple(shown), "grey": grey, "reported": _reported(coll, ax), "data": tuple(data)})
+                marks.append({"xy": tuple(shown), "grey": grey, "reported": _reported(coll, ax), "data": tuple(data),
+                              "small": coll.get_gid() == SMALL_N})
         elif isinstance(coll, QuadMesh) and coll.get_visible():
             values = np.ma.masked_invalid(np.ma.asarray(coll.get_array()))
             coords = coll.get_coordinates()
@@ -415,17 +419,22 @@ def _marks(ax: plt.Axes) -> list[dict[str, Any]]:
             for i, j in zip(*np.nonzero(~np.ma.getmaskarray(grid))):
                 centre = coords[i:i + 2, j:j + 2].reshape(-1, 2).mean(axis=0)
                 marks.append({"xy": tuple(coll.get_transform().transform(centre[None])[0]), "grey": False,
-                              "reported": _reported(coll, ax), "data": tuple(centre), "cell": True})
+                              "reported": _reported(coll, ax), "data": tuple(centre), "cell": True, "small": False})
     greyed = [p.get_window_extent() for p in ax.patches
               if isinstance(p, Rectangle) and p.get_visible() and p.get_fill() and _is_grey(p.get_facecolor())]
-    for mark in marks:  # a cell covered by a grey patch is greyed out
+    hatched = [p.get_window_extent() for p in ax.patches
+               if isinstance(p, Rectangle) and p.get_visible() and p.get_gid() == SMALL_N]
+    for mark in marks:  # a cell covered by a grey patch is greyed out, by a small-n patch hatched
         if mark.get("cell") and any(box.contains(*mark["xy"]) for box in greyed):
             mark["grey"] = True
+        if mark.get("cell") and any(box.contains(*mark["xy"]) for box in hatched):
+            mark["small"] = True
     by_position: dict[tuple[float, float], dict[str, Any]] = {}
     for mark in marks:  # a marker, its hollow overlay and its bubble sit on one position
         key = (round(mark["xy"][0], 1), round(mark["xy"][1], 1))
         seen = by_position.setdefault(key, {**mark})
         seen["grey"] = seen["grey"] or mark["grey"]
+        seen["small"] = seen["small"] or mark["small"]
         seen["reported"] = seen["reported"] and mark["reported"]
     return list(by_position.values())
 
@@ -616,11 +625,22 @@ def _facts(fig: plt.Figure) -> dict[str, Any]:
                        if t.get_visible())
         polar = ax.name == "polar"
         needed = len({round(float(m["data"][0]) % (2 * np.pi), 6) for m in ours}) if polar else len(ours)
+        bars = [m for m in ours if m.get("bar")]
         panels.append({"name": _panel_name(ax, i), "marks": len(marks), "grey": sum(m["grey"] for m in marks),
                        "ours": len(ours), "n_labels": n_labels, "n_needed": needed, "bands": _bands(ax),
-                       "reported": ax.get_gid() == REPORTED})
+                       "reported": ax.get_gid() == REPORTED, "small": sum(m["small"] or m["grey"] for m in ours),
+                       "lone_point": len(marks) == 1 and len(ours) == 1 and not bars,
+                       "all_zero": bool(bars) and all(m["zero"] for m in bars)})
     legend_texts = [s for t in texts if t["role"] == "legend" for s in t["strings"]]
+    titles = [t.get_text() for ax in fig.axes if _is_panel(ax) for t in _axes_titles(ax) if t.get_text()]
+    every_text = [t["text"] for t in texts]
     return {"titles": [t["text"] for t in texts if t["role"] == "title"], "legend_texts": legend_texts,
+            "legend_without_data": legend_without_data(fig),
+            "duplicate_titles": sorted({t for t in titles if titles.count(t) > 1}),
+            "coincident_lines": coincident_lines(fig, renderer), "share_axes": share_axes_beyond_one(fig),
+            "ticks_over_data": ticks_over_data(fig, renderer),
+            "absolute_paths": [t for t in every_text if absolute_path(t)],
+            "banner_over_reported": banner_over_reported(fig),
             "texts": [t["text"] for t in texts if t["role"] != "legend"],
             "panels": panels, "empty": empty_panels(fig), "overlapping_text": overlapping,
             "legend_over_data": [hit for legend in _legends(fig) for hit in legend_hits(legend, fig, renderer)],
@@ -653,7 +673,23 @@ def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> li
                        "pool the groups or show fewer)")
         if p["bands"] > MAX_BANDS:
             out.append(f"{p['name']}: {p['bands']} overlapping bands (at most {MAX_BANDS} stay readable)")
+    out += [f"{p['name']}: every bar of ours is 0 (nothing to see: show the table)" for p in facts["panels"]
+            if p.get("all_zero")]
+    out += [f"{p['name']}: one point alone on its axes (draw it beside the paper's models, or show the table)"
+            for p in facts["panels"] if p.get("lone_point") and c.kind == "score"]
+    out += [f"legend entry {label!r} stands for nothing drawn" for label in facts.get("legend_without_data", [])]
+    out += [f"{title!r} titles more than one panel (each panel's title comes from its own data)"
+            for title in facts.get("duplicate_titles", [])]
+    out += [f"reference lines {a!r} and {b!r} are drawn as one line ({gap:.1f} pt apart)"
+            for a, b, gap in facts.get("coincident_lines", [])]
+    out += [f"{name}: a share axis ({label!r}) runs to {top:.2f}, beyond 1" for name, label, top in facts.get("share_axes", [])]
+    out += [f"{name}: tick labels over the plotted data" for name in facts.get("ticks_over_data", [])]
+    out += [f"absolute path in a text of the figure: {text[:80]!r}" for text in facts.get("absolute_paths", [])]
     titles = [t.lower() for t in facts["titles"]]
+    if facts.get("banner_over_reported"):
+        out.append("the sample-data banner sits over panels of the paper's numbers (stamp our panels only)")
+    if c.data_source not in (None, "sample") and any("sample data" in t for t in titles):
+        out.append(f"a sample-data banner on a figure of {c.data_source} data")
     if c.data_source == "sample" and not any("sample data" in t for t in titles):
         out.append('sample data without "sample data" in its title (a footer is not enough)')
     if c.kind != "score":
@@ -681,6 +717,391 @@ def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> li
         if not any(method.lower() in t for t in visible):
             out.append(f"scoring method {method!r} is named in no title or legend")
     return out
+
+
+# ------------------------------------------------------------------------------ defects a reader sees
+#: markers the project draws, for telling a legend's proxy marker among scatter points
+_MARKER_SHAPES = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "d", "<", ">", "p")
+_ABSOLUTE = re.compile(r"(?<![\w$~.:/])/(?:[\w.+-]+/)+[\w.+-]*")
+_SHARE = re.compile(r"\b(share|proportion|fraction|rate|accuracy|precision|recall)\b", re.I)
+
+
+def absolute_path(text: str) -> bool:
+    """Whether ``text`` names an absolute path of a machine (a caption must not).
+
+    >>> absolute_path("data: /work/shared/data/fmlama"), absolute_path("n/a and 1/2, $CULTURELAB_DATA/fmlama")
+    (True, False)
+    """
+    return bool(_ABSOLUTE.search(text))
+
+
+def _normalised(vertices: np.ndarray) -> np.ndarray:
+    v = np.asarray(vertices, dtype=float)
+    v = v[np.isfinite(v).all(axis=1)]
+    if not len(v):
+        return v
+    v = v - v.mean(axis=0)
+    scale = np.abs(v).max() or 1.0
+    return np.round(v / scale, 2)
+
+
+def _marker_of(coll: PathCollection) -> str | None:
+    """The marker symbol of a scatter collection (``None`` when none of :data:`_MARKER_SHAPES`)."""
+    from matplotlib.markers import MarkerStyle
+
+    paths = coll.get_paths()
+    if not paths:
+        return None
+    mine = _normalised(paths[0].vertices)
+    for symbol in _MARKER_SHAPES:
+        style = MarkerStyle(symbol)
+        theirs = _normalised(style.get_path().transformed(style.get_transform()).vertices)
+        if theirs.shape == mine.shape and np.allclose(theirs, mine, atol=0.05):
+            return symbol
+    return None
+
+
+def _hollow(colour: Any) -> bool:
+    if isinstance(colour, str) and colour.lower() == "none":
+        return True
+    r, g, b, a = _rgba(colour)
+    return a == 0 or (r, g, b) == (1.0, 1.0, 1.0)
+
+
+def _same_colour(a: Any, b: Any) -> bool:
+    return bool(np.allclose(_rgba(a)[:3], _rgba(b)[:3], atol=0.02))
+
+
+def _drawn(fig: plt.Figure) -> dict[str, list[Any]]:
+    """The data artists of every panel, by kind (lines with data, scatter collections, bar and other patches)."""
+    drawn: dict[str, list[Any]] = {"lines": [], "scatter": [], "patches": []}
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for line in ax.lines:
+            xy = np.asarray(line.get_xydata(), dtype=float)
+            if line.get_visible() and len(xy) and np.isfinite(xy).all(axis=1).any():
+                drawn["lines"].append(line)
+        for coll in ax.collections:
+            if isinstance(coll, PathCollection) and coll.get_visible() and len(coll.get_offsets()):
+                drawn["scatter"].append(coll)
+        drawn["patches"] += [p for c in ax.containers if isinstance(c, BarContainer) for p in c.patches
+                             if p.get_visible() and np.isfinite(p.get_height())]
+        drawn["patches"] += [p for p in ax.patches if p.get_visible()]
+        drawn["patches"] += [c for c in ax.collections if isinstance(c, (PolyCollection, QuadMesh)) and c.get_visible()]
+    return drawn
+
+
+def _labelled(fig: plt.Figure) -> dict[str, bool]:
+    """Labels of the artists of every panel, and whether the artist holds data."""
+    found: dict[str, bool] = {}
+
+    def note(label: str, has: bool) -> None:
+        if label and not label.startswith("_"):
+            found[label] = found.get(label, False) or has
+
+    for ax in fig.axes:
+        for line in ax.lines:
+            xy = np.asarray(line.get_xydata(), dtype=float)
+            note(line.get_label(), bool(len(xy)) and bool(np.isfinite(xy).all(axis=1).any()))
+        for container in ax.containers:
+            patches = [p for p in getattr(container, "patches", []) or [] if np.isfinite(p.get_height())]
+            note(container.get_label(), bool(patches) or not isinstance(container, BarContainer))
+        for coll in ax.collections:
+            count = len(coll.get_offsets()) if isinstance(coll, PathCollection) else len(coll.get_paths())
+            note(coll.get_label(), bool(count))
+        for patch in ax.patches:
+            note(patch.get_label(), True)
+    return found
+
+
+def _proxy_matches(handle: Any, drawn: dict[str, list[Any]]) -> bool:
+    """Whether a legend's proxy handle looks like something drawn: a marker of the same shape and fill,
+    a line of the same colour and style, a patch of the same colour or hatch."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    if isinstance(handle, Line2D):
+        marker = handle.get_marker()
+        if marker not in _NO_MARKER:
+            hollow = _hollow(handle.get_markerfacecolor())
+            lines = [ln for ln in drawn["lines"] if ln.get_marker() == marker
+                     and _hollow(ln.get_markerfacecolor()) == hollow]
+            points = [c for c in drawn["scatter"] if _marker_of(c) == marker
+                      and _hollow(c.get_facecolor()[0] if len(c.get_facecolor()) else "none") == hollow]
+            return bool(lines or points)
+        return any(_same_colour(ln.get_color(), handle.get_color()) and ln.get_linestyle() == handle.get_linestyle()
+                   for ln in drawn["lines"])
+    if isinstance(handle, Patch):
+        hatch = handle.get_hatch()
+        for patch in drawn["patches"]:
+            faces = patch.get_facecolor()
+            faces = faces if np.ndim(faces) == 2 else [faces]
+            if any(_same_colour(face, handle.get_facecolor()) and _rgba(face)[3] > 0 for face in faces):
+                return True
+            if hatch and getattr(patch, "get_hatch", lambda: None)() == hatch:
+                return True
+        return False
+    return True  # another kind of handle: not judged
+
+
+def legend_without_data(fig: plt.Figure) -> list[str]:
+    """Legend entries that stand for nothing drawn: a labelled artist with no data, or a proxy
+    handle that matches no drawn marker, line or patch.
+
+    >>> fig, ax = plt.subplots(); _ = ax.scatter([1], [1], marker="o")
+    >>> proxies = [plt.Line2D([], [], marker=m, linestyle="", label=l) for m, l in (("o", "without"), ("s", "with"))]
+    >>> _ = ax.legend(handles=proxies); legend_without_data(fig)
+    ['with']
+    >>> plt.close(fig)
+    """
+    labelled, drawn, out = _labelled(fig), _drawn(fig), []
+    for legend in _legends(fig):
+        for handle, text in zip(legend.legend_handles, legend.get_texts()):
+            label = text.get_text()
+            if not label:
+                continue
+            ok = labelled[label] if label in labelled else _proxy_matches(handle, drawn)
+            if not ok:
+                out.append(label)
+    return list(dict.fromkeys(out))
+
+
+def coincident_lines(fig: plt.Figure, renderer: Any, min_points: float = 1.5) -> list[tuple[str, str, float]]:
+    """Labelled horizontal reference lines of one panel drawn closer than ``min_points`` (so that they
+    read as one line), with their distance in points.
+
+    >>> fig, ax = plt.subplots(); _ = ax.plot([0, 1], [0, 1]); _ = ax.axhline(0.25, label="chance")
+    >>> _ = ax.axhline(0.251, label="elimination"); coincident_lines(fig, renderer_of(fig))
+    [('chance', 'elimination', 0.2)]
+    >>> plt.close(fig)
+    """
+    out = []
+    for ax in fig.axes:
+        found = []
+        for line in ax.lines:
+            xy = np.asarray(line.get_xydata(), dtype=float)
+            if (line.get_visible() and not line.get_label().startswith("_") and len(xy) >= 2
+                    and np.isfinite(xy).all() and np.ptp(xy[:, 1]) == 0 and line.get_marker() in _NO_MARKER):
+                y = ax.transData.transform((0, xy[0, 1]))[1] * 72 / fig.dpi
+                found.append((line.get_label(), y))
+        for i, (a, ya) in enumerate(found):
+            for b, yb in found[i + 1:]:
+                if abs(ya - yb) < min_points:
+                    out.append((a, b, round(float(abs(ya - yb)), 1)))
+    return out
+
+
+def share_axes_beyond_one(fig: plt.Figure) -> list[tuple[str, str, float]]:
+    """Panels whose y axis is a share (share, rate, proportion, accuracy … not in %) but runs beyond
+    1.05 while no plotted value does.
+
+    >>> fig, ax = plt.subplots(); _ = ax.bar([0, 1], [0.3, 0.7]); _ = ax.set_ylim(0, 1.2); _ = ax.set_ylabel("share")
+    >>> share_axes_beyond_one(fig)
+    [('axes 0', 'share', 1.2)]
+    >>> plt.close(fig)
+    """
+    out = []
+    for i, ax in enumerate(fig.axes):
+        label = ax.get_ylabel()
+        if not _is_panel(ax) or ax.name == "polar" or not _SHARE.search(label) or "%" in label:
+            continue
+        top = ax.get_ylim()[1]
+        values = [float(p.get_height() + p.get_y()) for c in ax.containers if isinstance(c, BarContainer)
+                  for p in c.patches if np.isfinite(p.get_height())]
+        values += [float(v) for line in ax.lines for v in np.asarray(line.get_ydata(), dtype=float) if np.isfinite(v)]
+        if top > 1.05 and (not values or max(values) <= 1.0 + 1e-9):
+            out.append((_panel_name(ax, i), label, round(float(top), 2)))
+    return out
+
+
+def _data_hit(box: Bbox, ax: plt.Axes, renderer: Any) -> bool:
+    for line in ax.lines:
+        if line.get_visible() and not line.get_label().startswith("chance"):
+            path = line.get_transform().transform_path(line.get_path())
+            if len(path.vertices) and np.isfinite(path.vertices).all() and path.intersects_bbox(box, filled=False):
+                return True
+    for coll in ax.collections:
+        if isinstance(coll, PathCollection) and coll.get_visible():
+            offsets = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), dtype=float))
+            if any(box.contains(x, y) for x, y in offsets if np.isfinite([x, y]).all()):
+                return True
+    return False
+
+
+def ticks_over_data(fig: plt.Figure, renderer: Any) -> list[str]:
+    """Polar panels whose radial tick labels sit on a plotted line or point.
+
+    >>> fig = plt.figure(); ax = fig.add_subplot(projection="polar"); _ = ax.plot([0, 0.4, 0.8], [0.4, 0.4, 0.4])
+    >>> _ = ax.set_rlabel_position(10); ticks_over_data(fig, renderer_of(fig))
+    ['axes 0']
+    >>> plt.close(fig)
+    """
+    out = []
+    for i, ax in enumerate(fig.axes):
+        if ax.name != "polar" or not _is_panel(ax):
+            continue
+        for label in visible_ticklabels(ax, "y"):
+            box = label.get_window_extent(renderer)
+            if _finite(box) and _data_hit(box, ax, renderer):
+                out.append(_panel_name(ax, i))
+                break
+    return out
+
+
+def banner_over_reported(fig: plt.Figure) -> bool:
+    """Whether a sample-data banner sits over the paper's numbers: in the figure's title while some
+    panel shows them (:func:`mark_reported`), or in such a panel's own title.
+
+    >>> fig, (a, b) = plt.subplots(1, 2); mark_reported(a); _ = fig.suptitle("Fig. 5\\nsample data")
+    >>> banner_over_reported(fig)
+    True
+    >>> plt.close(fig)
+    """
+    panels = [ax for ax in fig.axes if _is_panel(ax)]
+    reported = [ax for ax in panels if ax.get_gid() == REPORTED]
+    if not reported:
+        return False
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and "sample data" in sup.get_text().lower() and len(reported) < len(panels) + 1:
+        return True
+    return any("sample data" in ax.get_title().lower() for ax in reported)
+
+
+def small_n_panels(fig: plt.Figure, claims: Claims | None = None, min_n: int = MIN_N) -> list[str]:
+    """The panels of a score figure whose every mark of ours rests on too few items (drawn faded,
+    hollow, hatched or grey): a figure with one is not saved as a result.
+
+    >>> import pandas as pd
+    >>> from culturelab.plots import grouped_bars
+    >>> t = pd.DataFrame({"lang": ["en", "fa"], "m": "x", "acc": [0.5, 0.4], "n": [3, 2]})
+    >>> small_n_panels(grouped_bars(t, "lang", "acc", "m", n="n"))
+    ['axes 0: every one of its 2 marks of ours rests on fewer than 10 items']
+    >>> plt.close("all")
+    """
+    del claims  # the caller decides which kinds of figure are judged
+    renderer_of(fig)
+    out = []
+    for i, ax in enumerate(fig.axes):
+        if not _is_panel(ax) or ax.get_gid() == REPORTED:
+            continue
+        ours = [m for m in _marks(ax) if not m["reported"]]
+        if ours and all(m["small"] or m["grey"] for m in ours):
+            out.append(f"{_panel_name(ax, i)}: every one of its {len(ours)} marks of ours rests on fewer than "
+                       f"{min_n} items")
+    return out
+
+
+def sized_texts(fig: plt.Figure) -> list[tuple[Text, str]]:
+    """Every visible text of ``fig`` with its role (``title``, ``label`` — axis labels, colour-bar
+    labels —, or ``text``: ticks, legends, annotations, figure texts), laid out as drawn.
+
+    >>> fig, ax = plt.subplots(); _ = ax.set_title("t"); _ = ax.set_xlabel("x"); _ = ax.plot([1, 2])
+    >>> sorted({role for _, role in sized_texts(fig)})
+    ['label', 'text', 'title']
+    >>> plt.close(fig)
+    """
+    renderer_of(fig)
+    out: list[tuple[Text, str]] = []
+
+    def add(text: Text | None, role: str) -> None:
+        if text is not None and text.get_visible() and text.get_text().strip():
+            out.append((text, role))
+
+    add(getattr(fig, "_suptitle", None), "title")
+    add(getattr(fig, "_supxlabel", None), "label")
+    add(getattr(fig, "_supylabel", None), "label")
+    specials = {id(getattr(fig, n, None)) for n in ("_suptitle", "_supxlabel", "_supylabel")}
+    for text in fig.texts:
+        if id(text) not in specials:
+            add(text, "text")
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for title in _axes_titles(ax):
+            add(title, "title")
+        add(ax.xaxis.label, "label")
+        add(ax.yaxis.label, "label")
+        for label in visible_ticklabels(ax):
+            add(label, "text")
+        for text in ax.texts:
+            add(text, "text")
+    for legend in _legends(fig):
+        add(legend.get_title(), "text")
+        for text in legend.get_texts():
+            add(text, "text")
+    return out
+
+
+def paper_problems(fig: plt.Figure, rendering: Any, spec: Mapping[str, Any] | None = None) -> list[str]:
+    """What keeps a paper rendering out of a paper: wider than its final width (and than 7 in), a
+    text under 6 pt at final size (titles and axis labels under 7 pt), an absolute path in its
+    caption.
+
+    >>> from culturelab.plots.layout import Rendering
+    >>> fig, ax = plt.subplots(figsize=(8, 2)); _ = ax.plot([1, 2]); _ = ax.set_title("t", fontsize=5)
+    >>> [p.split(" at ")[0] for p in paper_problems(fig, Rendering("paper", "column"))]  # doctest: +ELLIPSIS
+    ['6... in wide', "title or axis label 't'", "text '0.0' and ... more"]
+    >>> plt.close(fig)
+    """
+    from culturelab.plots.layout import MIN_LABEL_PT, MIN_TEXT_PT
+
+    out = []
+    target = rendering.inches
+    with saved_layout(fig):
+        renderer = renderer_of(fig)
+        box = fig.get_tightbbox(renderer).padded(plt.rcParams["savefig.pad_inches"])
+        width = float(box.width)
+        texts = sized_texts(fig)
+    if width > target + 0.05 or width > 7.0:
+        out.append(f"{width:.1f} in wide at final size: more than the {rendering.width or 'text'} width ({target} in)")
+    scale = target / width if width > target + 0.02 else 1.0  # the figure is scaled down to the width
+    for roles, floor, rule in ((("title", "label"), MIN_LABEL_PT, "titles and axis labels need 7 pt"),
+                               (("text",), MIN_TEXT_PT, "texts need 6 pt")):
+        small = sorted((text.get_fontsize() * scale, text.get_text()) for text, role in texts
+                       if role in roles and text.get_fontsize() * scale < floor - 0.05)
+        if small:
+            size, text = small[0]
+            more = f" and {len(small) - 1} more" if len(small) > 1 else ""
+            what = "title or axis label" if roles[0] == "title" else "text"
+            out.append(f"{what} {text[:40]!r}{more} at {size:.1f} pt ({rule} at final size)")
+    for caption in (spec or {}).get("captions", []):
+        if absolute_path(caption):
+            out.append(f"absolute path in the caption: {caption[:80]!r}")
+    return out
+
+
+def pdf_facts(path: str | Any) -> dict[str, Any]:
+    """What a PDF written by matplotlib holds, read from the file itself: its page width and height
+    (inches), the sizes of its texts (points, from the ``Tf`` operators of its content streams) and
+    the kinds of its fonts (``CIDFontType2``/``TrueType``: embedded TrueType outlines; ``Type3``:
+    fonts drawn as glyph procedures).
+
+    >>> import tempfile
+    >>> from culturelab.plots import apply_style; _ = apply_style()  # TrueType fonts in PDFs
+    >>> fig, ax = plt.subplots(figsize=(3, 2)); _ = ax.set_title("t", fontsize=7)
+    >>> path = tempfile.mkdtemp() + "/f.pdf"; fig.savefig(path); plt.close(fig)
+    >>> facts = pdf_facts(path); facts["width_in"] <= 3.0, 7.0 in facts["font_sizes"], "Type3" in facts["font_types"]
+    (True, True, False)
+    """
+    import zlib
+    from pathlib import Path
+
+    data = Path(path).read_bytes()
+    box = re.search(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]", data)
+    if box is None:
+        raise ValueError(f"{path}: no page box (not a PDF?)")
+    x0, y0, x1, y1 = (float(v) for v in box.groups())
+    sizes: set[float] = set()
+    for stream in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S):
+        try:
+            content = zlib.decompress(stream.group(1))
+        except zlib.error:
+            content = stream.group(1)
+        sizes.update(float(v) for v in re.findall(rb"/F\d+\s+([\d.]+)\s+Tf", content))
+    return {"width_in": round((x1 - x0) / 72, 3), "height_in": round((y1 - y0) / 72, 3),
+            "font_sizes": sorted(sizes), "font_types": sorted({t.decode() for t in re.findall(
+                rb"/Subtype\s*/(Type0|Type1|Type3|TrueType|CIDFontType0|CIDFontType2)\b", data)})}
 
 
 def record(fig: plt.Figure) -> dict[str, Any]:

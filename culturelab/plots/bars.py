@@ -18,6 +18,8 @@ from matplotlib.legend import Legend
 
 from culturelab.plots.audit import claim, mark_reported
 from culturelab.plots.honest import MIN_N, SMALL_N, fade, mark_chance, note_small_n, too_few
+from culturelab.plots.layout import figsize, small_text
+from culturelab.plots.recipe import drawing
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 _HATCHES = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
@@ -78,6 +80,7 @@ def fit_ticklabels(ax: plt.Axes) -> None:
                       if angle < 90 else "default")
 
 
+@drawing
 def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | None = None,
                  err_high: str | None = None, ax: plt.Axes | None = None, title: str | None = None,
                  ylabel: str | None = None, rotate: int = 0, n: str | None = None, chance: float | None = None,
@@ -109,7 +112,7 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
     xs = list(dict.fromkeys(df[x].astype(str)))
     hues = list(dict.fromkeys(df[hue].astype(str)))
     if ax is None:
-        fig, ax = plt.subplots(figsize=(min(11.0, max(4.0, 0.5 * len(xs) * len(hues) + 1.5)), 3.0))
+        fig, ax = plt.subplots(figsize=figsize(min(11.0, max(4.0, 0.5 * len(xs) * len(hues) + 1.5)), 3.0))
     else:
         fig = ax.figure
     width = 0.8 / len(hues)
@@ -137,7 +140,7 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
             for xp, count in zip(xpos, counts):
                 if not np.isnan(count):
                     ax.annotate(f"n={int(count)}", (xp, 0), xytext=(0, 2), textcoords="offset points",
-                                ha="center", va="bottom", fontsize=5.5, rotation=90, color="#222222", zorder=4,
+                                ha="center", va="bottom", fontsize=small_text(), rotation=90, color="#222222", zorder=4,
                                 bbox={"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none",
                                       "alpha": 0.9})
         if (small & ~np.isnan(counts)).any() if n else False:
@@ -158,6 +161,7 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
     return fig
 
 
+@drawing
 def size_vs_score(df: pd.DataFrame, size: str, score: str, family: str, *, label: str | None = None,
                   ax: plt.Axes | None = None, title: str | None = None, ylabel: str | None = None,
                   xlabel: str = "parameters (billions, log scale)") -> plt.Figure:
@@ -172,7 +176,7 @@ def size_vs_score(df: pd.DataFrame, size: str, score: str, family: str, *, label
     """
     apply_style()
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.6, 3.2))
+        fig, ax = plt.subplots(figsize=figsize(4.6, 3.2))
     else:
         fig = ax.figure
     fams = list(dict.fromkeys(df[family].astype(str)))
@@ -182,12 +186,12 @@ def size_vs_score(df: pd.DataFrame, size: str, score: str, family: str, *, label
                 linestyle=LINESTYLES[i % len(LINESTYLES)], linewidth=1.2, markersize=4.5, label=fam)
         if label:
             for _, row in part.iterrows():
-                ax.annotate(str(row[label]), (row[size], row[score]), fontsize=6, xytext=(3, 3),
+                ax.annotate(str(row[label]), (row[size], row[score]), fontsize=small_text(6.0), xytext=(3, 3),
                             textcoords="offset points")
     ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel or score)
-    ax.legend(frameon=False, fontsize=7, ncols=2 if len(fams) > 5 else 1)
+    ax.legend(frameon=False, ncols=2 if len(fams) > 5 else 1)
     if title:
         ax.set_title(title)
     return fig

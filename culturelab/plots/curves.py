@@ -17,10 +17,13 @@ import pandas as pd
 from culturelab.plots.audit import claim
 from culturelab.plots.bars import place_legend
 from culturelab.plots.honest import MIN_N, SMALL_N, mark_chance, note_small_n, too_few
+from culturelab.plots.layout import figsize, panel_grid, small_text
+from culturelab.plots.recipe import drawing
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 from culturelab.stats import summarise
 
 
+@drawing
 def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax: plt.Axes | None = None,
                  title: str | None = None, ylabel: str | None = None, seed: int = 0,
                  baseline: pd.DataFrame | None = None, chance: float | None = None, min_n: int = MIN_N,
@@ -53,7 +56,7 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
     """
     apply_style()
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, 3.0))
+        fig, ax = plt.subplots(figsize=figsize(4.2, 3.0))
     else:
         fig = ax.figure
     table = summarise(df, y, [hue, x] if hue else [x], seed=seed, binary=binary, cluster=cluster)
@@ -75,7 +78,7 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
         if show_n:
             for xv, count in zip(part[x], part["n"]):  # one row per series along the bottom of the axes
                 ax.annotate(f"n={count}", (xv, 0), xycoords=ax.get_xaxis_transform(), xytext=(0, 2 + 7 * i),
-                            textcoords="offset points", ha="center", va="bottom", fontsize=5, color=colour)
+                            textcoords="offset points", ha="center", va="bottom", fontsize=small_text(5.0), color=colour)
     if baseline is not None:
         _baseline_line(ax, baseline, x, y)
     if chance is not None:
@@ -90,6 +93,7 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
     return fig
 
 
+@drawing
 def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *, hue: str, valid: str = "valid",
                         baseline: pd.DataFrame | None = None, hue_order: Sequence | None = None,
                         ylims: Mapping[str, tuple[float, float]] | None = None, xlabel: str | None = None,
@@ -117,12 +121,12 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
     named = [names[h] for h in order if h in names]
     data = df.assign(**{hue: df[hue].map(names), "_valid": df[valid].astype(float)})
     answered = data[data[valid].astype(bool)]
-    fig, axes = plt.subplots(1, len(metrics) + 1, figsize=(3.0 * (len(metrics) + 1), 3.5), squeeze=False)
+    fig, axes = panel_grid(len(metrics) + 1, panel=(3.0, 3.5))
     panels = [*metrics.items(), ("_valid", "valid answers (share)")]
-    for ax, (metric, label) in zip(axes[0], panels):
+    for ax, (metric, label) in zip(axes, panels):
         part = data if metric == "_valid" else answered
         if part.empty:  # the random line stays: it shows where chance lies, and the panel is not empty
-            ax.text(0.5, 0.5, "no valid answers", ha="center", va="center", transform=ax.transAxes, fontsize=7)
+            ax.text(0.5, 0.5, "no valid answers", ha="center", va="center", transform=ax.transAxes)
             if baseline is not None and metric != "_valid":
                 _baseline_line(ax, baseline, x, metric)
         else:
@@ -134,14 +138,14 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
             for i, level in enumerate(named):
                 for xv, (mean, size) in counts.loc[level].iterrows() if level in counts.index else []:
                     ax.annotate(f"n={int(size)}", (xv, mean), xytext=(0, -9 - 6 * i if mean >= 0.5 else 4 + 6 * i),
-                                textcoords="offset points", ha="center", fontsize=5, color="#555555")
+                                textcoords="offset points", ha="center", fontsize=small_text(5.0), color="#555555")
         ax.set_xlabel(xlabel or x)
         ax.set_xticks(sorted(df[x].unique()))
         limits = {"_valid": (-0.03, 1.05), **(ylims or {})}
         if metric in limits:
             ax.set_ylim(*limits[metric])
     handles: dict[str, object] = {}
-    for ax in axes[0]:
+    for ax in axes:
         h, labels = ax.get_legend_handles_labels()
         handles.update((lab, hd) for lab, hd in zip(labels, h) if lab not in handles)
         if ax.get_legend():

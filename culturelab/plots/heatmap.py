@@ -17,14 +17,17 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.patches import Rectangle
 
+from culturelab.plots import layout
 from culturelab.plots.audit import claim
 from culturelab.plots.honest import MIN_N, SMALL_N, ci_text, note_small_n, too_few
+from culturelab.plots.recipe import drawing
 from culturelab.plots.style import apply_style
 
 #: the chance reference of a heatmap with one chance per row (written under each row's label)
 CHANCE_PER_ROW = "chance per row"
 
 
+@drawing
 def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f", cmap: str = "cividis",
             vmin: float | None = None, vmax: float | None = None, cbar_label: str | None = None,
             annot: bool = True, ax: plt.Axes | None = None, figsize: tuple[float, float] | None = None,
@@ -62,7 +65,7 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
     apply_style()
     if ax is None:
         w = figsize or (max(3.2, 0.55 * matrix.shape[1] + 1.8), max(2.4, 0.38 * matrix.shape[0] + 1.0))
-        fig, ax = plt.subplots(figsize=w)
+        fig, ax = plt.subplots(figsize=layout.figsize(*w))
     else:
         fig = ax.figure
     values = matrix.astype(float)
@@ -77,7 +80,7 @@ def heatmap(matrix: pd.DataFrame, *, title: str | None = None, fmt: str = ".2f",
         labels = pd.DataFrame([[cell(r, c) for c in values.columns] for r in values.index])
     sns.heatmap(values, annot=labels if isinstance(labels, pd.DataFrame) else annot,
                 fmt="" if isinstance(labels, pd.DataFrame) else fmt, cmap=cmap, vmin=vmin, vmax=vmax, ax=ax,
-                linewidths=0.4, linecolor="white", annot_kws={"fontsize": 7 if labels is annot else 5.5},
+                linewidths=0.4, linecolor="white", annot_kws={"fontsize": 7 if labels is annot else layout.small_text()},
                 cbar=cbar, cbar_kws={"label": cbar_label} if cbar_label and cbar else None)
     if counts is not None:
         small = too_few(counts.reindex(index=values.index, columns=values.columns).to_numpy(), min_n)

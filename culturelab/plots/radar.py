@@ -19,6 +19,8 @@ from matplotlib.ticker import MaxNLocator
 
 from culturelab.plots.audit import claim
 from culturelab.plots.honest import MIN_N, SMALL_N, footnote, note_small_n, too_few
+from culturelab.plots.layout import figsize
+from culturelab.plots.recipe import drawing
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 
@@ -38,6 +40,7 @@ def chance_ring(ax: plt.Axes, chance: float, *, label: str | None = None, colour
     return line
 
 
+@drawing
 def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categories: Sequence[str] | None = None,
           title: str | None = None, rmax: float | None = None, ax: plt.Axes | None = None,
           fill_alpha: float = 0.06, missing: str = "zero", rlabel: str | None = None, n: str | None = None,
@@ -78,7 +81,7 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     cats = list(categories) if categories is not None else sorted(df[category].astype(str).unique())
     angles = np.linspace(0, 2 * np.pi, len(cats), endpoint=False)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.6, 4.6), subplot_kw={"projection": "polar"})
+        fig, ax = plt.subplots(figsize=figsize(4.6, 4.6), subplot_kw={"projection": "polar"})
     else:
         fig = ax.figure
     names = list(dict.fromkeys(df[series].astype(str)))

@@ -32,15 +32,28 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "h"]
 LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 1)), "-", "--"]
 
 
+#: the paper style's order of the palette: the first four far apart in lightness (CIE L* 0, 46, 71, 90), so that
+#: they differ in greyscale too (series are double-encoded by marker, line style or hatch as well)
+_GREY_SPREAD = ["#000000", "#0072B2", "#E69F00", "#F0E442", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#999999"]
+
+
 def palette(n: int) -> list[str]:
-    """``n`` colours (cycled beyond nine).
+    """``n`` colours (cycled beyond nine); in the paper style the first ones are the farthest apart
+    in greyscale (black, blue, orange, yellow).
 
     >>> palette(3)
     ['#000000', '#0072B2', '#D55E00']
     >>> palette(10)[9] == palette(1)[0]
     True
+    >>> from culturelab.plots.layout import rendering
+    >>> with rendering("paper"):
+    ...     palette(3)
+    ['#000000', '#0072B2', '#E69F00']
     """
-    return [_PALETTE[i % len(_PALETTE)] for i in range(n)]
+    from culturelab.plots.layout import current
+
+    colours = _GREY_SPREAD if current().paper else _PALETTE
+    return [colours[i % len(colours)] for i in range(n)]
 
 
 def _cjk_family() -> str | None:
@@ -56,29 +69,27 @@ def _cjk_family() -> str | None:
 
 
 def apply_style() -> dict[str, Any]:
-    """Set the project's matplotlib style (idempotent) and return the rcParams it set.
+    """Set the project's matplotlib style for the rendering in force (idempotent; the paper style's
+    sizes inside :func:`culturelab.plots.layout.rendering` ``("paper")``) and return the rcParams it set.
 
     >>> params = apply_style()
     >>> plt.rcParams["font.size"] == params["font.size"] == 9, params["savefig.bbox"]
     (True, 'tight')
     """
+    from culturelab.plots.layout import current
+
     families = ["DejaVu Sans"]
     cjk = _cjk_family()
     if cjk:
         families.append(cjk)
     params = {
         "font.family": families,
-        "font.size": 9,
-        "axes.titlesize": 10,
-        "axes.labelsize": 9,
-        "legend.fontsize": 8,
-        "xtick.labelsize": 8,
-        "ytick.labelsize": 8,
+        **current().rc,
         "axes.spines.top": False,
         "axes.spines.right": False,
         "axes.grid": True,
         "grid.alpha": 0.3,
-        "axes.prop_cycle": matplotlib.cycler(color=_PALETTE),
+        "axes.prop_cycle": matplotlib.cycler(color=palette(len(_PALETTE))),
         "figure.dpi": 100,
         "savefig.bbox": "tight",
         "pdf.fonttype": 42,  # embed TrueType: editable text in Illustrator/Inkscape
@@ -147,13 +158,15 @@ def place_margins(fig: Any) -> None:
         y -= (note.get_text().count("\n") + 1) * note.get_fontsize() * 1.3 / 72
 
 
-def save(fig: Any, path: str | Path, *, dpi: int = 200, audit_to: str | Path | None = None) -> list[Path]:
+def save(fig: Any, path: str | Path, *, dpi: int = 200, audit_to: str | Path | None = None,
+         metadata: dict[str, Any] | None = None) -> list[Path]:
     """Write ``fig`` next to ``path`` (suffix ignored): ``.pdf`` + ``.png`` for matplotlib,
     ``.html`` (self-contained, opens offline) for plotly. Returns the written files.
 
     A matplotlib figure with a panel in which nothing is plotted raises :class:`EmptyFigureError`
     (naming the figure and the panel) and writes nothing. ``audit_to``: a JSON file for the
-    figure's audit record (:func:`culturelab.plots.audit.record`).
+    figure's audit record (:func:`culturelab.plots.audit.record`). ``metadata``: the PDF's document
+    information (``Title``, ``Subject``, ``Keywords``, ``Creator``); the PNG gets its title and subject.
 
     >>> import tempfile
     >>> fig, ax = plt.subplots(figsize=(1, 1)); _ = ax.plot([1, 2])
@@ -184,9 +197,12 @@ def save(fig: Any, path: str | Path, *, dpi: int = 200, audit_to: str | Path | N
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps({"figure": base.name, **audit.record(fig)}, indent=1, ensure_ascii=False,
                                      default=float), encoding="utf-8")
+    info = {k: v for k, v in (metadata or {}).items() if v}
+    png = {"Title": info.get("Title", ""), "Description": info.get("Subject", ""), "Software": info.get("Creator", "")}
     written = []
     for suffix in (".pdf", ".png"):
         out = base.with_suffix(suffix)
-        fig.savefig(out, dpi=dpi, metadata={"CreationDate": None} if suffix == ".pdf" else None)
+        fig.savefig(out, dpi=dpi, metadata={**info, "CreationDate": None} if suffix == ".pdf"
+                    else {k: v for k, v in png.items() if v})
         written.append(out)
     return written

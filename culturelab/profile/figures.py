@@ -18,6 +18,7 @@ import pandas as pd
 
 from culturelab.plots import MIN_N, claim, fade, footnote, note_small_n, palette, radar, stamp_title, too_few
 from culturelab.plots.honest import SMALL_N
+from culturelab.plots.recipe import drawing
 
 #: how the profile scores: multiple-choice tasks by option log-likelihood, the rest by generation
 METHOD = "MCQs by option log-likelihood, open tasks by greedy generation"
@@ -68,6 +69,7 @@ def _bar_panel(ax: plt.Axes, table: pd.DataFrame, tasks: list[str], models: list
     ax.tick_params(axis="x", labelsize=7)
 
 
+@drawing
 def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -> plt.Figure:
     """One panel per benchmark (dealt to ``n_columns`` columns), one horizontal bar per task and
     model, with its 95 % CI, a chance tick (dotted) and n; bars on fewer than ``min_n`` items are
@@ -116,6 +118,7 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -
     return fig
 
 
+@drawing
 def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title: str | None = None) -> plt.Figure:
     """Accuracy per value of ``column`` (``culture`` or ``category``) pooled over the binary tasks,
     one polygon per model, with 95 % CI band, n per spoke and the mean chance level. Spokes on

@@ -21,11 +21,11 @@ from culturelab.profile.adapters import TIDY, collect
 
 
 def open_run(namespace: dict[str, Any]) -> Any:
-    """``start_run("profile", namespace)`` with figures under ``<figures>/profile``."""
+    """``start_run("profile", namespace)`` with figures under ``<the run's figures>/profile``."""
     from culturelab.runner import start_run
 
     run = start_run("profile", namespace)
-    run.figures_dir = config.figures_dir() / "profile"
+    run.figures_dir = config.figures_dir(run.name) / "profile"
     return run
 
 

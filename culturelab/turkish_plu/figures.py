@@ -16,6 +16,7 @@ import pandas as pd
 
 from culturelab.plots import apply_style, claim, grouped_bars, heatmap, palette, place_legend, radar
 from culturelab.plots.curves import valid_answer_curves
+from culturelab.plots.recipe import drawing
 from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
 from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
 
@@ -23,6 +24,7 @@ from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
 CHANCE_LABEL = "chance: 1/options (the paper's Random row)"
 
 
+@drawing
 def category_radar(profile: pd.DataFrame) -> plt.Figure:
     """Radar of :func:`culturelab.turkish_plu.corpus.category_profile` (each feature scaled to its
     maximum over categories; spokes = categories)."""
@@ -33,6 +35,7 @@ def category_radar(profile: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@drawing
 def steps_histogram(corpus: pd.DataFrame) -> plt.Figure:
     """Steps per method, ordered vs unordered methods (the paper's orderliness classifier)."""
     import seaborn as sns
@@ -84,6 +87,7 @@ def legend_above(fig: plt.Figure, ax: plt.Axes, title: str, ncols: int = 4) -> N
     heading.set(y=(top + tall + gap) / height, va="bottom")
 
 
+@drawing
 def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[str], *,
                     model: str | None = None) -> plt.Figure:
     """One panel per task: our methods' accuracy (%, 95 % CI, n under each bar, bars on fewer than 10
@@ -116,6 +120,7 @@ def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[s
     return fig
 
 
+@drawing
 def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep"), *, model: str | None = None
                     ) -> plt.Figure:
     """Per-category accuracy (%, 95 % CI, n under each bar, bars on fewer than 10 items faded) of each
@@ -141,6 +146,7 @@ def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep"), *, 
     return fig
 
 
+@drawing
 def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "method", *,
                    hue_order: Sequence[str] | None = None) -> plt.Figure:
     """ρ, τ, LD and adjacent-pair accuracy against the number of steps from the valid answers
@@ -164,6 +170,7 @@ def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "metho
     return fig
 
 
+@drawing
 def recall_bars(table: pd.DataFrame, pool_size: int) -> plt.Figure:
     """R@1/10/30 (%) of each retriever (``system``), ours with 95 % CIs, n under each bar; the
     chance level of each R@n on the full pool (100 · n / ``pool_size``) as a dotted tick."""
@@ -183,6 +190,7 @@ def recall_bars(table: pd.DataFrame, pool_size: int) -> plt.Figure:
     return fig
 
 
+@drawing
 def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
     """Mean ROUGE (×100, 95 % CI, n per bar when ``table`` has it) of each system, one panel per
     tokenizer variant, shared y axis; ROUGE has no chance level."""
@@ -201,6 +209,7 @@ def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
     return fig
 
 
+@drawing
 def heatmap_panels(matrices: dict[str, pd.DataFrame], *, fmt: str = ".2f", vmax: float | None = 1.0,
                    cbar_label: str = "share of items", chance: float | None = None, title: str = "",
                    model: str | None = None) -> plt.Figure:

@@ -14,6 +14,7 @@ from matplotlib.patches import Rectangle
 
 from culturelab import plots
 from culturelab.plots import audit
+from culturelab.plots.recipe import RecipeError
 from culturelab.plots.honest import SMALL_N_COLOUR
 
 MODEL = "bundled:gemma3-270m"
@@ -251,11 +252,14 @@ def test_run_savefig_stamps_the_title_and_writes_the_audit_record(notebook_run):
     record = json.loads((run.out_dir / "figures" / "fig5.json").read_text())
     assert record["claims"]["models"] == [MODEL] and record["claims"]["data_source"] == "sample"
     assert audit.problems(record["facts"], record["claims"]) == []
-    reported = plt.figure()
-    reported.add_subplot().plot([1, 2])
+    reported = plots.grouped_bars(table.assign(m="the paper"), "step", "rho", "m", title="ρ (paper)")
     run.savefig(reported, "paper", data_source="reported")
     record = json.loads((run.out_dir / "figures" / "paper.json").read_text())
     assert record["claims"]["kind"] == "reported" and not reported.get_suptitle()
+    by_hand = plt.figure()
+    by_hand.add_subplot().plot([1, 2])
+    with pytest.raises(RecipeError, match="by_hand: drawn by hand"):  # it could not be drawn again from data
+        run.savefig(by_hand, "by_hand", data_source="reported")
 
 
 def test_turkish_plu_table6_names_the_model_it_was_given():

@@ -1,0 +1,183 @@
+"""Two renderings of one figure: ``notebook`` (the look the notebooks show inline, sized for a screen,
+with its provenance printed under it) and ``paper`` (sized for a 3.3-in column or a 6.9-in text width
+at final size, every text at least 6 pt, axis labels and titles at least 7 pt, the provenance in a
+caption file instead of the image).
+
+A drawing asks for its size through :func:`figsize` and for its panels through :func:`panel_grid`;
+both answer for the rendering in force (:func:`rendering`), so one drawing serves both: in the paper
+style the panels wrap into rows rather than widen the figure.
+
+>>> with rendering("paper", "column"):
+...     current().inches, figsize(8.0, 3.0)
+(3.3, (3.3, 1.95))
+>>> figsize(8.0, 3.0)
+(8.0, 3.0)
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import matplotlib.pyplot as plt
+
+#: the renderings of a figure
+STYLES = ("notebook", "paper")
+#: final widths of a paper figure, in inches (a two-column paper's column and text widths)
+WIDTHS = {"column": 3.3, "text": 6.9}
+#: the smallest text of a paper figure at its final size, and of its titles and axis labels (points)
+MIN_TEXT_PT = 6.0
+MIN_LABEL_PT = 7.0
+#: a paper panel narrower than this (inches) cannot hold its tick labels: panels wrap into rows instead
+MIN_PANEL_INCHES = 1.55
+#: how far a paper figure's height may shrink with its width (a share of the height asked for)
+MIN_HEIGHT_SHARE = 0.65
+
+#: the notebook look (the project's style since the start)
+NOTEBOOK_RC: dict[str, Any] = {
+    "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "xtick.labelsize": 8,
+    "ytick.labelsize": 8, "figure.titlesize": 10, "legend.title_fontsize": 8, "lines.linewidth": 1.5,
+    "lines.markersize": 6.0, "axes.linewidth": 0.8, "savefig.pad_inches": 0.1,
+}
+#: the paper look: sizes at final size (no text under :data:`MIN_TEXT_PT`), thinner lines
+PAPER_RC: dict[str, Any] = {
+    "font.size": 7, "axes.titlesize": 7.5, "axes.labelsize": 7, "legend.fontsize": 6.5, "xtick.labelsize": 6.5,
+    "ytick.labelsize": 6.5, "figure.titlesize": 8, "legend.title_fontsize": 7, "lines.linewidth": 1.0,
+    "lines.markersize": 4.0, "axes.linewidth": 0.6, "xtick.major.width": 0.6, "ytick.major.width": 0.6,
+    "xtick.major.size": 2.5, "ytick.major.size": 2.5, "savefig.pad_inches": 0.02, "legend.handlelength": 1.6,
+    "legend.columnspacing": 1.0, "legend.borderaxespad": 0.3,
+}
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """A style (``notebook`` or ``paper``) and, for ``paper``, a width (``column`` or ``text``).
+
+    >>> Rendering("paper", "text").inches, Rendering().inches
+    (6.9, None)
+    """
+
+    style: str = "notebook"
+    width: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.style not in STYLES:
+            raise ValueError(f"style must be one of {STYLES}, not {self.style!r}")
+        if self.width is not None and self.width not in WIDTHS:
+            raise ValueError(f"width must be one of {tuple(WIDTHS)}, not {self.width!r}")
+
+    @property
+    def paper(self) -> bool:
+        return self.style == "paper"
+
+    @property
+    def inches(self) -> float | None:
+        """The final width in inches (``None``: the notebook style, sized by each drawing)."""
+        return WIDTHS[self.width or "text"] if self.paper else None
+
+    @property
+    def rc(self) -> dict[str, Any]:
+        return PAPER_RC if self.paper else NOTEBOOK_RC
+
+
+_NOTEBOOK = Rendering()
+_CURRENT: contextvars.ContextVar[Rendering | None] = contextvars.ContextVar("culturelab_rendering", default=None)
+
+
+def current() -> Rendering:
+    """The rendering in force (the notebook style outside :func:`rendering`).
+
+    >>> current().style
+    'notebook'
+    """
+    return _CURRENT.get() or _NOTEBOOK
+
+
+@contextmanager
+def rendering(style: str = "notebook", width: str | None = None) -> Iterator[Rendering]:
+    """Within the block, drawings draw for ``style`` at ``width`` (rcParams restored after).
+
+    >>> with rendering("paper", "column") as r:
+    ...     plt.rcParams["font.size"], r.inches
+    (7.0, 3.3)
+    """
+    chosen = Rendering(style, width if style == "paper" else None)
+    token = _CURRENT.set(chosen)
+    try:
+        with plt.rc_context(chosen.rc):
+            yield chosen
+    finally:
+        _CURRENT.reset(token)
+
+
+def small_text(notebook: float = 5.5) -> float:
+    """The size of the smallest texts a drawing writes (n labels, cell notes): ``notebook`` points on
+    a screen, never under :data:`MIN_TEXT_PT` in the paper style.
+
+    >>> small_text(), small_text(5.0)
+    (5.5, 5.0)
+    >>> with rendering("paper"):
+    ...     small_text()
+    6.0
+    """
+    return max(notebook, MIN_TEXT_PT) if current().paper else notebook
+
+
+def figsize(width: float, height: float) -> tuple[float, float]:
+    """The size of a one-panel figure a drawing would make ``width`` × ``height`` inches on a
+    screen: as asked in the notebook style; in the paper style at most the final width, its height
+    shrunk with it (to no less than :data:`MIN_HEIGHT_SHARE` of the height asked for).
+
+    >>> with rendering("paper", "text"):
+    ...     figsize(4.0, 3.0), figsize(12.0, 3.0)
+    ((4.0, 3.0), (6.9, 1.95))
+    """
+    target = current().inches
+    if target is None or width <= target:
+        return (width, height)
+    return (target, round(height * max(target / width, MIN_HEIGHT_SHARE), 3))
+
+
+def panel_grid(n: int, *, panel: tuple[float, float] = (3.0, 2.6), columns: int | None = None,
+               min_panel: float = MIN_PANEL_INCHES, extra_width: float = 0.0, **subplots: Any) -> tuple[plt.Figure, list[Any]]:
+    """A figure of ``n`` panels, each ``panel`` inches on a screen, and the panels in reading order.
+    Notebook style: one row (or ``columns`` per row). Paper style: as many columns as fit the final
+    width at ``min_panel`` inches each (at most ``columns``), the rest wrapped into further rows; the
+    panels share the width, their height shrinks with it. ``extra_width``: inches beside the panels
+    (a legend, a colour bar). ``subplots`` go to :func:`matplotlib.pyplot.subplots` (``sharey``,
+    ``subplot_kw`` …); unused cells of the last row are removed.
+
+    >>> fig, axes = panel_grid(5)
+    >>> len(axes), [float(v) for v in fig.get_size_inches()]
+    (5, [15.0, 2.6])
+    >>> plt.close(fig)
+    >>> with rendering("paper", "text"):
+    ...     fig, axes = panel_grid(5)
+    >>> len(axes), [round(float(v), 2) for v in fig.get_size_inches()], len({round(a.get_position().y0, 2) for a in axes})
+    (5, [6.9, 3.38], 2)
+    >>> plt.close(fig)
+    """
+    if n < 1:
+        raise ValueError("panel_grid needs at least one panel")
+    target = current().inches
+    width, height = panel
+    if target is None:
+        cols = min(n, columns or n)
+        rows = math.ceil(n / cols)
+        size = (width * cols + extra_width, height * rows)
+    else:
+        fit = max(1, int((target - extra_width) // min_panel))
+        cols = max(1, min(n, columns or n, fit))
+        rows = math.ceil(n / cols)
+        each = min(width, (target - extra_width) / cols)
+        shrunk = height * max(each / width, MIN_HEIGHT_SHARE)
+        size = (min(target, each * cols + extra_width), round(shrunk * rows, 3))
+    fig, grid = plt.subplots(rows, cols, figsize=size, squeeze=False, **subplots)
+    axes = list(grid.flat)
+    for extra in axes[n:]:
+        extra.remove()
+    return fig, axes[:n]
