@@ -1,5 +1,7 @@
-"""Every notebook executes end to end under papermill_params/smoke.yaml (one test each), and every
-figure it saves passes the figure audit (:mod:`culturelab.plots.audit`, one test each).
+"""Every notebook executes end to end under papermill_params/smoke.yaml (one test each), every
+figure it saves passes the figure audit (:mod:`culturelab.plots.audit`, one test each), and every
+figure it saved as data draws again in the paper style and passes the paper audit too (a figure
+refused as a result for its small n is drawn anyway, to check its layout).
 
 The notebooks run once, as ``culturelab run papermill_params/smoke.yaml`` does (one batch, a kernel
 per core, aggregates after their papers' notebooks); each test then checks its own notebook's row,
@@ -38,7 +40,7 @@ def test_notebook_runs_under_smoke_params(notebook, smoke_run):
     info = json.loads((config.runs_dir() / run_name / notebook / "run_info.json").read_text())
     assert info["versions"]["culturelab"]
     assert info["results"], f"{notebook} wrote no results table"
-    assert info["figures"], f"{notebook} wrote no figure"
+    assert info["figures"] or info.get("refused_figures"), f"{notebook} saved no figure"
 
 
 @pytest.mark.notebooks
@@ -56,7 +58,27 @@ def test_every_figure_passes_the_audit(notebook, smoke_run):
     for name in names:
         record = json.loads((folder / "figures" / f"{name}.json").read_text())
         found[name] = audit.problems(record["facts"], record["claims"])
-    assert names and not any(found.values()), {name: p for name, p in found.items() if p}
+    assert (names or info.get("refused_figures")) and not any(found.values()), {n: p for n, p in found.items() if p}
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("notebook", all_notebooks())
+def test_every_figure_draws_again_in_the_paper_style(notebook, smoke_run, tmp_path):
+    """``culturelab figures RUN --style paper`` on this notebook's saved figures: each draws from its
+    data alone, at most 7 in wide, no text under 6 pt, a caption file beside it, no audit problem."""
+    from culturelab.plots.render import render_run
+
+    run_name, summary = smoke_run
+    if summary.loc[notebook, "status"] != "ok":
+        pytest.skip(f"{notebook} did not run: {summary.loc[notebook, 'status']}")
+    rendered = render_run(config.runs_dir() / run_name / notebook, style="paper", out=tmp_path, force=True)
+    assert rendered, f"{notebook}: no figure saved as data"
+    for one in rendered:
+        pdf = next(p for p in one.paths if p.suffix == ".pdf")
+        facts = audit.pdf_facts(pdf)
+        assert facts["width_in"] <= 7.0 and min(facts["font_sizes"]) >= 6.0, (one.name, facts)
+        assert pdf.with_suffix(".caption.md").is_file()
+    assert not any(one.problems for one in rendered), {one.name: one.problems for one in rendered if one.problems}
 
 
 @pytest.mark.notebooks

@@ -937,16 +937,17 @@ def ticks_over_data(fig: plt.Figure, renderer: Any) -> list[str]:
     ['axes 0']
     >>> plt.close(fig)
     """
-    out = []
-    for i, ax in enumerate(fig.axes):
-        if ax.name != "polar" or not _is_panel(ax):
-            continue
-        for label in visible_ticklabels(ax, "y"):
-            box = label.get_window_extent(renderer)
-            if _finite(box) and _data_hit(box, ax, renderer):
-                out.append(_panel_name(ax, i))
-                break
-    return out
+    return [_panel_name(ax, i) for i, ax in enumerate(fig.axes)
+            if ax.name == "polar" and _is_panel(ax) and ticklabels_hit_data(ax, renderer)]
+
+
+def ticklabels_hit_data(ax: plt.Axes, renderer: Any) -> bool:
+    """Whether a y (radial) tick label of ``ax`` sits on one of its plotted lines or points."""
+    for label in visible_ticklabels(ax, "y"):
+        box = label.get_window_extent(renderer)
+        if _finite(box) and _data_hit(box, ax, renderer):
+            return True
+    return False
 
 
 def banner_over_reported(fig: plt.Figure) -> bool:

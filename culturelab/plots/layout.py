@@ -181,3 +181,35 @@ def panel_grid(n: int, *, panel: tuple[float, float] = (3.0, 2.6), columns: int 
     for extra in axes[n:]:
         extra.remove()
     return fig, axes[:n]
+
+
+def shared_legend(fig: plt.Figure, axes: list[Any], **kwargs: Any) -> Any:
+    """One legend for every panel, centred above them: each label once (the first panel's handle),
+    the panels' own legends removed, as many columns as fit the figure's width. Call it last, after
+    the panels are laid out (``kwargs`` go to :meth:`matplotlib.figure.Figure.legend`).
+
+    >>> fig, axes = panel_grid(2)
+    >>> for ax in axes: _ = ax.plot([1, 2], label="ours"); _ = ax.axhline(1.5, label="chance")
+    >>> [t.get_text() for t in shared_legend(fig, axes).get_texts()]
+    ['ours', 'chance']
+    >>> plt.close(fig)
+    """
+    from culturelab.plots.audit import renderer_of
+
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        found, labels = ax.get_legend_handles_labels()
+        handles.update((label, handle) for handle, label in zip(found, labels) if label not in handles)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
+    kwargs.setdefault("frameon", False)
+    width = fig.get_figwidth() * fig.dpi
+    for ncols in range(len(handles), 0, -1):
+        legend = fig.legend(list(handles.values()), list(handles), loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                            ncols=ncols, **kwargs)
+        if ncols == 1 or legend.get_window_extent(renderer_of(fig)).width <= width:
+            return legend
+        legend.remove()
+    return legend

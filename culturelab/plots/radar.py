@@ -24,6 +24,21 @@ from culturelab.plots.recipe import drawing
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
 
+def _place_ring_labels(ax: plt.Axes, angles: np.ndarray) -> str:
+    """Put the radial (ring) tick labels of a radar between two spokes where they cover no line or
+    point; where every gap is covered, leave them out and return the ring values for the legend."""
+    from culturelab.plots.audit import renderer_of, ticklabels_hit_data
+
+    half = 180.0 / max(len(angles), 1)
+    for angle in angles:
+        ax.set_rlabel_position(float(np.degrees(angle)) + half)
+        if not ticklabels_hit_data(ax, renderer_of(ax.figure)):
+            return ""
+    values = [t for t in ax.get_yticks() if 0 < t <= ax.get_ylim()[1] + 1e-9]
+    ax.set_yticklabels([])
+    return ", ".join(f"{v:g}" for v in values)
+
+
 def chance_ring(ax: plt.Axes, chance: float, *, label: str | None = None, colour: str = "#555555") -> plt.Line2D:
     """A dashed ring (grey unless ``colour``) at radius ``chance`` on a polar ``ax``: the score of
     random answers (1/options for MCQ accuracy, 0 for a rank correlation such as Kendall τ).
@@ -139,8 +154,10 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     ax.spines["polar"].set_alpha(0.4)
     if title:
         ax.set_title(title, pad=30)
-    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False,
-                       title=f"radius: {rlabel}" if rlabel else None)  # the metric, clear of the rings
+    rings = _place_ring_labels(ax, angles)
+    heading = f"radius: {rlabel}" if rlabel else ("radius" if rings else None)
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False,  # the metric, clear of the rings
+                       title=f"{heading}\n(rings {rings})" if rings else heading)
     if rlabel:
         legend.get_title().set_fontsize(7)
     return fig

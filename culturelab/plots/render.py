@@ -274,6 +274,8 @@ def finish_paper(fig: plt.Figure) -> list[str]:
     engine = fig.get_layout_engine()
     if engine is not None:
         engine.execute(fig)
+    elif not fig.legends:  # a figure legend sits where its drawing put it, relative to the panels
+        fig.tight_layout()
     if target is not None:
         _fit_width(fig, target)
     return taken

@@ -14,8 +14,8 @@ from matplotlib.patches import Rectangle
 
 from culturelab import plots
 from culturelab.plots import audit
-from culturelab.plots.recipe import RecipeError
 from culturelab.plots.honest import SMALL_N_COLOUR
+from culturelab.plots.recipe import RecipeError
 
 MODEL = "bundled:gemma3-270m"
 
