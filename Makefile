@@ -1,5 +1,7 @@
 # culturelab — two commands for a fresh machine:
-#   make reproduce   create the environment if missing, execute every notebook (default.yaml)
+#   make reproduce   create the environment if missing, execute every notebook (default.yaml), then draw
+#                    figures/ in the paper style from the run's saved figure data
+#   make figures     only the last step: figures/ again from runs/default (no model loaded)
 #   make test        unit tests + every notebook under papermill_params/smoke.yaml
 VENV    ?= .venv
 PYTHON  ?= python3
@@ -10,7 +12,7 @@ export CULTURELAB_DATA
 # bundled models and data need no hub; offline mode makes a stray hub call fail at once
 OFFLINE := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
 
-.PHONY: env reproduce test unit notebooks lint bench clean-runs
+.PHONY: env reproduce figures test unit notebooks lint bench clean-runs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +30,9 @@ env: $(VENV)/.installed
 
 reproduce: env
 	$(OFFLINE) $(VENV)/bin/culturelab reproduce
+
+figures: env
+	$(OFFLINE) $(VENV)/bin/culturelab figures runs/default --style paper --out figures --clean
 
 # two pytest-xdist workers, a test module per worker: the smoke batch in one, the other tests beside it (tests/conftest.py)
 TEST_WORKERS ?= 2

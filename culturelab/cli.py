@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="paper style: every figure at a 3.3-in column or a 6.9-in text width (default: each "
                          "figure's own)")
     fg.add_argument("--out", default=None, help="where the figures go (default: RUN_DIR/figures-<style>)")
+    fg.add_argument("--clean", action="store_true", help="remove earlier renderings (PDF, PNG, captions) there first")
     sub.add_parser("list", help="list the notebooks")
     from culturelab.profile.cli import add_parsers, dispatch
 
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(all_notebooks()))
         return 0
     if args.command == "figures":
-        return _figures(args.run_dir, style=args.style, width=args.width, out=args.out)
+        return _figures(args.run_dir, style=args.style, width=args.width, out=args.out, replace=args.clean)
     if args.command == "reproduce":
         root = config.project_root()
         args.params = args.params or str(root / "papermill_params" / "default.yaml")

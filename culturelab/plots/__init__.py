@@ -27,12 +27,12 @@ from culturelab.plots.honest import (
     note_small_n,
     too_few,
 )
-from culturelab.plots.layout import figsize, panel_grid, rendering, small_text
+from culturelab.plots.layout import figsize, panel_grid, rendering, shared_legend, small_text
 from culturelab.plots.radar import chance_ring, radar
 from culturelab.plots.recipe import drawing
 from culturelab.plots.style import MARKERS, EmptyFigureError, apply_style, palette, save, stamp_title
 
 __all__ = ["MARKERS", "MIN_N", "EmptyFigureError", "apply_style", "caption", "chance_ring", "ci_text", "claim", "drawing",
            "fade", "figsize", "footnote", "grouped_bars", "heatmap", "mark_chance", "mark_reported", "metric_curve",
-           "note_small_n", "palette", "panel_grid", "place_legend", "radar", "rendering", "save", "size_vs_score",
-           "small_text", "stamp_title", "too_few"]
+           "note_small_n", "palette", "panel_grid", "place_legend", "radar", "rendering", "save", "shared_legend",
+           "size_vs_score", "small_text", "stamp_title", "too_few"]

@@ -85,7 +85,7 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
                  err_high: str | None = None, ax: plt.Axes | None = None, title: str | None = None,
                  ylabel: str | None = None, rotate: int = 0, n: str | None = None, chance: float | None = None,
                  min_n: int = MIN_N, legend: bool = True, ylim: tuple[float, float] | None = None,
-                 reported: Sequence[str] = ()) -> plt.Figure:
+                 reported: Sequence[str] = (), valid: str | None = None) -> plt.Figure:
     """Bars of ``y`` per ``x``, one bar per ``hue`` level (hatched for greyscale), optional CI whiskers.
 
     For model scores: ``n`` names the column of item counts (written at the foot of each bar, on a
@@ -93,12 +93,16 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
     colour) and ``chance`` draws the chance level. ``reported``: ``hue`` levels that are the paper's
     numbers (no n of ours: :func:`culturelab.plots.mark_reported`). ``ylim`` is set before the legend
     goes where it covers no bar (:func:`place_legend`; ``legend=False``: none); x labels that would
-    collide are slanted.
+    collide are slanted. ``valid`` names a column with the share of valid answers behind each bar
+    (free generation): it is written beside the bar's n.
 
     >>> t = pd.DataFrame({"country": ["TR", "IR"], "lang": ["en", "en"], "acc": [0.6, 0.4], "n": [40, 3]})
     >>> ax = grouped_bars(t, "country", "acc", "lang", n="n", chance=0.25).axes[0]
     >>> [round(p.get_facecolor()[3], 2) for p in ax.patches], ax.texts[1].get_text()
     ([0.85, 0.3], 'n=3')
+    >>> ax = grouped_bars(t.assign(ok=[0.9, 0.5]), "country", "acc", "lang", n="n", valid="ok").axes[0]
+    >>> ax.texts[0].get_text()
+    'n=40 · 90 % valid'
     >>> plt.close("all")
 
     >>> t = pd.DataFrame({"country": ["TR", "TR", "IR", "IR"], "lang": ["en", "native"] * 2,
@@ -127,6 +131,7 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
             yerr = np.vstack([vals - lo, hi - vals])
         xpos = base + (i - (len(hues) - 1) / 2) * width
         counts = np.array([part[n].get(v, np.nan) for v in xs], dtype=float) if n else None
+        shares = np.array([part[valid].get(v, np.nan) for v in xs], dtype=float) if valid else np.full(len(xs), np.nan)
         small = too_few(counts, min_n) if n else np.zeros(len(xs), bool)
         bars = ax.bar(xpos, vals, width, color=colour, alpha=0.85,
                       hatch=_HATCHES[i % len(_HATCHES)], edgecolor="white", linewidth=0.5, label=h, yerr=yerr,
@@ -137,9 +142,10 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
         if h in reported:
             mark_reported(bars)
         if n:
-            for xp, count in zip(xpos, counts):
+            for xp, count, share in zip(xpos, counts, shares):
                 if not np.isnan(count):
-                    ax.annotate(f"n={int(count)}", (xp, 0), xytext=(0, 2), textcoords="offset points",
+                    text = f"n={int(count)}" + ("" if np.isnan(share) else f" · {share:.0%} valid".replace("%", " %"))
+                    ax.annotate(text, (xp, 0), xytext=(0, 2), textcoords="offset points",
                                 ha="center", va="bottom", fontsize=small_text(), rotation=90, color="#222222", zorder=4,
                                 bbox={"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none",
                                       "alpha": 0.9})

@@ -37,6 +37,7 @@ import importlib.metadata as md
 import json
 import os
 import re
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,17 +272,73 @@ def finish_paper(fig: plt.Figure) -> list[str]:
         floor = MIN_LABEL_PT if role in ("title", "label") else MIN_TEXT_PT
         if text.get_fontsize() < floor:
             text.set_fontsize(floor)
-    engine = fig.get_layout_engine()
-    if engine is not None:
-        engine.execute(fig)
-    elif not fig.legends:  # a figure legend sits where its drawing put it, relative to the panels
-        fig.tight_layout()
+    _legends_above(fig)
+    _relayout(fig)
+    _wrap_titles(fig)
+    _relayout(fig)
     if target is not None:
         _fit_width(fig, target)
+    from culturelab.plots.bars import fit_ticklabels
+
+    for ax in fig.axes:  # narrower panels: slant colliding category labels further
+        if ax.name != "polar" and ax.get_visible():
+            fit_ticklabels(ax)
     return taken
 
 
-def _fit_width(fig: plt.Figure, target: float, tries: int = 4) -> None:
+def _relayout(fig: plt.Figure) -> None:
+    """Lay the panels out again after a change of size (a figure legend stays where its drawing put it)."""
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+    elif not fig.legends:
+        fig.tight_layout()
+
+
+def _legends_above(fig: plt.Figure) -> None:
+    """Panel legends placed outside their panels (right of them, on a screen) become one legend above
+    the panels: beside a panel they would take the width a paper figure does not have."""
+    from culturelab.plots.layout import shared_legend
+
+    renderer = audit.renderer_of(fig)
+    outside = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        box, frame = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+        if box.x1 > frame.x1 + 2 or box.x0 < frame.x0 - 2:
+            outside.append(ax)
+    if outside and not fig.legends:
+        title = outside[0].get_legend().get_title().get_text()
+        shared_legend(fig, outside, **({"title": title} if title else {}))
+
+
+def _wrap_titles(fig: plt.Figure) -> None:
+    """Break titles wider than what they title (the figure, a panel) into lines."""
+    renderer = audit.renderer_of(fig)
+    width = fig.get_figwidth() * fig.dpi
+    titles = [(t, width) for t in [getattr(fig, "_suptitle", None)] if t is not None]
+    for ax in fig.axes:
+        frame = ax.get_window_extent(renderer)
+        titles += [(t, max(frame.width, width / 3) if ax.name != "polar" else width) for t in
+                   (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)) if t is not None]
+        if ax.name != "polar":  # axis labels no longer than their axis
+            titles += [(ax.xaxis.label, max(frame.width, width / 3)), (ax.yaxis.label, frame.height * 1.15)]
+    for text, room in titles:
+        if not text.get_text() or not text.get_visible():
+            continue
+        extent = text.get_window_extent(renderer)
+        shown = extent.height if abs(float(text.get_rotation()) % 180 - 90) < 1 else extent.width
+        if shown <= room:
+            continue
+        longest = max(text.get_text().split("\n"), key=len)
+        chars = max(12, int(len(longest) * room / shown * 0.95))
+        text.set_text("\n".join(textwrap.fill(line, chars, break_on_hyphens=False) for line in
+                                 text.get_text().split("\n")))
+
+
+def _fit_width(fig: plt.Figure, target: float, tries: int = 8) -> None:
     """Narrow ``fig`` until what ``savefig`` writes (its tight box: texts beyond the axes included)
     is no wider than ``target`` inches."""
     for _ in range(tries):
@@ -290,9 +347,7 @@ def _fit_width(fig: plt.Figure, target: float, tries: int = 4) -> None:
             return
         width, height = fig.get_size_inches()
         fig.set_size_inches(max(width - (box.width - target) - 0.01, 1.0), height)
-        engine = fig.get_layout_engine()
-        if engine is not None:
-            engine.execute(fig)
+        _relayout(fig)
 
 
 def render_figure(spec_path: str | Path, *, style: str = "paper", width: str | None = None,

@@ -1,6 +1,6 @@
 """The README's figures: each exists, each gallery caption names its data (sample or released) and its model
 visibly (not in an HTML comment), and figures/ holds only what a run of the paper notebooks writes there
-(figures/<paper>/<name>.pdf|png; copies of other runs live with those runs' results)."""
+(figures/<paper>/<name>.pdf|png and its <name>.caption.md; copies of other runs live with those runs' results)."""
 
 from __future__ import annotations
 
@@ -30,5 +30,5 @@ def test_gallery_captions_name_the_data_and_the_model():
 def test_figures_hold_only_paper_figures():
     stray = [p.relative_to(ROOT).as_posix() for p in (ROOT / "figures").rglob("*") if p.is_file()
              and (len(p.relative_to(ROOT / "figures").parts) != 2 or p.parent.name not in PAPERS
-                  or p.suffix not in {".pdf", ".png", ".html"})]
+                  or not p.name.endswith((".pdf", ".png", ".html", ".caption.md")))]
     assert stray == []
