@@ -26,8 +26,8 @@ Every figure declares its ``kind``: ``score`` (a model's scores: ours, perhaps b
 >>> for p in problems(inspect(fig), claims_of(fig)): print(p)
 chance 0.25 is declared but no line, ring or colour-bar mark is drawn at it
 axes 0: 2 marks of ours but 0 n labels (n = items per bar, point or cell)
-model bundled:gemma3-270m is named in no title or legend
-scoring method 'log-likelihood' is named in no title or legend
+model bundled:gemma3-270m is named in no title, legend or axis
+scoring method 'log-likelihood' is named in no title, legend or axis
 >>> plt.close(fig)
 """
 
@@ -635,6 +635,7 @@ def _facts(fig: plt.Figure) -> dict[str, Any]:
     titles = [t.get_text() for ax in fig.axes if _is_panel(ax) for t in _axes_titles(ax) if t.get_text()]
     every_text = [t["text"] for t in texts]
     return {"titles": [t["text"] for t in texts if t["role"] == "title"], "legend_texts": legend_texts,
+            "axis_texts": [t["text"] for t in texts if t["role"] in ("label", "tick", "colorbar")],
             "legend_without_data": legend_without_data(fig),
             "duplicate_titles": sorted({t for t in titles if titles.count(t) > 1}),
             "coincident_lines": coincident_lines(fig, renderer), "share_axes": share_axes_beyond_one(fig),
@@ -694,7 +695,8 @@ def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> li
         out.append('sample data without "sample data" in its title (a footer is not enough)')
     if c.kind != "score":
         return out
-    visible = titles + [t.lower() for t in facts["legend_texts"]]
+    named = titles + [t.lower() for t in [*facts["legend_texts"], *facts.get("axis_texts", [])]]
+    visible = [" ".join(t.split()) for t in named]  # a title broken into lines still names it
     if not c.chance and not c.no_chance:
         out.append("declares neither a chance level nor why it has none (claim chance=... or no_chance=...)")
     for level in c.chance:
@@ -710,12 +712,12 @@ def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> li
                        "(n = items per bar, point or cell)")
     for model in c.models or []:
         if not any(model.lower() in t or short_name(model).lower() in t for t in visible):
-            out.append(f"model {model} is named in no title or legend")
+            out.append(f"model {model} is named in no title, legend or axis")
     if not c.methods:
         out.append("declares no scoring method (claim method=...)")
     for method in c.methods:
         if not any(method.lower() in t for t in visible):
-            out.append(f"scoring method {method!r} is named in no title or legend")
+            out.append(f"scoring method {method!r} is named in no title, legend or axis")
     return out
 
 
