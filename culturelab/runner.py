@@ -165,7 +165,7 @@ class Run:
 
         self.out_dir = config.runs_dir() / self.name / self.notebook
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        paper = self.notebook.split("/")[0] if "/" in self.notebook else "quickstart"
+        paper = self.notebook.split("/")[0] if "/" in self.notebook else self.notebook.removeprefix("00_")
         self.paper = paper
         self.figures_dir = config.figures_dir(self.name) / paper
         self._models: dict[str, Any] = {}

@@ -16,17 +16,14 @@ from typing import Any
 
 import pandas as pd
 
-from culturelab import config
 from culturelab.profile.adapters import TIDY, collect
 
 
 def open_run(namespace: dict[str, Any]) -> Any:
-    """``start_run("profile", namespace)`` with figures under ``<the run's figures>/profile``."""
+    """``start_run("profile", namespace)`` (figures under ``<the run's figures>/profile``)."""
     from culturelab.runner import start_run
 
-    run = start_run("profile", namespace)
-    run.figures_dir = config.figures_dir(run.name) / "profile"
-    return run
+    return start_run("profile", namespace)
 
 
 def load_results(results: str, *, run_dir: Path, model: str) -> pd.DataFrame:
