@@ -776,7 +776,7 @@ def _same_colour(a: Any, b: Any) -> bool:
 
 def _drawn(fig: plt.Figure) -> dict[str, list[Any]]:
     """The data artists of every panel, by kind (lines with data, scatter collections, bar and other patches)."""
-    drawn: dict[str, list[Any]] = {"lines": [], "scatter": [], "patches": []}
+    drawn: dict[str, list[Any]] = {"lines": [], "scatter": [], "patches": [], "segments": []}
     for ax in fig.axes:
         if not ax.get_visible():
             continue
@@ -791,6 +791,8 @@ def _drawn(fig: plt.Figure) -> dict[str, list[Any]]:
                              if p.get_visible() and np.isfinite(p.get_height())]
         drawn["patches"] += [p for p in ax.patches if p.get_visible()]
         drawn["patches"] += [c for c in ax.collections if isinstance(c, (PolyCollection, QuadMesh)) and c.get_visible()]
+        drawn["segments"] += [c for c in ax.collections if isinstance(c, LineCollection) and c.get_visible()
+                              and len(c.get_segments())]
     return drawn
 
 
@@ -832,8 +834,10 @@ def _proxy_matches(handle: Any, drawn: dict[str, list[Any]]) -> bool:
             points = [c for c in drawn["scatter"] if _marker_of(c) == marker
                       and _hollow(c.get_facecolor()[0] if len(c.get_facecolor()) else "none") == hollow]
             return bool(lines or points)
-        return any(_same_colour(ln.get_color(), handle.get_color()) and ln.get_linestyle() == handle.get_linestyle()
-                   for ln in drawn["lines"])
+        return (any(_same_colour(ln.get_color(), handle.get_color()) and ln.get_linestyle() == handle.get_linestyle()
+                    for ln in drawn["lines"])
+                or any(_same_colour(colour, handle.get_color()) for coll in drawn["segments"]
+                       for colour in coll.get_colors()))
     if isinstance(handle, Patch):
         hatch = handle.get_hatch()
         for patch in drawn["patches"]:

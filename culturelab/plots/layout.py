@@ -105,10 +105,13 @@ def rendering(style: str = "notebook", width: str | None = None) -> Iterator[Ren
     ...     plt.rcParams["font.size"], r.inches
     (7.0, 3.3)
     """
+    from culturelab.plots.style import apply_style
+
     chosen = Rendering(style, width if style == "paper" else None)
     token = _CURRENT.set(chosen)
     try:
-        with plt.rc_context(chosen.rc):
+        with plt.rc_context():
+            apply_style()  # the whole project style, at this rendering's sizes
             yield chosen
     finally:
         _CURRENT.reset(token)
@@ -183,6 +186,10 @@ def panel_grid(n: int, *, panel: tuple[float, float] = (3.0, 2.6), columns: int 
     return fig, axes[:n]
 
 
+#: gid of the legend :func:`shared_legend` puts above a figure's panels (outside the box a layout arranges)
+SHARED_LEGEND = "culturelab:shared-legend"
+
+
 def shared_legend(fig: plt.Figure, axes: list[Any], **kwargs: Any) -> Any:
     """One legend for every panel, centred above them: each label once (the first panel's handle),
     the panels' own legends removed, as many columns as fit the figure's width. Call it last, after
@@ -209,6 +216,7 @@ def shared_legend(fig: plt.Figure, axes: list[Any], **kwargs: Any) -> Any:
     for ncols in range(len(handles), 0, -1):
         legend = fig.legend(list(handles.values()), list(handles), loc="lower center", bbox_to_anchor=(0.5, 1.0),
                             ncols=ncols, **kwargs)
+        legend.set_gid(SHARED_LEGEND)
         if ncols == 1 or legend.get_window_extent(renderer_of(fig)).width <= width:
             return legend
         legend.remove()

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -19,7 +20,7 @@ from matplotlib.ticker import MaxNLocator
 
 from culturelab.plots.audit import claim
 from culturelab.plots.honest import MIN_N, SMALL_N, footnote, note_small_n, too_few
-from culturelab.plots.layout import figsize
+from culturelab.plots.layout import current, figsize
 from culturelab.plots.recipe import drawing
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
@@ -135,10 +136,11 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
     claim(fig, chance=levels, no_chance=chance_note if any(name not in levels for name in names) else None)
     if chance_note and any(name not in levels for name in names):
         footnote(fig, f"no chance ring: {chance_note}")
-    labels = cats
+    wrap = 16 if current().paper else 40  # long category names break into lines (a paper's radar is small)
+    labels = [textwrap.fill(c, wrap, break_on_hyphens=False) for c in cats]
     if n:
         least = df.groupby(df[category].astype(str))[n].min()
-        labels = [f"{c}\nn={int(least[c])}" if c in least else c for c in cats]
+        labels = [f"{label}\nn={int(least[c])}" if c in least else label for label, c in zip(labels, cats)]
     ax.set_xticks(angles)
     ax.set_xticklabels(labels, fontsize=7.5)
     for label, angle in zip(ax.get_xticklabels(), angles):  # anchor labels away from the circle

@@ -287,11 +287,14 @@ def finish_paper(fig: plt.Figure) -> list[str]:
 
 
 def _relayout(fig: plt.Figure) -> None:
-    """Lay the panels out again after a change of size (a figure legend stays where its drawing put it)."""
+    """Lay the panels out again after a change of size (a figure legend of the drawing's own stays
+    where it was put, and so do the panels; a shared legend sits above the panels' box)."""
+    from culturelab.plots.layout import SHARED_LEGEND
+
     engine = fig.get_layout_engine()
     if engine is not None:
         engine.execute(fig)
-    elif not fig.legends:
+    elif all(legend.get_gid() == SHARED_LEGEND for legend in fig.legends):
         fig.tight_layout()
 
 
@@ -346,7 +349,9 @@ def _fit_width(fig: plt.Figure, target: float, tries: int = 8) -> None:
         if box.width <= target + 0.01:
             return
         width, height = fig.get_size_inches()
-        fig.set_size_inches(max(width - (box.width - target) - 0.01, 1.0), height)
+        fig.set_size_inches(max(width - (box.width - target) - 0.01, 0.5 * target), height)
+        _relayout(fig)
+        _wrap_titles(fig)
         _relayout(fig)
 
 

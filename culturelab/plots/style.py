@@ -202,7 +202,7 @@ def save(fig: Any, path: str | Path, *, dpi: int = 200, audit_to: str | Path | N
     written = []
     for suffix in (".pdf", ".png"):
         out = base.with_suffix(suffix)
-        fig.savefig(out, dpi=dpi, metadata={**info, "CreationDate": None} if suffix == ".pdf"
+        fig.savefig(out, dpi=dpi, bbox_inches="tight", metadata={**info, "CreationDate": None} if suffix == ".pdf"
                     else {k: v for k, v in png.items() if v})
         written.append(out)
     return written

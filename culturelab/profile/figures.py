@@ -18,6 +18,7 @@ import pandas as pd
 
 from culturelab.plots import MIN_N, claim, fade, footnote, note_small_n, palette, radar, stamp_title, too_few
 from culturelab.plots.honest import SMALL_N
+from culturelab.plots.layout import current
 from culturelab.plots.recipe import drawing
 
 #: how the profile scores: multiple-choice tasks by option log-likelihood, the rest by generation
@@ -86,11 +87,13 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -
     models = list(dict.fromkeys(table["model"]))
     colours = dict(zip(models, palette(max(len(models), 2))[1:] if len(models) == 1 else palette(len(models))))
     tasks = {b: list(dict.fromkeys(part["task"])) for b, part in table.groupby("benchmark", sort=False)}
-    columns = _columns({b: len(t) for b, t in tasks.items()}, min(n_columns, len(tasks)))
+    target = current().inches  # a paper: as many columns of 3.3 in as the width holds
+    fits = n_columns if target is None else max(1, int(target // 3.3))
+    columns = _columns({b: len(t) for b, t in tasks.items()}, min(n_columns, fits, len(tasks)))
     rows = max(sum(len(tasks[b]) + 1 for b in column) for column in columns)
-    row_in = 0.22 * max(len(models), 1) + 0.08
+    row_in = (0.22 if target is None else 0.16) * max(len(models), 1) + 0.08
     height = row_in * rows + 1.2
-    fig = plt.figure(figsize=(5.2 * len(columns), height))
+    fig = plt.figure(figsize=(5.2 * len(columns) if target is None else target, height))
     grid = fig.add_gridspec(rows, len(columns), hspace=0.0, wspace=0.55, top=1 - 0.35 / height,
                             bottom=0.75 / height)
     for j, column in enumerate(columns):
