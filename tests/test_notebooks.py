@@ -71,7 +71,8 @@ def test_every_figure_draws_again_in_the_paper_style(notebook, smoke_run, tmp_pa
     run_name, summary = smoke_run
     if summary.loc[notebook, "status"] != "ok":
         pytest.skip(f"{notebook} did not run: {summary.loc[notebook, 'status']}")
-    rendered = render_run(config.runs_dir() / run_name / notebook, style="paper", out=tmp_path, force=True)
+    rendered = render_run(config.runs_dir() / run_name / notebook, style="paper", out=tmp_path, force=True,
+                          formats=(".pdf",))
     assert rendered, f"{notebook}: no figure saved as data"
     for one in rendered:
         pdf = next(p for p in one.paths if p.suffix == ".pdf")

@@ -356,10 +356,11 @@ def _fit_width(fig: plt.Figure, target: float, tries: int = 8) -> None:
 
 
 def render_figure(spec_path: str | Path, *, style: str = "paper", width: str | None = None,
-                  out: str | Path, force: bool = False) -> Rendered | None:
+                  out: str | Path, force: bool = False, formats: tuple[str, ...] = (".pdf", ".png")) -> Rendered | None:
     """Draw the figure of ``spec_path`` (written by :func:`save_figure`) again from its saved data in
     ``style`` (``paper``: at ``width``, default the figure's own) into ``out/<paper>/``; ``None`` for a
-    figure refused as a result (drawn anyway with ``force``: to audit its layout)."""
+    figure refused as a result (drawn anyway with ``force``: to audit its layout). ``formats``: the
+    image files to write."""
     spec_path = Path(spec_path)
     spec = json.loads(spec_path.read_text(encoding="utf-8"))
     if spec.get("version") != SPEC_VERSION:
@@ -386,7 +387,7 @@ def render_figure(spec_path: str | Path, *, style: str = "paper", width: str | N
             if style == "paper":
                 problems += audit.paper_problems(fig, current(), spec)
             title = _title(fig).replace(SAMPLE_STAMP[style], "").strip()
-            paths = save(fig, base, metadata=_metadata(spec, title))
+            paths = save(fig, base, metadata=_metadata(spec, title), formats=formats)
             if style == "paper":
                 caption_path = base.with_suffix(".caption.md")
                 caption_path.write_text(caption_markdown(spec, facts, title), encoding="utf-8")
@@ -433,7 +434,8 @@ def clear_renderings(folder: str | Path) -> None:
 
 
 def render_run(run_dir: str | Path, *, style: str = "paper", width: str | None = None, out: str | Path | None = None,
-               force: bool = False, names: Iterable[str] | None = None) -> list[Rendered]:
+               force: bool = False, names: Iterable[str] | None = None,
+               formats: tuple[str, ...] = (".pdf", ".png")) -> list[Rendered]:
     """Render every figure a run saved (:func:`figure_specs`) again, in ``style``, into ``out``
     (default ``RUN_DIR/figures-<style>``); refused figures are skipped unless ``force``. ``names``:
     only these figures."""
@@ -444,7 +446,7 @@ def render_run(run_dir: str | Path, *, style: str = "paper", width: str | None =
     for spec_path in figure_specs(run_dir):
         if wanted is not None and spec_path.stem not in wanted:
             continue
-        rendered = render_figure(spec_path, style=style, width=width, out=out, force=force)
+        rendered = render_figure(spec_path, style=style, width=width, out=out, force=force, formats=formats)
         if rendered is not None:
             done.append(rendered)
     return done

@@ -159,7 +159,7 @@ def place_margins(fig: Any) -> None:
 
 
 def save(fig: Any, path: str | Path, *, dpi: int = 200, audit_to: str | Path | None = None,
-         metadata: dict[str, Any] | None = None) -> list[Path]:
+         metadata: dict[str, Any] | None = None, formats: tuple[str, ...] = (".pdf", ".png")) -> list[Path]:
     """Write ``fig`` next to ``path`` (suffix ignored): ``.pdf`` + ``.png`` for matplotlib,
     ``.html`` (self-contained, opens offline) for plotly. Returns the written files.
 
@@ -167,6 +167,7 @@ def save(fig: Any, path: str | Path, *, dpi: int = 200, audit_to: str | Path | N
     (naming the figure and the panel) and writes nothing. ``audit_to``: a JSON file for the
     figure's audit record (:func:`culturelab.plots.audit.record`). ``metadata``: the PDF's document
     information (``Title``, ``Subject``, ``Keywords``, ``Creator``); the PNG gets its title and subject.
+    ``formats``: the files to write (a check of the layout needs the PDF only).
 
     >>> import tempfile
     >>> fig, ax = plt.subplots(figsize=(1, 1)); _ = ax.plot([1, 2])
@@ -200,7 +201,7 @@ def save(fig: Any, path: str | Path, *, dpi: int = 200, audit_to: str | Path | N
     info = {k: v for k, v in (metadata or {}).items() if v}
     png = {"Title": info.get("Title", ""), "Description": info.get("Subject", ""), "Software": info.get("Creator", "")}
     written = []
-    for suffix in (".pdf", ".png"):
+    for suffix in formats:
         out = base.with_suffix(suffix)
         fig.savefig(out, dpi=dpi, bbox_inches="tight", metadata={**info, "CreationDate": None} if suffix == ".pdf"
                     else {k: v for k, v in png.items() if v})
