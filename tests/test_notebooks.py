@@ -79,7 +79,8 @@ def test_every_figure_draws_again_in_the_paper_style(notebook, smoke_run, tmp_pa
         facts = audit.pdf_facts(pdf)
         assert facts["width_in"] <= 7.0 and min(facts["font_sizes"]) >= 6.0, (one.name, facts)
         assert pdf.with_suffix(".caption.md").is_file()
-    assert not any(one.problems for one in rendered), {one.name: one.problems for one in rendered if one.problems}
+    found = {one.name: one.layout_problems() for one in rendered}
+    assert not any(found.values()), {name: problems for name, problems in found.items() if problems}
 
 
 @pytest.mark.notebooks

@@ -63,6 +63,8 @@ MAX_GREY_SHARE = 0.5
 MAX_BANDS = 3
 #: two texts overlap when they intersect by more than this many pixels (at the figure's dpi)
 OVERLAP_TOLERANCE = 1.0
+#: problems of what a figure's data shows (too little of it), not of how it is drawn
+SIGNAL_PROBLEMS = ("one point alone", "every bar of ours is 0")
 _N_LABEL = re.compile(r"\bn\s*=\s*\d")
 _NO_MARKER = (None, "None", "none", "", " ")
 

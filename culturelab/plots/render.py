@@ -76,6 +76,12 @@ class Rendered:
     name: str
     paths: list[Path]
     problems: list[str]
+    refused: bool = False
+
+    def layout_problems(self) -> list[str]:
+        """Its problems, less those of a figure refused as a result for what its data shows
+        (:data:`culturelab.plots.audit.SIGNAL_PROBLEMS`): drawn anyway, only its layout is judged."""
+        return [p for p in self.problems if not (self.refused and any(s in p for s in audit.SIGNAL_PROBLEMS))]
 
 
 def _version() -> str:
@@ -394,7 +400,7 @@ def render_figure(spec_path: str | Path, *, style: str = "paper", width: str | N
                 paths.append(caption_path)
         finally:
             plt.close(fig)
-    return Rendered(spec["figure"], paths, problems)
+    return Rendered(spec["figure"], paths, problems, refused=bool(spec.get("refused")))
 
 
 def _claim_arguments(stored: Mapping[str, Any]) -> dict[str, Any]:
