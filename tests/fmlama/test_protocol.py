@@ -257,3 +257,26 @@ def test_decoder_rows_name_the_subset_of_settings_the_chat_format_and_the_varian
     assert "FastChat's conversation template" in ours.protocol and "best-performing" in ours.protocol
     api = released_run("fmlama/04_decoder_llms", model="openai:gpt-3.5-turbo").deviations()
     assert "conversation template" not in api.protocol and "best-performing" in api.protocol
+
+
+# ------------------------------------------------------------------ captions and the dataset statistics (issue 30, item 5)
+def test_a_caption_over_several_settings_names_each_ones_pool(released_run):
+    run = released_run("fmlama/03_code_switching")
+    pools = {"EN_en": "20 of 421", "ZH_en": "20 of 368"}
+    caption = paper.row_deviations(run, "bundled:gemma3-270m", pool=paper.pool_of(pools)).caption()
+    assert "20 of 421 (EN_en), 20 of 368 (ZH_en) candidates" in caption
+    assert paper.row_deviations(run, "bundled:gemma3-270m", pool=paper.pool_of({"EN_en": 0, "ZH_en": 0})).comparable \
+        is False  # the causal model, not the pool
+    assert "candidates" not in paper.row_deviations(run, MBC, pool=paper.pool_of({"EN_en": 0, "ZH_en": 0})).protocol
+
+
+def test_the_whole_crawl_statistics_get_no_delta_the_subsets_do(released_run):
+    from culturelab import reported
+
+    run = released_run("fmlama/01_dataset")
+    crawl = run.deviations("statistics", crawl="Dishes.csv")
+    assert not crawl.comparable and "differs from the data §3 counts" in crawl.data
+    stats = reported.load("fmlama", "dataset")
+    table = reported.compare(stats, stats.assign(value=stats["value"] + 1), on=["quantity"], deviations=crawl)
+    assert table["delta"].isna().all() and run.deviations().comparable
+    assert "crawl" not in str(check_notebook("fmlama/01_dataset", _defaults("fmlama/01_dataset")).lines())
