@@ -100,3 +100,25 @@ def multilingual_wide(subsets: dict[str, pd.DataFrame]) -> pd.DataFrame:
         base[f"dish_{la}"] = view["dish"].to_numpy()
         base[f"ingredients_{la}"] = view["ingredients"].to_numpy()
     return base
+
+
+def where_above(scores: pd.DataFrame, better: str, than: str, *, models: Sequence[str] | None = None,
+                groups: Sequence[str] | None = None) -> pd.DataFrame:
+    """The (model, context, group) cells of a released score table where setting ``better`` scores
+    above setting ``than`` (mAP), with both scores — what a sentence "EN_zh beats EN_en for …" reads.
+
+    >>> s = pd.DataFrame({"setting": ["EN_en", "EN_zh"] * 2, "context": False, "metric": "mAP", "group": "Japan",
+    ...                   "model": ["mB-c", "mB-c", "mB-u", "mB-u"], "mean": [5.0, 7.0, 6.0, 4.0]})
+    >>> where_above(s, "EN_zh", "EN_en").to_dict("records")
+    [{'model': 'mB-c', 'context': False, 'group': 'Japan', 'EN_en': 5.0, 'EN_zh': 7.0}]
+    """
+    part = scores[(scores["metric"] == "mAP") & scores["setting"].isin([better, than])]
+    if models is not None:
+        part = part[part["model"].isin(models)]
+    if groups is not None:
+        part = part[part["group"].isin(groups)]
+    wide = part.pivot_table(index=["model", "context", "group"], columns="setting", values="mean", sort=False)
+    wide = wide.dropna(subset=[better, than])
+    out = wide[wide[better] > wide[than]][[than, better]].reset_index()
+    out.columns.name = None
+    return out

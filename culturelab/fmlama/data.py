@@ -69,7 +69,8 @@ PROMPTS = ("WC", "QA")
 INSTRUCTIONS = ("full", "one")
 CONTINENTS = ("Europe", "Asia", "North America", "South America", "Oceania", "Africa")
 
-#: SHA-256 of the release files (computed from the paper-era copy); files we have no copy of: None
+#: SHA-256 of every release file the loaders read (the git blobs at 66d4e11); a file without a pin would be
+#: downloaded unverified, and :func:`culturelab.fmlama.protocol.locate` says so
 CHECKSUMS: dict[str, str | None] = {
     "data/Dish_Count.json": "8a83497a05c7381d77b805ec5be793f5b3ce48e9b1e211db8066d8cd18964e8f",
     "data/Dishes.csv": "ebb67ac903758730356b19008ce689e61f337552575cfe2b29be817038210a39",
@@ -86,30 +87,57 @@ CHECKSUMS: dict[str, str | None] = {
     "data/data_lang/ko/ko_dishes.jsonl": "0e164c35d8f885d6d1b49e03a55f72d69036cbeffb4b307a857d600ea3e3d20a",
     "data/data_lang/ru/ru_dishes.jsonl": "5bf5f27c36979c1a5570da2f703a87691ee15896c9f72c3fda5248887c26deff",
     "data/data_lang/zh/zh_dishes.jsonl": "4706343f3540f2e3466b7619299e5aa96b41d0b30edfdd7b84ff7eae51ab9d10",
-    "results/results_chatGPT/WC/en_en/full/hasParts_1/en_en_dishes_results.jsonl":
-        "6736d840650caa28e54c3a8e5a3bd7de5a5e5b8fb5e9713cae3557b64b2942bd",
-    "results/results_chatGPT/WC/en_en/full/country_1/en_en_dishes_results.jsonl":
-        "f7e481f5148d378a62f6c91f53274c66fbec98557ed6880bf51bf74bcd968957",
-    "results/results_chatGPT/WC/en_en/one/hasParts_1/en_en_dishes_results.jsonl":
-        "4156ec7032a24750f8898ecf95de4c0268c74097ecb6b327367c602adf01da49",
-    "results/results_chatGPT/WC/en_en/one/country_1/en_en_dishes_results.jsonl":
-        "50221414a52a5ba59c352ee52b786d108b40c2793602489f6cbc33693f2a26d3",
-    "results/results_chatGPT/WC/zh_zh/full/hasParts_1/zh_zh_dishes_results.jsonl":
-        "80084569291e98ec23f9985c61df939e196e6eb8c73b56830d42160206809d52",
-    "results/results_chatGPT/WC/zh_zh/full/country_1/zh_zh_dishes_results.jsonl":
-        "5b8a5e5c68336d4a14b54e9fcaddb59a8e9e81f62c165e9eda4b808152c1f1e1",
-    "results/results_chatGPT/WC/zh_zh/one/hasParts_1/zh_zh_dishes_results.jsonl":
-        "f4eabbe4dead294dd4f33eda9b9c456ae280670294135b4ccf059c79ca4db9e4",
-    "results/results_chatGPT/WC/zh_zh/one/country_1/zh_zh_dishes_results.jsonl":
-        "36be5020dd0f7fe8cf27c1c500b3a39c8f1d319a082b01057521d00add03e030",
-    "results/results_chatGPT/QA/en_en/one/hasParts_1/en_en_dishes_results.jsonl":
-        "a57560c17c767b99e4a96c7762ddd47013108262fad638d4fa26a7381d43a2ad",
-    "results/results_chatGPT/QA/en_en/one/country_1/en_en_dishes_results.jsonl":
-        "9f02364af4ed0035369f0d2f7b34394db035b58f0a042c2db30ff017a65140a1",
-    "results/results_chatGPT/QA/zh_zh/one/hasParts_1/zh_zh_dishes_results.jsonl":
-        "a0255115794bad09e9037fb0d8d7d07882c097d0b0fef0e6a64ec3b53c924f7a",
-    "results/results_chatGPT/QA/zh_zh/one/country_1/zh_zh_dishes_results.jsonl":
-        "4a49af76f0b7a9069e1463cbf51a3bb68432539fb65cb7d5bfeaf2861e864d80",
+    # every answer file of the release (WC and QA prompts, all four settings): SHA-256 of the blobs at 66d4e11
+    **{f"results/results_chatGPT/{p}/{s}/{i}/{v}/{s}_dishes_results.jsonl": h for (p, s, i, v), h in {
+        ("WC", "en_en", "full", "hasParts_1"):
+            "6736d840650caa28e54c3a8e5a3bd7de5a5e5b8fb5e9713cae3557b64b2942bd",
+        ("WC", "en_en", "full", "country_1"):
+            "f7e481f5148d378a62f6c91f53274c66fbec98557ed6880bf51bf74bcd968957",
+        ("WC", "en_en", "one", "hasParts_1"):
+            "4156ec7032a24750f8898ecf95de4c0268c74097ecb6b327367c602adf01da49",
+        ("WC", "en_en", "one", "country_1"):
+            "50221414a52a5ba59c352ee52b786d108b40c2793602489f6cbc33693f2a26d3",
+        ("WC", "en_zh", "full", "hasParts_1"):
+            "aeea557b4bc66c37527e5c104906a50d1f34d08c92a40689e7a5b35b800fe08b",
+        ("WC", "en_zh", "full", "country_1"):
+            "bea9a90944e41edebcc562032d706bbb9d1e8b431c0785317455061e26419259",
+        ("WC", "en_zh", "one", "hasParts_1"):
+            "c5f45fc7d34572334343f94ccb1c07d01d4874cb4fa55a562a9148ceaf7b47fd",
+        ("WC", "en_zh", "one", "country_1"):
+            "cada89b837322652683b38738207a0f33dccd523bf5a0f52600f3b43517b4df7",
+        ("WC", "zh_zh", "full", "hasParts_1"):
+            "80084569291e98ec23f9985c61df939e196e6eb8c73b56830d42160206809d52",
+        ("WC", "zh_zh", "full", "country_1"):
+            "5b8a5e5c68336d4a14b54e9fcaddb59a8e9e81f62c165e9eda4b808152c1f1e1",
+        ("WC", "zh_zh", "one", "hasParts_1"):
+            "f4eabbe4dead294dd4f33eda9b9c456ae280670294135b4ccf059c79ca4db9e4",
+        ("WC", "zh_zh", "one", "country_1"):
+            "36be5020dd0f7fe8cf27c1c500b3a39c8f1d319a082b01057521d00add03e030",
+        ("WC", "zh_en", "full", "hasParts_1"):
+            "0ffaa5e83667d23606ebf07c8f2264e2884f1434b58749f7877a7ecd8b81891c",
+        ("WC", "zh_en", "full", "country_1"):
+            "9b4ac1f8336cce3aa305042d472e95658bfbda6b0d54100b973d1c3d7846cbcf",
+        ("WC", "zh_en", "one", "hasParts_1"):
+            "731ba14a7f75f9916e3f97356f9f6027d82f4a6380f724e7bc2f8416d7d2a980",
+        ("WC", "zh_en", "one", "country_1"):
+            "dccc95e6160738db75319c90051ee10e46a7af1954dcb673d45e6dc798433e7c",
+        ("QA", "en_en", "one", "hasParts_1"):
+            "a57560c17c767b99e4a96c7762ddd47013108262fad638d4fa26a7381d43a2ad",
+        ("QA", "en_en", "one", "country_1"):
+            "9f02364af4ed0035369f0d2f7b34394db035b58f0a042c2db30ff017a65140a1",
+        ("QA", "en_zh", "one", "hasParts_1"):
+            "0584c8c78302a6b5dac8363386116c92a878df1e1f27ced854bd9f579a9329b9",
+        ("QA", "en_zh", "one", "country_1"):
+            "b70c02fc484841a249b43562c42fa6fc911429e52438c4d873c2dd0118f9c226",
+        ("QA", "zh_zh", "one", "hasParts_1"):
+            "a0255115794bad09e9037fb0d8d7d07882c097d0b0fef0e6a64ec3b53c924f7a",
+        ("QA", "zh_zh", "one", "country_1"):
+            "4a49af76f0b7a9069e1463cbf51a3bb68432539fb65cb7d5bfeaf2861e864d80",
+        ("QA", "zh_en", "one", "hasParts_1"):
+            "234627b017567b0b38adf799f004818ab5c5f6018eed5d3e7103ee05d79622e6",
+        ("QA", "zh_en", "one", "country_1"):
+            "b95d8011de50b9b3bdc1ff0f6d72410b93c246312cabe0874f44bc0f952b67c2",
+    }.items()},
     "results/results_chatGPT/chatGPT/WC_full_withC_chatGPT_table.xlsx":
         "87272193479c097f2321c7ad017a948a1664d8f46ff3eda55d14bb486a1a8102",
     "results/results_chatGPT/chatGPT/WC_full_without_chatGPT_table.xlsx":
@@ -197,8 +225,8 @@ def local_root(data_dir: str | os.PathLike | None = "") -> Path | None:
 def release_file(relpath: str, *, data_dir: str | os.PathLike | None = "", data_source: str = "auto") -> Path:
     """Path of one release file (``relpath`` as in the repository, e.g. ``data/Dishes.csv``).
 
-    ``data_source``: ``auto`` (local copy, else a verified download), ``local``, ``download`` or
-    ``sample`` (our sample; raises when the sample has no such file).
+    ``data_source``: ``auto`` (the local copy, each file it lacks downloaded and verified),
+    ``local``, ``download`` or ``sample`` (our sample; raises when the sample has no such file).
 
     >>> release_file("data/Dishes.csv", data_source="sample").name
     'Dishes.csv'
@@ -220,6 +248,16 @@ def release_file(relpath: str, *, data_dir: str | os.PathLike | None = "", data_
                                 f"fmlama/{relpath}")
     remote = Remote(RAW_URL + relpath, CHECKSUMS.get(relpath))
     return download(remote, str(Path(SUBDIR) / Path(relpath).parent))
+
+
+def downloaded(relpath: str) -> Path | None:
+    """The copy of one release file an earlier run downloaded (:func:`release_file`), ``None`` when there is none.
+
+    >>> downloaded("data/no-such-file.csv") is None
+    True
+    """
+    path = config.cache_dir() / "downloads" / SUBDIR / relpath
+    return path if path.is_file() else None
 
 
 # --------------------------------------------------------------------------- parsing helpers
@@ -518,6 +556,24 @@ def generations_relpath(setting: str, *, prompt: str = "WC", instruction: str = 
            f"{s}_dishes_results.jsonl"
 
 
+def score_table_relpath(setting: str, metric: str = "mAP", *, context: bool = False) -> str:
+    """Release path of a code-switching score table (Tables 11, 12).
+
+    >>> score_table_relpath("ZH_en", context=True)
+    'results/results_code/results_table/zh_en_mAP_withC.xlsx'
+    """
+    return f"results/results_code/results_table/{setting.lower()}_{metric}_{'withC' if context else 'without'}.xlsx"
+
+
+def chatgpt_table_relpath(instruction: str = "full", *, context: bool = False) -> str:
+    """Release path of the authors' aggregated gpt-3.5-turbo table of one prompt variant.
+
+    >>> chatgpt_table_relpath("one")
+    'results/results_chatGPT/chatGPT/WC_one_without_chatGPT_table.xlsx'
+    """
+    return f"results/results_chatGPT/chatGPT/WC_{instruction}_{'withC' if context else 'without'}_chatGPT_table.xlsx"
+
+
 def read_generations(path: str | os.PathLike) -> pd.DataFrame:
     """A generations file in the release's format (JSON lines with ``url, origin, origin_name,
     lang, sub_label, obj_label, answer``) as ``url, origin, group, origin_name, lang, dish,
@@ -575,8 +631,8 @@ def load_score_table(setting: str, metric: str = "mAP", *, context: bool = False
     """
     if setting not in SETTINGS or metric not in {"mAP", "mWS"}:
         raise ValueError(f"setting must be one of {SETTINGS} and metric 'mAP' or 'mWS'")
-    relpath = f"results/results_code/results_table/{setting.lower()}_{metric}_{'withC' if context else 'without'}.xlsx"
-    path = release_file(relpath, data_dir=data_dir, data_source=data_source)
+    path = release_file(score_table_relpath(setting, metric, context=context), data_dir=data_dir,
+                        data_source=data_source)
     wide = pd.read_excel(path)
     first = wide.columns[0]
     rows = []
@@ -606,8 +662,7 @@ def load_chatgpt_table(*, instruction: str = "full", context: bool = False,
     """
     if instruction not in INSTRUCTIONS:
         raise ValueError(f"instruction must be one of {INSTRUCTIONS}")
-    relpath = f"results/results_chatGPT/chatGPT/WC_{instruction}_{'withC' if context else 'without'}_chatGPT_table.xlsx"
-    path = release_file(relpath, data_dir=data_dir, data_source=data_source)
+    path = release_file(chatgpt_table_relpath(instruction, context=context), data_dir=data_dir, data_source=data_source)
     wide = pd.read_excel(path)
     first = wide.columns[0]
     long = wide.melt(id_vars=[first], var_name="setting", value_name="value").rename(columns={first: "group"})
@@ -620,8 +675,9 @@ def load_chatgpt_table(*, instruction: str = "full", context: bool = False,
 @dataclass(frozen=True)
 class Release:
     """The FMLAMA release as one run reads it: a resolved ``data_source`` (``local``,
-    ``download`` or ``sample``) and the data directory (``""`` = ``$CULTURELAB_DATA``), with the
-    loaders of this module bound to them. :func:`culturelab.fmlama.setup.open` makes it.
+    ``download``, ``sample``, or ``auto``: a local copy whose missing files are downloaded) and the
+    data directory (``""`` = ``$CULTURELAB_DATA``), with the loaders of this module bound to them.
+    :func:`culturelab.fmlama.setup.open` makes it.
 
     >>> sample = Release("sample")
     >>> sample.is_sample, len(sample.language("en")), len(sample.code_switching())
@@ -632,8 +688,8 @@ class Release:
     data_dir: str | os.PathLike | None = ""
 
     def __post_init__(self) -> None:
-        if self.data_source not in {"local", "download", "sample"}:
-            raise ValueError(f"a release is read from 'local', 'download' or 'sample', not {self.data_source!r}")
+        if self.data_source not in DATA_SOURCES:
+            raise ValueError(f"a release is read from one of {DATA_SOURCES}, not {self.data_source!r}")
 
     @property
     def is_sample(self) -> bool:

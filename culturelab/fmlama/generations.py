@@ -16,25 +16,32 @@ hand-labelled answers (``culturelab/parsing_gold/fmlama.csv``):
    counts when its first line is itself a list of short items ("rice, beans, pork", "糯米"). Reading
    stops at the first paragraph that gives ingredients (small models go on to repeat the prompt).
    Sentences that refuse ("Unfortunately, I don't have information…", "抱歉") are skipped; an answer
-   with nothing but refusals is a ``refusal``.
+   with nothing but refusals, or that says it does not know ("unknown", 未知), is a ``refusal``. A cue
+   negated in its clause ("does not have the ingredients of pork", 不是以…为主要) names no ingredient
+   of the dish: it is skipped, and an answer with nothing else is ``invalid``.
 3. **Items.** English splits on ``,`` ``;`` ``&`` ``/`` (and full-width ，；), "and", "or", "as well
    as", "such as", "like"; Chinese on 、，,;；和与及或以及 and white space. A parenthesised remark gives
    its items when it names ingredients ("meat (usually beef)" → meat, beef; "米饭（醋饭）" → 米饭, 醋饭;
    "tofu (豆腐)") and is dropped when it describes preparation or amount ("Beef (thinly sliced)",
    "(optional)", "(2 cups)", "（注：…）"). Hedges and qualifiers ("maybe", "usually", "typically", an
    article, "thinly sliced", "等") are trimmed; words that name no ingredient ("ingredients", "etc.",
-   "spices and herbs" stays) are dropped.
+   "spices and herbs" stays), a chat opener ("Sure!", "Certainly!") and a negated item ("not wheat")
+   are dropped.
 4. **Lenient** (``lenient=True``; off by default): a descriptive sentence without any ingredient cue
    ("Pho is a Vietnamese noodle soup.") is read after its copula ("is/are", "是") — a guess no grader
    would score as a named ingredient, reported as the lenient share.
-5. **Lemmatizing.** Every English word of gold and predicted ingredients goes through ``simplemma``
-   (potatoes → potato, Spam → spam); Chinese strings are compared as they are.
+5. **Matching.** Gold and predicted ingredients are case-folded, then every English word goes through
+   ``simplemma`` (potatoes → potato; folding first, as simplemma keeps the case of words it does not
+   know: Peanuts = peanuts); Chinese strings are compared as they are.
 6. **Accuracy** per dish = 1 if any predicted ingredient equals any gold ingredient; an answer with no
    scored ingredient counts as wrong and is reported as ``valid = False`` with its verdict.
 
-On the released gpt-3.5-turbo answers of the variant the paper reports this gives EN_en 51.97 (paper 47.64:
-its parser read fewer of the named ingredients) and ZH_zh 20.47 (paper 20.28); see
-``notebooks/fmlama/04_decoder_llms``.
+Beside it, :func:`paper_reading` (``reading="paper"``, what ``protocol: paper`` uses) is the simplest
+rule consistent with the paper's Appendix C: the slot after "ingredients of" (以…为主要), else the
+whole answer, split on commas and "and", lemmatized, matched as written. How far each reading lies
+from Table 13 on the released answers is measured in ``notebooks/fmlama/04_decoder_llms`` (and
+pinned in ``tests/fmlama/test_generations.py``); why the authors' numbers differ from ours is not
+known, as their parser is not released.
 
 >>> parse_answer("The food poutine has the ingredients of french fries, gravy and cheese curds.", "en").answer
 ['french fries', 'gravy', 'cheese curds']
@@ -47,7 +54,7 @@ its parser read fewer of the named ingredients) and ZH_zh 20.47 (paper 20.28); s
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import pandas as pd
@@ -65,6 +72,9 @@ from culturelab.parsing import (
 from culturelab.stats import proportion_ci
 
 LANGS = ("en", "zh")
+#: how an answer is read: ``strict`` our parser's contract (module docstring), ``paper`` the simplest reading
+#: consistent with the paper's Appendix C (:func:`paper_reading`), the one ``protocol: paper`` uses
+READINGS = ("strict", "paper")
 _EN_CUES = (
     re.compile(r"\bingredients?\b(?:\s+(?:of|in|for|used\s+in|needed\s+for)\b"
                r"(?:(?!\b(?:which|that|who|and\s+it)\b|,\s*and\b)[^;:\n]){0,60}?)?"
@@ -115,7 +125,17 @@ _COORDINATED = re.compile(r"\b[a-z]+ed\s+and\s+(?:[a-z]+-)?[a-z]+ed\s+(?=\w)", r
 _GENERIC = {"ingredient", "ingredients", "etc", "others", "more", "and more", "many more", "filling", "fillings",
             "topping", "toppings", "addition", "additions", "optional additions", "garnish", "garnishes", "flavors",
             "flavours",
-            "component", "components", "原料", "食材", "材料", "等", "其他", "其他填料", "配料", "馅料"}
+            "component", "components", "dish", "food", "原料", "食材", "材料", "等", "其他", "其他填料", "配料", "馅料"}
+#: discourse words that open a chat answer ("Sure! The food …"): never an ingredient
+_FILLER = {"sure", "certainly", "of course", "okay", "ok", "yes", "absolutely", "alright", "great", "well", "hello",
+           "hi", "hmm", "here", "note", "好的", "当然", "是的"}
+#: an answer that says it does not know ("unknown", 未知): a refusal, never an ingredient
+_UNKNOWN = re.compile(r"(?<![\w-])(?:unknown|not known|n/a|未知|不详|不知道)(?![\w-])", re.I)
+#: a negation in the clause of the cue ("does not have the ingredients of pork", 不是以…为主要); Chinese words
+#: only, as 不/无 alone open dish names (无锡排骨)
+_NEGATION = {"en": re.compile(r"\b(?:not|never|no|without|cannot|lacks?|lacking)\b|n't\b", re.I),
+             "zh": re.compile(r"不是|并非|并不|不含|不包[括含]|不需要|不用|没有")}
+_CLAUSE = re.compile(r".*[;；,，:：]|.*\b(?:but|however)\b", re.I | re.S)
 _STRIP = " \t\n.\"'`[]{}:!?…*“”‘’：。！？「」『』【】#_"
 _NOISE = re.compile(r"<[^>]*>|\[\s*(?:\.{3}|…|[A-Z]|(?:ingredients?|food|item)\s*\d*)?\s*\]|please fill (?:in )?the sentence[^.\n]*|请(?:用一个词)?填充这个句子", re.I)
 _MARKER = re.compile(r"^\s*(?:\d+\s*[.)、．:：]|[（(]\d+[)）]|[-*•·–—+]|[a-z][.)])\s*", re.I)
@@ -140,7 +160,10 @@ def _clean(item: str, lang: str) -> str:
         item = _HEDGE_ZH.sub("", re.sub(r"等.*$", "", item)).strip(_STRIP)
     item = _HEDGE.sub("", item).strip(_STRIP)
     prose = _PROSE[lang].search(item) or (lang == "zh" and _PROSE["en"].search(item))
-    return "" if item.casefold() in _GENERIC or _NOT_ITEM.match(item) or prose else item
+    word = item.casefold()
+    negated = lang == "en" and re.match(r"(?:no|not|never|without)\b", word)
+    return "" if word in _GENERIC or word in _FILLER or _UNKNOWN.fullmatch(word) or negated \
+        or _NOT_ITEM.match(item) or prose else item
 
 
 def _split(text: str, lang: str) -> list[str]:
@@ -185,13 +208,17 @@ def _list_items(lines: list[str], lang: str) -> tuple[list[str], int]:
 
 def _cue_items(sentence: str, lang: str) -> list[str] | None:
     """The ingredients the first ingredient cue (in priority order) points to in one sentence, up to
-    where the list ends; ``None`` without a cue."""
+    where the list ends; ``None`` without a cue, ``[]`` when the cue is negated ("does not have the
+    ingredients of pork" names no ingredient of the dish)."""
+    negated = False
     for cue in _EN_CUES if lang == "en" else _ZH_CUES:
-        m = cue.search(sentence)
-        if m:
+        for m in cue.finditer(sentence):
+            if _NEGATION[lang].search(_CLAUSE.sub("", sentence[:m.start() if cue.groups else m.end()])):
+                negated = True
+                continue
             after = m.group(1) if cue.groups else sentence[m.end():]
             return _items(_LIST_END[lang].split(after, maxsplit=1)[0], lang)
-    return None
+    return [] if negated else None
 
 
 def _read(text: str, lang: str) -> tuple[list[str], list[str], bool]:
@@ -253,11 +280,48 @@ def parse_answer(answer: str | None, lang: str, *, lenient: bool = False) -> Par
     strict, loose, refused = _read(text, lang)
     if strict:
         return Parse(strict, STRICT, "cue_or_list", lenient)
-    if refused or find_refusal(text):
+    if refused or find_refusal(text) or _UNKNOWN.search(text):
         return Parse(None, REFUSAL, REFUSAL, lenient)
     if loose:
         return Parse(loose, LENIENT, "copula", lenient)
     return Parse(None, INVALID, "empty" if not text.strip(_STRIP) else INVALID, lenient)
+
+
+_PAPER_SLOT = {"en": re.compile(r"ingredients of\s*(.*)", re.I | re.S), "zh": re.compile(r"以(.*?)为主要", re.S)}
+_PAPER_SPLIT = {"en": re.compile(r",|\band\b"), "zh": re.compile(r"[、，,和]")}
+
+
+def paper_reading(answer: str | None, lang: str) -> Parse:
+    """The simplest reading of an answer consistent with the paper's Appendix C ("we parse the text …
+    to obtain the final predicted object list", then lemmatize): the slot of the echoed template —
+    the text after "ingredients of" (Chinese: between 以 and 为主要) — else the whole answer, split on
+    commas and "and" (、，, 和). No cue list, no refusal detection: whatever the slot holds is an
+    item (``strict``; nothing read: ``invalid``). Scored case-sensitively (:func:`score_answers`).
+
+    >>> paper_reading("The food poutine has the ingredients of fries, gravy and cheese curds.", "en").answer
+    ['fries', 'gravy', 'cheese curds']
+    >>> paper_reading("美食麻婆豆腐是以豆腐和牛肉末为主要原料制作的。", "zh").answer, paper_reading("rice.", "en").answer
+    (['豆腐', '牛肉末'], ['rice'])
+    """
+    if lang not in LANGS:
+        raise ValueError(f"readings exist for 'en' and 'zh', not {lang!r}")
+    text = str(answer or "")
+    slot = _PAPER_SLOT[lang].search(text)
+    items = [i.strip(" \t\n.[]\"'。") for i in _PAPER_SPLIT[lang].split(slot.group(1) if slot else text)]
+    items = [i for i in items if i]
+    return Parse(items, STRICT, "slot" if slot else "whole") if items else Parse(None, INVALID, "empty")
+
+
+def read_answer(answer: str | None, lang: str, *, reading: str = "strict", lenient: bool = False) -> Parse:
+    """One answer read by ``reading`` (:data:`READINGS`): our parser (:func:`parse_answer`, ``lenient``
+    readings scored only when asked) or the paper's (:func:`paper_reading`).
+
+    >>> read_answer("Sure! The food x has the ingredients of rice.", "en", reading="paper").answer
+    ['rice']
+    """
+    if reading not in READINGS:
+        raise ValueError(f"reading must be one of {READINGS}, not {reading!r}")
+    return paper_reading(answer, lang) if reading == "paper" else parse_answer(answer, lang, lenient=lenient)
 
 
 @lru_cache(maxsize=100_000)
@@ -270,10 +334,22 @@ def lemmatize(text: str, lang: str) -> str:
     return " ".join(simplemma.lemmatize(w, lang="en") for w in text.split())
 
 
+def match_key(item: str, lang: str) -> str:
+    """What a predicted and a gold ingredient are compared by: case-folded, then lemmatized word by
+    word (simplemma keeps the case of words it does not know, so folding comes first).
+
+    >>> match_key("Peanuts", "en") == match_key("peanut", "en"), match_key("Spam", "en")
+    (True, 'spam')
+    """
+    return lemmatize(item.casefold(), lang)
+
+
 def score_answers(answers: Sequence[str], gold: Sequence[Sequence[str]], lang: str, *,
-                  lenient: bool = False) -> pd.DataFrame:
+                  lenient: bool = False, reading: str = "strict") -> pd.DataFrame:
     """Per answer: ``predicted`` (the ingredients scored), ``parse_verdict``, ``valid`` (an answer is
-    scored), ``correct`` (any match); lenient readings count only with ``lenient=True``.
+    scored), ``correct`` (any match); lenient readings count only with ``lenient=True``. ``reading``
+    (:func:`read_answer`): ``strict`` matches case-insensitively (:func:`match_key`), ``paper`` as
+    written, lemmatized (Appendix C names no case folding).
 
     >>> score_answers(["The food x has the ingredients of eggs.", "Flan is a custard."], [["egg"], ["egg"]],
     ...               "en")[["predicted", "parse_verdict", "correct"]].values.tolist()
@@ -281,10 +357,11 @@ def score_answers(answers: Sequence[str], gold: Sequence[Sequence[str]], lang: s
     """
     rows = []
     for answer, items in zip(answers, gold):
-        parsed = parse_answer(answer, lang, lenient=lenient)
+        parsed = read_answer(answer, lang, reading=reading, lenient=lenient)
         predicted = parsed.value or []
-        pred = {lemmatize(p, lang) for p in predicted}
-        ref = {lemmatize(g, lang) for g in items}
+        key = match_key if reading == "strict" else lemmatize
+        pred = {key(p, lang) for p in predicted}
+        ref = {key(g, lang) for g in items}
         rows.append({"predicted": predicted, "parse_verdict": parsed.verdict, "valid": parsed.valid,
                      "correct": bool(pred & ref)})
     return pd.DataFrame(rows, columns=["predicted", "parse_verdict", "valid", "correct"])
@@ -314,32 +391,78 @@ def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Seq
 
 
 def score_generations(generations: pd.DataFrame, setting: str, *, groups: Sequence[str] | None = None,
-                      lenient: bool = False, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+                      lenient: bool = False, reading: str = "strict",
+                      seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Score a generations table (``answer``, ``ingredients``, ``group``; e.g. from
-    :func:`culturelab.fmlama.data.load_generations`) of one code-switching setting (``lenient``:
-    score lenient readings too). Returns the per-dish table and the per-group accuracy table.
+    :func:`culturelab.fmlama.data.load_generations`) of one code-switching setting, read by
+    ``reading`` (:data:`READINGS`: our ``strict`` parser, ``lenient`` readings scored too when asked,
+    or the ``paper``'s). Returns the per-dish table and the per-group accuracy table (both with
+    ``setting`` and ``reading``).
 
-    >>> g = pd.DataFrame({"group": ["Japan"], "ingredients": [["rice"]], "answer": ["... ingredients of rice."]})
-    >>> score_generations(g, "EN_en")[1]["accuracy"].tolist()
-    [100.0, 100.0]
+    >>> g = pd.DataFrame({"group": ["Japan"], "ingredients": [["rice"]], "answer": ["Sure! Rice."]})
+    >>> score_generations(g, "EN_en")[1]["accuracy"].tolist(), score_generations(g, "EN_en", reading="paper")[1]["accuracy"].tolist()
+    ([100.0, 100.0], [0.0, 0.0])
     """
     lang = setting.split("_")[0].lower()
     per_dish = pd.concat([generations.reset_index(drop=True),
                           score_answers(generations["answer"], generations["ingredients"], lang,
-                                        lenient=lenient)], axis=1)
+                                        lenient=lenient, reading=reading)], axis=1)
     per_dish["setting"] = setting
-    table = accuracy_by_group(per_dish, groups=groups, seed=seed).assign(setting=setting)
+    per_dish["reading"] = reading
+    table = accuracy_by_group(per_dish, groups=groups, seed=seed).assign(setting=setting, reading=reading)
     return per_dish, table
+
+
+def reading_gaps(accuracy: pd.DataFrame, reported: pd.DataFrame, *, on: Sequence[str] = ("setting",),
+                 group: str = "All") -> pd.DataFrame:
+    """Each reading's accuracy beside the ``reported`` one (``value``), per ``on`` key, for one
+    ``group``: ``reported``, then per reading (``accuracy`` rows carry ``reading``) its accuracy and
+    its gap in points (``<reading> − reported``); ``n`` the dishes.
+
+    >>> acc = pd.DataFrame({"setting": "EN_en", "group": "All", "reading": ["strict", "paper"], "accuracy": [52.0, 48.4],
+    ...                     "n": 508})
+    >>> reading_gaps(acc, pd.DataFrame({"setting": ["EN_en"], "group": "All", "value": [47.64]})).round(2).to_dict("records")
+    [{'setting': 'EN_en', 'n': 508, 'reported': 47.64, 'paper': 48.4, 'paper − reported': 0.76, 'strict': 52.0, 'strict − reported': 4.36}]
+    """
+    keys = list(on)
+    rows = accuracy[accuracy["group"] == group]
+    wide = rows.pivot_table(index=keys, columns="reading", values="accuracy")
+    paper = reported[reported["group"] == group].set_index(keys)["value"].rename("reported")
+    out = rows.groupby(keys)["n"].first().to_frame().join(paper, how="inner")
+    for name in [r for r in ("paper", "strict") if r in wide]:
+        out[name] = wide[name]
+        out[f"{name} − reported"] = out[name] - out["reported"]
+    return out.reset_index()
+
+
+def best_variant(accuracy: pd.DataFrame, *, by: Sequence[str] = ("model", "setting"),
+                 all_label: str = "All") -> pd.DataFrame:
+    """The paper's "best-performing settings" (App. C): per ``by`` cell, the rows of the prompt
+    variant (``instruction`` × ``context``) with the highest ``all_label`` accuracy (the first listed
+    on a tie), marked ``best_of`` (how many variants competed).
+
+    >>> acc = pd.DataFrame({"model": "m", "setting": "EN_en", "group": ["All", "All"], "instruction": ["full", "one"],
+    ...                     "context": False, "accuracy": [40.0, 45.0]})
+    >>> best_variant(acc)[["instruction", "best_of"]].values.tolist()
+    [['one', 2]]
+    """
+    keys, variant = list(by), ["instruction", "context"]
+    pooled = accuracy[accuracy["group"] == all_label]
+    best = pooled.loc[pooled.groupby(keys, sort=False)["accuracy"].idxmax(), [*keys, *variant]]
+    counts = pooled.groupby(keys, sort=False).size().rename("best_of").reset_index()
+    return accuracy.merge(best, on=[*keys, *variant]).merge(counts, on=keys)
 
 
 def model_answers(model: object, view: pd.DataFrame, setting: str, *, instruction: str = "full",
                   context: bool = False, max_new_tokens: int = 32, temperature: float = 0.0,
-                  groups: Sequence[str] | None = None, lenient: bool = False,
-                  seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  groups: Sequence[str] | None = None, lenient: bool = False, reading: str = "strict",
+                  countries: Mapping[str, str] | None = None, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``model`` answers the fill-in prompt (:func:`~culturelab.fmlama.templates.fill_in_prompt`, one
     batched ``generate`` call: greedy, or sampled at ``temperature`` with ``seed`` as in the paper's
     T = 0.7) for every dish of a setting view
-    (:func:`~culturelab.fmlama.data.setting_view`); scored as :func:`score_generations`. The per-dish
+    (:func:`~culturelab.fmlama.data.setting_view`); scored as :func:`score_generations` (``reading``).
+    With ``context``, the country is ``countries[url]`` where given (e.g. the release's Wikidata
+    labels, ``origin_name``, which the paper's prompts used), else CLDR's. The per-dish
     table also holds ``qid``, ``instruction``, ``context``, ``prompt`` and ``model`` (the spec).
 
     >>> class Echo:
@@ -355,11 +478,13 @@ def model_answers(model: object, view: pd.DataFrame, setting: str, *, instructio
     from culturelab.fmlama.templates import country_name, fill_in_prompt
 
     lang = setting.split("_")[0].lower()
+    named = countries or {}
     prompt_list = [fill_in_prompt(d, lang, instruction=instruction, context=context,
-                                  country=country_name(o, lang) if context else None)
-                   for d, o in zip(view["dish"], view["origin"])]
+                                  country=(named.get(u) or country_name(o, lang)) if context else None)
+                   for u, d, o in zip(view["url"], view["dish"], view["origin"])]
     answers = model.generate(prompt_list, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
-    rows, acc = score_generations(view.assign(answer=answers), setting, groups=groups, lenient=lenient, seed=seed)
+    rows, acc = score_generations(view.assign(answer=answers), setting, groups=groups, lenient=lenient,
+                                  reading=reading, seed=seed)
     rows = rows.assign(qid=rows["url"].map(qid), instruction=instruction, context=bool(context), prompt=prompt_list,
                        model=getattr(model, "spec", None))
     return rows, acc

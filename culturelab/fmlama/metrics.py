@@ -88,6 +88,28 @@ def without_gold(per_dish: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
         .astype(int).reset_index()
 
 
+#: equal scores: ``expected`` (ours: every metric at its expected value over the orders of the ties) or
+#: ``candidate_order`` (the paper's code: Python's ``sorted``, ties in the sorted candidate order)
+TIES = ("expected", "candidate_order")
+
+
+def order_ties(scores: np.ndarray) -> np.ndarray:
+    """Scores with ties broken as the paper's code breaks them: a stable sort keeps equal scores in
+    candidate order (the candidates are sorted strings, as in the paper), so the earlier candidate
+    ranks higher. Each finite score becomes its place from the bottom; ``-inf`` (not rankable) stays.
+
+    >>> order_ties(np.array([[0.5, 0.9, 0.5, -np.inf]])).tolist()
+    [[3.0, 4.0, 2.0, -inf]]
+    >>> rank_metrics(order_ties(np.array([[1.0, 1.0]])), np.array([[False, True]]))["ap"].tolist()  # expected: 0.75
+    [0.5]
+    """
+    scores = np.asarray(scores, dtype=float)
+    order = np.argsort(-scores, axis=1, kind="stable")
+    places = np.empty_like(scores)
+    np.put_along_axis(places, order, np.arange(scores.shape[1], 0, -1, dtype=float)[None, :], axis=1)
+    return np.where(np.isfinite(scores), places, scores)
+
+
 def top_k(scores: np.ndarray, candidates: Sequence[str], k: int) -> list[list[str]]:
     """The ``k`` best candidates per row (ties keep candidate order).
 

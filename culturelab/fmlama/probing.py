@@ -49,8 +49,10 @@ import numpy as np
 import pandas as pd
 
 from culturelab.fmlama.metrics import (
+    TIES,
     candidate_set,
     gold_matrix,
+    order_ties,
     random_ranking_ap,
     random_ranking_ws,
     rank_metrics,
@@ -61,6 +63,9 @@ from culturelab.fmlama.templates import SLOT, build_queries
 from culturelab.models.base import split_template
 
 SCORINGS = ("auto", "sentence", "prefix")
+#: how the dish enters the template: ``literal`` (ours) or ``paper`` (as the paper-era code filled the
+#: model's backend: T5/mT5 by ``re.sub`` character classes, masked LMs literally)
+SLOT_FILLS = ("literal", "paper")
 #: how a causal or masked LM answers FMLAMA here: it ranks the candidate ingredients by log-likelihood
 METHOD = "log-likelihood ranking"
 #: ``eq2`` the paper's mean over the candidate's sub-tokens; ``continuation`` the mean over
@@ -220,12 +225,18 @@ def candidate_pool(table: pd.DataFrame, sampled: pd.DataFrame, size: int, *, see
 def probe(model: Any, table: pd.DataFrame, lang: str, candidates: Sequence[str], *, context: bool = False,
           template_ids: Sequence[int] = (1, 2, 3, 4, 5), version: str = "v1", scoring: str = "auto",
           normalise: str = "eq2", vectors: np.ndarray | None = None, model_name: str | None = None,
-          n_top: int = 5) -> pd.DataFrame:
+          n_top: int = 5, ties: str = "expected", slot_fill: str = "literal",
+          country_names: str = "cldr") -> pd.DataFrame:
     """Probe one model on a table of dishes: one tidy row per (dish, template) with ``ap, p1, p5,
     n_gold`` (fractions), ``ws`` when candidate ``vectors`` are given, and the top predictions.
 
     ``table`` needs ``url, dish, origin, group, ingredients`` (the dish name may be in another
-    language than ``lang`` — code-switching); all queries go to the model in one call.
+    language than ``lang`` — code-switching); all queries go to the model in one call. The
+    paper's options: ``ties="candidate_order"`` (equal scores in candidate order,
+    :func:`~culturelab.fmlama.metrics.order_ties`; ours: ``expected``), ``slot_fill="paper"`` (the
+    paper-era fill of the model's backend: the ``re.sub`` fill for T5/mT5,
+    :func:`~culturelab.fmlama.templates.regex_fill`; literal otherwise) and ``country_names``
+    (:data:`~culturelab.fmlama.templates.NAMES`).
 
     >>> from culturelab.models.base import LogLikelihood
     >>> class Fake:  # a stand-in model: shorter continuations are likelier
@@ -237,9 +248,15 @@ def probe(model: Any, table: pd.DataFrame, lang: str, candidates: Sequence[str],
     >>> probe(Fake(), t, "en", ["beef", "rice noodle"], template_ids=[1])[["query", "ap", "top"]].to_dict("records")
     [{'query': 'The food pho has the ingredients of [Y] .', 'ap': 0.5, 'top': ['beef', 'rice noodle']}]
     """
+    if ties not in TIES or slot_fill not in SLOT_FILLS:
+        raise ValueError(f"ties must be one of {TIES} and slot_fill one of {SLOT_FILLS}, not {ties!r}, {slot_fill!r}")
     candidates = list(candidates)
-    queries = build_queries(table, lang, context=context, version=version, template_ids=template_ids)
+    regex = slot_fill == "paper" and getattr(model, "backend", backend_of(getattr(model, "spec", ""))) == "seq2seq"
+    queries = build_queries(table, lang, context=context, version=version, template_ids=template_ids,
+                            fill_rule="regex" if regex else "literal", names=country_names)
     scores = score_queries(model, queries["query"].tolist(), candidates, scoring=scoring, normalise=normalise)
+    if ties == "candidate_order":
+        scores = order_ties(scores)
     by_url = table.set_index("url")
     gold_lists = [by_url.at[u, "ingredients"] for u in queries["url"]]
     out = queries.assign(model=model_name or getattr(model, "spec", str(model)), lang=lang, context=context,
@@ -400,12 +417,14 @@ def encoder_spec(spec: str, lang: str) -> str:
 
 def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[int], contexts: Sequence[bool],
                version: str = "v1", scoring: str = "auto", normalise: str = "eq2",
-               encoder: Any = None, baseline: bool = True, seed: int = 0) -> pd.DataFrame:
+               encoder: Any = None, baseline: bool = True, seed: int = 0, ties: str = "expected",
+               slot_fill: str = "literal", country_names: str = "cldr") -> pd.DataFrame:
     """Probe ``model`` on several jobs in every context, plus the frequency baseline and the
     chance line (:func:`probe_chance`) once per job (``baseline``); mWS when an ``encoder`` is
     given (an encoder, or a function of the template language returning one). One tidy
     per-(dish, template) table, with each job's ``extra`` columns. ``model=None`` (a backend that
     cannot rank, e.g. a replay file of generations) gives the baseline's and the chance rows only.
+    ``ties``, ``slot_fill`` and ``country_names``: the model's rows as :func:`probe`.
 
     >>> t = pd.DataFrame({"url": ["u1", "u2"], "dish": ["a", "b"], "group": "G", "origin": "Italy",
     ...                   "ingredients": [["egg"], ["egg"]]})
@@ -427,7 +446,8 @@ def probe_grid(model: Any, jobs: Iterable[ProbeJob], *, template_ids: Sequence[i
         vectors = None if enc is None else enc.encode(list(job.candidates), role="query")
         for context in contexts if model is not None else ():
             out = probe(model, job.table, job.lang, job.candidates, context=context, template_ids=template_ids,
-                        version=version, scoring=scoring, normalise=normalise, vectors=vectors)
+                        version=version, scoring=scoring, normalise=normalise, vectors=vectors, ties=ties,
+                        slot_fill=slot_fill, country_names=country_names)
             parts.append(out.assign(**job.extra))
         if baseline:
             base = probe_frequency(job.table, job.lang, job.candidates, reference=job.reference, vectors=vectors,

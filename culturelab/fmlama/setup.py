@@ -18,8 +18,10 @@ from typing import Any
 from culturelab import prompts, reported
 from culturelab.data.sources import DATA_SOURCES, resolve_source
 from culturelab.fmlama.data import INSTRUCTIONS, LANGUAGES, SETTINGS, Release, local_root
-from culturelab.fmlama.probing import NORMALISES, SCORINGS, backend_of
-from culturelab.fmlama.templates import N_TEMPLATES
+from culturelab.fmlama.generations import READINGS
+from culturelab.fmlama.metrics import TIES
+from culturelab.fmlama.probing import NORMALISES, SCORINGS, SLOT_FILLS, backend_of
+from culturelab.fmlama.templates import N_TEMPLATES, NAMES
 from culturelab.params import Choice, one_of
 
 #: the probing templates' prompt versions per language (``prompts/fmlama.yaml``; v3 is Hebrew only)
@@ -37,6 +39,13 @@ CHOICES: dict[str, Choice] = {
     "scoring": one_of(SCORINGS),
     "normalise": one_of(NORMALISES),
     "instructions": one_of(INSTRUCTIONS),
+    "model_instructions": one_of(INSTRUCTIONS),
+    "model_contexts": one_of((False, True)),
+    # the paper's options beside ours (culturelab/fmlama/protocol.py): ties, template fill, country names, reading
+    "ties": one_of(TIES),
+    "slot_fill": one_of(SLOT_FILLS),
+    "country_names": one_of(NAMES),
+    "reading": one_of(READINGS),
     "prompt_version": one_of(sorted({v for versions in PROBE_VERSIONS.values() for v in versions})),
 }
 
@@ -90,9 +99,11 @@ _SAMPLE_NOTICE = ("Using OUR FMLAMA sample (culturelab/data/samples/fmlama_sampl
 
 def open(run: Any) -> Release:
     """The FMLAMA release for ``run``: its ``data_source`` resolved (``auto`` = the local copy
-    under ``data_dir``, else the verified download of the paper-era release), ``sample`` or
-    ``released`` stamped on the run with where it came from (and a warning on the sample). The
-    notebook stamps the counts it uses once it has sampled them (:func:`stamp_counts`).
+    under ``data_dir``, each file it lacks downloaded and verified when first read, else the
+    verified download of the paper-era release), ``sample`` or ``released`` stamped on the run with
+    where it came from (:func:`~culturelab.fmlama.protocol.locate`: the files to download named; a
+    warning on the sample). The notebook stamps the counts it uses once it has sampled them
+    (:func:`stamp_counts`).
 
     >>> class Run:
     ...     params = {"data_source": "sample", "data_dir": ""}
@@ -104,13 +115,15 @@ def open(run: Any) -> Release:
     from culturelab.fmlama.protocol import locate
 
     data_dir = run.params.get("data_dir", "")
-    data_source = resolve_source(run.params.get("data_source", "auto"), local_root(data_dir), auto="download",
+    asked = run.params.get("data_source", "auto")
+    data_source = resolve_source(asked, local_root(data_dir), auto="download",
                                  what="the FMLAMA release (fmlama/data/Dishes.csv)", data_dir=data_dir)
-    used = locate("", {"data_source": data_source, "data_dir": data_dir})
-    run.set_data_source(used.source, note=used.note)
+    used = locate(str(getattr(run, "notebook", "")).rpartition("/")[2], {**run.params, "data_source": asked})
+    run.set_data_source("released" if used.source == "missing" else used.source, note=used.note)
     if data_source == "sample":
         warnings.warn(_SAMPLE_NOTICE, stacklevel=2)
-    return Release(data_source, data_dir)
+    # auto with a local copy: a file it lacks is downloaded (verified) when first read
+    return Release("auto" if asked == "auto" and data_source == "local" else data_source, data_dir)
 
 
 def stamp_counts(run: Any, counts: Mapping[str, int]) -> None:

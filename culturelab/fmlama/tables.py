@@ -104,6 +104,26 @@ def chance_of(summary: pd.DataFrame, metric: str = "mAP", *, context: bool = Fal
     return part.set_index("group")["mean"]
 
 
+def standing(summary: pd.DataFrame, model: str, *, key: str = "lang", metric: str = "mAP", context: bool = False,
+             group: str = "ALL") -> pd.DataFrame:
+    """Per ``key`` value (a language, a setting): ``model``'s score beside the frequency baseline's and
+    the random ranking's (the chance line) of the same pool, and whether it lies above each — what a
+    sentence about chance reads, for any model.
+
+    >>> s = pd.DataFrame({"lang": "en", "model": ["m", BASELINE, RANDOM], "context": False, "group": "ALL",
+    ...                   "metric": "mAP", "mean": [9.0, 12.0, 8.0]})
+    >>> standing(s, "m").to_dict("records")
+    [{'lang': 'en', 'model': 9.0, 'baseline': 12.0, 'chance': 8.0, 'above_chance': True, 'above_baseline': False}]
+    """
+    part = summary[(summary["metric"] == metric) & (summary["group"] == group) & (summary["context"] == context)]
+    wide = part.pivot_table(index=key, columns="model", values="mean", sort=False)
+    out = pd.DataFrame({name: wide.get(col, np.nan)
+                        for name, col in (("model", model), ("baseline", BASELINE), ("chance", RANDOM))}, index=wide.index)
+    out["above_chance"] = out["model"] > out["chance"]
+    out["above_baseline"] = out["model"] > out["baseline"]
+    return out.reset_index()
+
+
 def paper_column(lang: str, model: str | None, choice: str = "auto", metric: str = "mAP") -> str:
     """The column of the paper's table a model's numbers go beside: ``choice`` itself, or with
     ``auto`` the model's own column when the paper probed it in ``lang`` (``model``: the paper's

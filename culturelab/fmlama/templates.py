@@ -1,8 +1,11 @@
 """FMLAMA's cloze templates as data, filled with dish names and localized country names.
 
 Templates come from ``culturelab/prompts/fmlama.yaml`` (5 per language, plain and with the
-cultural context "In [C], …"). Placeholders are replaced literally (the paper-era T5 code used
-``re.sub("[X]", …)``, a regex character class that replaces every capital X; we do not).
+cultural context "In [C], …"). Placeholders are replaced literally (``fill="literal"``); the
+paper-era T5/mT5 code used ``re.sub("[X]", …)`` and ``re.sub("[C]", …)``, regex character classes
+that replace every capital X and C and leave the brackets (:func:`regex_fill`, ``fill="regex"``).
+Country names are CLDR's (:func:`country_name`, ``names="cldr"``) or the paper-era code's
+dictionaries of 33 countries (:func:`paper_country_name`, ``names="paper"``).
 
 >>> fill("The food [X] has the ingredients of [Y] .", "poutine")
 'The food poutine has the ingredients of [Y] .'
@@ -14,6 +17,7 @@ cultural context "In [C], …"). Placeholders are replaced literally (the paper-
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 
@@ -24,6 +28,11 @@ from culturelab.fmlama.data import INSTRUCTIONS, LANGUAGES
 
 SLOT = "[Y]"
 N_TEMPLATES = 5
+#: how the dish and country enter a template: ``literal`` (ours, and the paper's masked-LM code) or ``regex``
+#: (the paper-era T5/mT5 code's ``re.sub`` character classes)
+FILLS = ("literal", "regex")
+#: where country names come from: ``cldr`` (ours) or ``paper`` (the paper-era dictionaries, CLDR for the others)
+NAMES = ("cldr", "paper")
 
 #: Wikidata origin labels with no ISO country, or that pycountry does not find by name
 _ISO = {"Cape Verde": "CV", "Ivory Coast": "CI", "Republic of Ireland": "IE", "Turkey": "TR", "Russia": "RU",
@@ -76,6 +85,31 @@ def country_name(origin: str, lang: str) -> str:
     return Locale.parse(lang).territories.get(code, origin)
 
 
+def paper_country_name(origin: str, lang: str) -> str | None:
+    """The country name the paper-era code put into [C] (its dictionaries of 33 countries, repo
+    66d4e11 ``access_LMs/utils.py``; ``prompts/fmlama.yaml`` ``paper_countries``), ``None`` for an
+    origin they lack.
+
+    >>> paper_country_name("United States of America", "en"), paper_country_name("Japan", "zh")
+    (' the United States', '日本')
+    >>> paper_country_name("Iran", "en") is None
+    True
+    """
+    return prompts.get("fmlama", "paper_countries")[lang].get(origin)
+
+
+def country_label(origin: str, lang: str, names: str = "cldr") -> str:
+    """The [C] of a dish: :func:`country_name` (``names="cldr"``), or the paper-era dictionaries'
+    name (``names="paper"``), CLDR's where they lack the origin.
+
+    >>> country_label("People's Republic of China", "en", "paper"), country_label("Iran", "en", "paper")
+    ('China', 'Iran')
+    """
+    if names not in NAMES:
+        raise ValueError(f"names must be one of {NAMES}, not {names!r}")
+    return (names == "paper" and paper_country_name(origin, lang)) or country_name(origin, lang)
+
+
 def templates(lang: str, *, context: bool = False, version: str = "v1") -> list[str]:
     """The 5 probing templates of a language (``context=True``: the "In [C], …" variants).
 
@@ -108,25 +142,48 @@ def fill(template: str, dish: str, country: str | None = None) -> str:
     return text
 
 
+def regex_fill(template: str, dish: str, country: str | None = None) -> str:
+    """The paper-era T5/mT5 fill (repo 66d4e11 ``run_prompting_experiment.py``): ``re.sub("[X]", dish, …)``
+    then ``re.sub("[C]", country, …)`` — character classes, so the brackets stay and, with a country,
+    every capital C (the dish's too) becomes the country.
+
+    >>> regex_fill("The food [X] has the ingredients of [Y] .", "poutine")
+    'The food [poutine] has the ingredients of [Y] .'
+    >>> regex_fill("In [C], the food [X] has the ingredients of [Y] .", "Caesar salad", "Italy")
+    'In [Italy], the food [Italyaesar salad] has the ingredients of [Y] .'
+    """
+    text = re.sub("[X]", lambda _: dish, template)
+    if country is not None and "[C]" in template:
+        text = re.sub("[C]", lambda _: country, text)
+    return text
+
+
 def build_queries(table: pd.DataFrame, lang: str, *, context: bool = False, version: str = "v1",
-                  template_ids: Sequence[int] = (1, 2, 3, 4, 5)) -> pd.DataFrame:
+                  template_ids: Sequence[int] = (1, 2, 3, 4, 5), fill_rule: str = "literal",
+                  names: str = "cldr") -> pd.DataFrame:
     """One cloze query per (dish, template): ``url, template, query`` (queries keep ``[Y]``).
 
     ``table`` needs ``url``, ``dish`` and ``origin``; ``lang`` is the template language (for
-    code-switching the dish name may be in another language).
+    code-switching the dish name may be in another language). ``fill_rule`` (:data:`FILLS`) and
+    ``names`` (:data:`NAMES`): how dish and country enter the template.
 
     >>> t = pd.DataFrame({"url": ["u1"], "dish": ["poutine"], "origin": ["Canada"]})
     >>> build_queries(t, "en", context=True, template_ids=[1])["query"].tolist()
     ['In Canada, the food poutine has the ingredients of [Y] .']
+    >>> build_queries(t, "en", template_ids=[1], fill_rule="regex")["query"].tolist()
+    ['The food [poutine] has the ingredients of [Y] .']
     """
     bad = [i for i in template_ids if not 1 <= int(i) <= N_TEMPLATES]
     if bad:
         raise ValueError(f"template ids must be 1–{N_TEMPLATES}, got {bad}")
+    if fill_rule not in FILLS:
+        raise ValueError(f"fill_rule must be one of {FILLS}, not {fill_rule!r}")
+    put = regex_fill if fill_rule == "regex" else fill
     chosen = templates(lang, context=context, version=version)
     rows = []
     for url, dish, origin in zip(table["url"], table["dish"], table["origin"]):
-        country = country_name(origin, lang) if context else None
-        rows.extend({"url": url, "template": int(i), "query": fill(chosen[int(i) - 1], dish, country)}
+        country = country_label(origin, lang, names) if context else None
+        rows.extend({"url": url, "template": int(i), "query": put(chosen[int(i) - 1], dish, country)}
                     for i in template_ids)
     return pd.DataFrame(rows, columns=["url", "template", "query"])
 

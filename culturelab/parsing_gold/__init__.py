@@ -96,14 +96,22 @@ def quality(name: str, *, lenient: bool = False, split: str | None = None) -> di
     return extraction_quality(gold if split is None else gold[gold["split"] == split], PARSE[name], lenient=lenient)
 
 
-def quality_table(names: Sequence[str] = tuple(PARSERS), *, modes: Sequence[bool] = (False, True)) -> pd.DataFrame:
+def quality_table(names: Sequence[str] = tuple(PARSERS), *, modes: Sequence[bool] = (False, True),
+                  by_split: bool = False) -> pd.DataFrame:
     """Extraction precision and recall (and the other measures of
     :func:`~culturelab.parsing.extraction_quality`) of each parser, strict and lenient — the table the
-    generation notebooks print.
+    generation notebooks print. ``by_split``: one row per ``split`` (``dev``, in-sample: the parser was
+    written against them; ``held-out``: labelled after it was frozen), never pooled.
 
     >>> quality_table(["order"])[["parser", "mode"]].values.tolist()
     [['order', 'strict'], ['order', 'lenient']]
+    >>> quality_table(["fmlama"], modes=[False], by_split=True)[["split", "n"]].values.tolist()
+    [['dev', 191], ['held-out', 42]]
     """
-    rows = [{"parser": n, "answers": PARSERS[n], "mode": "lenient" if m else "strict", **quality(n, lenient=m)}
-            for n in names for m in modes]
+    rows = []
+    for name in names:
+        splits = list(dict.fromkeys(load(name)["split"])) if by_split else [None]
+        rows += [{"parser": name, "answers": PARSERS[name], **({"split": split} if by_split else {}),
+                  "mode": "lenient" if m else "strict", **quality(name, lenient=m, split=split)}
+                 for split in splits for m in modes]
     return pd.DataFrame(rows)

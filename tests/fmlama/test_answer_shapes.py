@@ -9,8 +9,9 @@ import json
 
 import pytest
 
+from culturelab import parsing_gold
 from culturelab.fmlama import data as F
-from culturelab.fmlama.generations import parse_answer, score_generations
+from culturelab.fmlama.generations import parse_answer, score_answers, score_generations
 
 SHAPES = [
     # plain sentences and the echoed template
@@ -114,6 +115,46 @@ ISSUE_SHAPES = [
     ("Okay, the dish has rice.</think>\n\nThe food x has the ingredients of noodles.", "en", ["noodles"], "strict"),
 ]
 
+
+# issue 30: a chat opener is no ingredient, a negated cue names none, "unknown" is a refusal
+ISSUE30_SHAPES = [
+    ("Sure! The food poutine has the ingredients of fries and gravy.", "en", ["fries", "gravy"], "strict"),
+    ("Sure! The food pho is a dish.", "en", None, "invalid"),
+    ("Certainly! Here are the ingredients of paella:\n1. Rice\n2. Saffron", "en", ["Rice", "Saffron"], "strict"),
+    ("The food bigos does not have the ingredients of pork.", "en", None, "invalid"),
+    ("The food x doesn't have the ingredients of pork.", "en", None, "invalid"),
+    ("The food x has no ingredients of pork; it has the ingredients of beef.", "en", ["beef"], "strict"),
+    ("The food x has the ingredients of rice, not wheat.", "en", ["rice"], "strict"),
+    ("美食粽子不是以猪肉为主要原料制作的。", "zh", None, "invalid"),
+    ("美食无锡排骨是以猪肉为主要原料制作的。", "zh", ["猪肉"], "strict"),  # 无 in a dish name is no negation
+    ("unknown", "en", None, "refusal"),
+    ("Unknown.", "en", None, "refusal"),
+    ("The food x has the ingredients of unknown.", "en", None, "refusal"),
+    ("未知", "zh", None, "refusal"),
+]
+
+
+@pytest.mark.parametrize(("answer", "lang", "expected", "verdict"), ISSUE30_SHAPES)
+def test_openers_negations_and_unknown(answer, lang, expected, verdict):
+    parsed = parse_answer(answer, lang)
+    assert (parsed.answer, parsed.verdict) == (expected, verdict)
+
+
+def test_ingredients_are_matched_case_insensitively_after_lemmatizing():
+    """simplemma keeps the case of words it does not know ("Peanuts"): folding comes first."""
+    scored = score_answers(["Peanuts", "The food x has the ingredients of Tomatoes.", "SPAM and rice"],
+                           [["peanut"], ["tomato"], ["Spam"]], "en")
+    assert scored["correct"].tolist() == [True, True, True]
+
+
+def test_parser_quality_is_reported_for_development_and_held_out_answers_apart():
+    table = parsing_gold.quality_table(["fmlama"], modes=[False], by_split=True).set_index("split")
+    assert list(table.index) == ["dev", "held-out"]
+    pooled = parsing_gold.quality("fmlama")
+    held = table.loc["held-out"]
+    assert held["n"] == 42 and held["n"] + table.loc["dev", "n"] == pooled["n"]
+    # the held-out answers alone read worse than the pool the notebook printed before
+    assert held["precision"] < pooled["precision"] and held["recall"] < pooled["recall"] and held["exact"] < 0.9
 
 def test_the_table_is_large():
     assert len(SHAPES) >= 50

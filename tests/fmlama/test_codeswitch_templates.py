@@ -68,3 +68,14 @@ def test_released_tables_11_and_12_equal_the_paper(release_dir):
     assert cmp.loc[~from_release, "delta"].notna().all()
     mws = C.released_scores(F.Release("local"), "mWS")
     assert mws[(mws["setting"] == "ZH_zh") & (mws["group"] == "ALL")]["mean"].isna().all()  # the paper's NaNs
+
+
+def test_en_zh_above_en_en_is_read_from_the_released_scores(release_dir):
+    """Notebook 03's sentence: EN_zh beats EN_en for Japan and India with the multilingual BERTs
+    without context, and for no group with mB-u with context (the old prose claimed it for all)."""
+    scores = C.released_scores(F.Release("local"), "mAP")
+    above = C.where_above(scores, "EN_zh", "EN_en", models=["mB-c", "mB-u"], groups=F.CS_GROUPS)
+    cells = set(zip(above["model"], above["context"], above["group"]))
+    assert {("mB-c", False, "Japan"), ("mB-u", False, "India"), ("mB-c", True, "India")} <= cells
+    assert not [c for c in cells if c[:2] == ("mB-u", True)]
+    assert (above["EN_zh"] > above["EN_en"]).all()

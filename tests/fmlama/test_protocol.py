@@ -5,6 +5,8 @@ carries — all from one comparison (``culturelab/fmlama/protocol.py``)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -79,7 +81,7 @@ def test_the_default_pool_is_declared_and_the_paper_file_uses_the_full_pool():
     run_plan = plan(PAPER_FILE, ["fmlama/*"])
     for name, params in run_plan.jobs:
         lines = run_plan.deviations[name].lines()
-        assert not [line for line in lines if "candidates" in line or "dishes" in line.split("(")[0]], (name, lines)
+        assert not [line for line in lines if "candidates" in line or re.search(r"\bdishes\b", line.split("(")[0])], (name, lines)
         assert all(params.get(k, 0) == 0 for k in ("max_candidates", "pair_candidates", "max_dishes")), name
 
 
@@ -251,7 +253,30 @@ def test_decoder_rows_name_the_subset_of_settings_the_chat_format_and_the_varian
     assert rescored.data == "2 of 4 code-switching settings"
     assert run.deviations("released", model=paper.RELEASED_ANSWERS,
                           counts={paper.CS_DISHES: 508, paper.CS_SETTINGS: 4}).data == "same"
-    ours = run.deviations(**paper.MODEL_ANSWERS)
+    ours = run.deviations()
     assert "FastChat's conversation template" in ours.protocol and "best-performing" in ours.protocol
-    api = released_run("fmlama/04_decoder_llms", model="openai:gpt-3.5-turbo").deviations(**paper.MODEL_ANSWERS)
+    api = released_run("fmlama/04_decoder_llms", model="openai:gpt-3.5-turbo").deviations()
     assert "conversation template" not in api.protocol and "best-performing" in api.protocol
+
+
+# ------------------------------------------------------------------ captions and the dataset statistics (issue 30, item 5)
+def test_a_caption_over_several_settings_names_each_ones_pool(released_run):
+    run = released_run("fmlama/03_code_switching")
+    pools = {"EN_en": "20 of 421", "ZH_en": "20 of 368"}
+    caption = paper.row_deviations(run, "bundled:gemma3-270m", pool=paper.pool_of(pools)).caption()
+    assert "20 of 421 (EN_en), 20 of 368 (ZH_en) candidates" in caption
+    assert paper.row_deviations(run, "bundled:gemma3-270m", pool=paper.pool_of({"EN_en": 0, "ZH_en": 0})).comparable \
+        is False  # the causal model, not the pool
+    assert "candidates" not in paper.row_deviations(run, MBC, pool=paper.pool_of({"EN_en": 0, "ZH_en": 0})).protocol
+
+
+def test_the_whole_crawl_statistics_get_no_delta_the_subsets_do(released_run):
+    from culturelab import reported
+
+    run = released_run("fmlama/01_dataset")
+    crawl = run.deviations("statistics", crawl="Dishes.csv")
+    assert not crawl.comparable and "differs from the data §3 counts" in crawl.data
+    stats = reported.load("fmlama", "dataset")
+    table = reported.compare(stats, stats.assign(value=stats["value"] + 1), on=["quantity"], deviations=crawl)
+    assert table["delta"].isna().all() and run.deviations().comparable
+    assert "crawl" not in str(check_notebook("fmlama/01_dataset", _defaults("fmlama/01_dataset")).lines())

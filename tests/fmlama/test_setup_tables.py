@@ -67,21 +67,25 @@ def local_copy(tmp_path):
 
 
 @pytest.mark.parametrize(("asked", "with_copy", "resolved", "stamp"), [
-    ("auto", True, "local", "released"), ("auto", False, "download", "released"),
+    ("auto", True, "auto", "released"), ("auto", False, "download", "released"),
     ("local", True, "local", "released"), ("download", True, "download", "released"),
     ("sample", True, "sample", "sample"), ("sample", False, "sample", "sample"),
 ])
-def test_open_resolves_each_data_source(local_copy, tmp_path, asked, with_copy, resolved, stamp):
+def test_open_resolves_each_data_source(local_copy, tmp_path, monkeypatch, asked, with_copy, resolved, stamp):
+    """``auto`` with a local copy reads it and downloads what it lacks (``Release("auto")``)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # online: no request is made here, the note says what will be
+    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path / "cache"))
     data_dir = str(local_copy if with_copy else tmp_path / "empty")
     run = FakeRun(data_source=asked, data_dir=data_dir)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         release = setup.open(run)
     assert release == F.Release(resolved, data_dir) and run.stamp == stamp
-    assert run.note == {"local": str(local_copy / "fmlama"), "sample": ""}.get(resolved, run.note)
-    assert resolved != "download" or run.note.startswith("downloaded from https://github.com/lizhou21/FmLAMA-master")
+    assert run.note == {"local": str(local_copy / "fmlama"), "auto": str(local_copy / "fmlama"),
+                        "sample": ""}.get(resolved, run.note)
+    assert resolved != "download" or "downloaded from https://github.com/lizhou21/FmLAMA-master" in run.note
     assert ["OUR FMLAMA sample" in str(w.message) for w in caught] == ([True] if resolved == "sample" else [])
-    if resolved == "local":
+    if resolved in {"local", "auto"}:
         assert len(release.dishes()) == 65  # the copy under data_dir, not $CULTURELAB_DATA
 
 
