@@ -120,13 +120,12 @@ def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep"), *, 
                     ) -> plt.Figure:
     """Per-category accuracy (%, 95 % CI, n under each bar, bars on fewer than 10 items faded) of each
     method, one panel per task, chance (4 options) dotted; the item count of each category is in its
-    label (random guesses pool several seeds, so their n is larger); ``model`` (the LM behind the
-    ``llm`` methods) in the title."""
+    label; ``model`` (the LM behind the ``llm`` methods) in the title."""
     apply_style()
     fig, axes = plt.subplots(len(tasks), 1, figsize=(7.0, 2.5 * len(tasks) + 0.5), squeeze=False)
     for ax, task in zip(axes[:, 0], tasks):
         part = acc[acc["task"] == task].copy()
-        items = part[part["method"] != "random"].groupby("category")["n"].max()
+        items = part.groupby("category")["n"].max()
         order = [c for c in CATEGORY_ORDER if c in set(part["category"])]
         part["category"] = pd.Categorical(part["category"], order)
         part = part.sort_values("category").assign(acc=lambda d: 100 * d["accuracy"], lo=lambda d: 100 * d["ci_low"],

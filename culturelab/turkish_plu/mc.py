@@ -134,8 +134,9 @@ def majority_predictions(frame: pd.DataFrame, reference: pd.DataFrame) -> pd.Dat
 
 
 def random_predictions(frame: pd.DataFrame, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> pd.DataFrame:
-    """Uniform random guesses, one block of rows per seed (column ``seed``); the accuracy over
-    all rows is the mean over seeds — the stand-in for the paper's random-head "zero-shot".
+    """Uniform random guesses, one block of rows per seed (column ``seed``): a check of the chance
+    level. :func:`accuracy_by_task` pools the seeds per item (:func:`pool_seeds`), so the test set
+    counts once however many seeds are drawn.
 
     >>> t = pd.DataFrame({"task": ["si"], "label": [0], "n_options": [4]})
     >>> random_predictions(t, seeds=[0, 1])["seed"].tolist()
@@ -276,10 +277,33 @@ def score_all(items: pd.DataFrame, *, model: LanguageModel | None = None, refere
     return pd.concat(parts, ignore_index=True)
 
 
+def pool_seeds(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """``results`` with the rows a method repeats over seeds (a ``seed`` column, as
+    :func:`random_predictions` writes) pooled into one row per item (``id``) and ``by`` group, whose
+    ``correct`` is the share of the seeds that got the item right (``seeds`` says how many): an item
+    counts once, so n is the number of items and the CI comes from the items, not from seeds × items.
+    Rows without a seed are kept as they are.
+
+    >>> t = pd.DataFrame({"id": ["a", "a", "b", "b"], "task": "si", "method": "random", "correct": [1, 0, 0, 0],
+    ...                   "valid": True, "n_options": 4, "seed": [0, 1, 0, 1]})
+    >>> pool_seeds(t, ["task", "method"])[["id", "correct", "seeds"]].values.tolist()
+    [['a', 0.5, 2], ['b', 0.0, 2]]
+    """
+    if "seed" not in results or results["seed"].isna().all():
+        return results
+    seeded = results["seed"].notna()
+    keys = list(dict.fromkeys([*by, "id"]))
+    pooled = (results[seeded].groupby(keys, sort=False, observed=True, dropna=False)
+              .agg(correct=("correct", "mean"), valid=("valid", "all"), n_options=("n_options", "first"),
+                   seeds=("seed", "nunique")).reset_index())
+    return pd.concat([results[~seeded], pooled], ignore_index=True) if (~seeded).any() else pooled
+
+
 def accuracy_by_task(results: pd.DataFrame, by: Sequence[str] = ("task", "method", "model"), *,
                      seed: int = 0) -> pd.DataFrame:
-    """Accuracy (0–1) with its 95 % bootstrap CI, n and the chance level (1 / options) per
-    ``by`` group — the tidy table every model figure and full-size result file uses.
+    """Accuracy (0–1) with its 95 % CI, n (items: a method repeated over seeds is pooled per item
+    first, :func:`pool_seeds`) and the chance level (1 / options) per ``by`` group — the tidy table
+    every model figure and full-size result file uses.
 
     >>> t = pd.DataFrame({"task": ["so"] * 4, "method": "m", "model": "x", "correct": [1, 1, 0, 1],
     ...                   "valid": True, "n_options": 2})
@@ -288,6 +312,7 @@ def accuracy_by_task(results: pd.DataFrame, by: Sequence[str] = ("task", "method
     """
     from culturelab.metrics.choice import accuracy_table
 
+    results = pool_seeds(results, by)
     table = accuracy_table(results, list(by), seed=seed)
     chance = (1.0 / results["n_options"]).groupby([results[b] for b in by], sort=True, observed=True).mean()
     return table.merge(chance.rename("chance").reset_index(), on=list(by), how="left")

@@ -90,8 +90,8 @@ def _tasks(v: Any) -> str:
 
 #: what each of our chance baselines is, beside the paper's Random row (the exact chance 1/options)
 _BASELINES = {
-    "random": "random: simulated uniform guesses over the run's seeds, a check of the chance level (the paper's Random "
-              "row: the exact chance 1/options, Table 6)",
+    "random": "random: simulated uniform guesses over the run's seeds (each item counted once: its share of seeds "
+              "right), a check of the chance level (the paper's Random row: the exact chance 1/options, Table 6)",
     "majority (val)": "majority (val): the validation split's most frequent label (the paper's Random row: the exact "
                       "chance 1/options, Table 6)",
 }

@@ -61,6 +61,22 @@ def test_majority_uses_the_validation_labels_and_random_averages_seeds():
     assert rnd["pred"].tolist() == mc.random_predictions(big, seeds=range(3))["pred"].tolist()
 
 
+def test_random_guesses_over_seeds_count_each_test_item_once():
+    """Issue 30 item 16: five seeds over one test set are not 5 × n independent items (n = 4,185
+    with a Wilson interval for GI's 837): the accuracy table pools the seeds per item."""
+    t = frame()
+    big = pd.concat([t] * 50, ignore_index=True).assign(id=lambda d: [f"x-{i}" for i in range(len(d))])
+    rnd = mc.random_predictions(big, seeds=range(5))
+    acc = mc.accuracy_by_task(rnd.assign(model="baseline")).set_index("task")
+    assert acc["n"].to_dict() == big["task"].value_counts().to_dict()  # items, not seeds × items
+    assert acc.loc["si", "accuracy"] == pytest.approx(
+        accuracy_table(rnd[rnd["task"] == "si"], ["task"])["accuracy"].item())  # the same mean
+    pooled = mc.pool_seeds(rnd, ["task", "method"])
+    assert set(pooled["seeds"]) == {5} and pooled["correct"].isin([0, 0.2, 0.4, 0.6, 0.8, 1.0]).all()
+    one = mc.accuracy_by_task(mc.random_predictions(big, seeds=[0]).assign(model="baseline")).set_index("task")
+    assert one["n"].to_dict() == acc["n"].to_dict()  # one seed: the same items, Wilson over them
+
+
 def test_prompts_and_step_ordering_options():
     p = mc.add_prompts(frame())
     assert p["prompt"].tolist() == ["Hedef: Makas Nasıl Bileylenir? Örnek Adım:",
