@@ -200,6 +200,35 @@ def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
     return fig
 
 
+def token_damage(loss: pd.DataFrame, what: str = "Turkish step headlines") -> plt.Figure:
+    """How many words of each text ``rouge_score``'s default tokenizer (the paper's ROUGE) damages:
+    a histogram of :func:`culturelab.turkish_plu.summarization.token_loss`'s
+    ``damaged_word_share`` over the texts (``what`` they are, with their count, in the title), its
+    mean dashed.
+
+    >>> from culturelab.turkish_plu.summarization import token_loss
+    >>> fig = token_damage(token_loss(["Güç düğmesine bas.", "Kağıdı koy.", "Bas."]))
+    >>> fig.axes[0].get_xlabel()
+    'share of the words that lose a letter (ç ğ ı ö ş ü …)'
+    >>> plt.close(fig)
+    """
+    import seaborn as sns
+
+    apply_style()
+    fig, ax = plt.subplots(figsize=(4.8, 3.0))
+    shares = loss["damaged_word_share"]
+    sns.histplot(x=shares, bins=[i / 10 for i in range(11)], ax=ax, color=palette(1)[0], edgecolor="white",
+                 linewidth=0.3)
+    ax.axvline(float(shares.mean()), color="#333333", linestyle="--", linewidth=1.1,
+               label=f"mean {shares.mean():.2f}")
+    ax.set_xlabel("share of the words that lose a letter (ç ğ ı ö ş ü …)")
+    ax.set_ylabel("texts")
+    ax.set_title(f"rouge_score's default tokenizer on {len(loss):,} {what}", fontsize=9)
+    place_legend(ax, fontsize=7)
+    claim(fig, kind="data")
+    return fig
+
+
 def heatmap_panels(matrices: dict[str, pd.DataFrame], *, fmt: str = ".2f", vmax: float | None = 1.0,
                    cbar_label: str = "share of items", chance: float | None = None, title: str = "",
                    model: str | None = None) -> plt.Figure:
