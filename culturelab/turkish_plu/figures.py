@@ -163,16 +163,18 @@ def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "metho
     return fig
 
 
-def recall_bars(table: pd.DataFrame, pool_size: int) -> plt.Figure:
-    """R@1/10/30 (%) of each retriever (``system``), ours with 95 % CIs, n under each bar; the
-    chance level of each R@n on the full pool (100 · n / ``pool_size``) as a dotted tick."""
+def recall_bars(table: pd.DataFrame, pool_size: int, *, title: str = "Linking actions: gold goal in the top n",
+                candidates: str = "titles") -> plt.Figure:
+    """R@n (%) of each retriever or reranker (``system``), ours with 95 % CIs, n under each bar; the
+    chance level of each R@n among the ``pool_size`` ``candidates`` each step is ranked against (the
+    full pool, or a reranker's list: 100 · n / ``pool_size``) as a dotted tick."""
     fig = grouped_bars(table, "metric", "value", "system", err_low="ci_low", err_high="ci_high", n="n",
-                       ylabel="recall (%)", title="Linking actions: gold goal in the top n", legend=False)
+                       ylabel="recall (%)", title=title, legend=False)
     ax = fig.axes[0]
     for x, metric in enumerate(dict.fromkeys(table["metric"])):
         k = int(str(metric).removeprefix("R@"))
         ax.hlines(100 * k / pool_size, x - 0.45, x + 0.45, colors="#555555", linestyles=":", linewidth=1.1,
-                  label=f"chance ({pool_size:,} titles)" if x == 0 else None)
+                  label=f"chance ({pool_size:,} {candidates})" if x == 0 else None)
     ax.set_ylim(0, 100)
     place_legend(ax, fontsize=6, ncols=2)
     systems = list(dict.fromkeys(table["system"].astype(str)))

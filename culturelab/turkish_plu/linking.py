@@ -199,10 +199,32 @@ def _recall_over_all_queries(recall: pd.DataFrame) -> pd.DataFrame:
     return recall[(recall["group"] == "all") & (recall["metric"] != "MRR")]
 
 
+def beside_table5(recall: pd.DataFrame, paper_row: str, labels: Callable[[Mapping[str, Any]], Deviations],
+                  model_row: str | None = None) -> pd.DataFrame:
+    """Each run of :func:`recall_table` in ``recall`` (``system``, ``pool``; its R@n over all queries)
+    beside the paper's Table 5 row ``paper_row`` (whose model is ``model_row``, ``None`` for BM25):
+    ``metric, reported, ours, delta, data, protocol, model_status, comparable, system, pool,
+    paper_model``, labelled by ``labels`` of the run's ``system`` and ``pool``; Δ only where data,
+    protocol and model are the paper's.
+
+    >>> from culturelab.protocol import DataUsed, Deviations
+    >>> r = pd.DataFrame({"pool": "top 30", "group": "all", "system": "hf:x", "metric": ["R@1", "R@10"],
+    ...                   "value": [30.0, 70.0]})
+    >>> t = beside_table5(r, "+ BERTurk", lambda row: Deviations((), DataUsed("released"), "hf:x", ""), "BERTurk")
+    >>> t[["metric", "reported", "ours", "model_status"]].values.tolist()[0]
+    ['R@1', 40.5, 30.0, "hf:x beside the paper's BERTurk"]
+    """
+    reported = load("turkish_plu", "table5")
+    rows = _recall_over_all_queries(recall)
+    return pd.concat([compare(reported[reported["model"] == paper_row], part, on=["metric"], model_row=model_row,
+                              deviations=labels({"system": system, "pool": pool})).assign(system=system, pool=pool)
+                      for (system, pool), part in rows.groupby(["system", "pool"], sort=False)], ignore_index=True
+                     ).assign(paper_model=paper_row)
+
+
 def table5_beside(recall: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
     """Each full-pool BM25 run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
-    beside the paper's BM25 row of Table 5: ``metric, reported, ours, delta, data, protocol,
-    model_status, comparable, system, paper_model``, labelled by ``labels`` of the run's
+    beside the paper's BM25 row of Table 5 (:func:`beside_table5`), labelled by ``labels`` of the run's
     ``system`` and ``pool`` (:func:`culturelab.turkish_plu.protocol.linking_labels`); Δ only where
     data and protocol are the paper's.
 
@@ -213,17 +235,14 @@ def table5_beside(recall: pd.DataFrame, labels: Callable[[Mapping[str, Any]], De
     >>> t.query("metric == 'R@1'")[["reported", "ours", "delta", "comparable"]].values.tolist()
     [[4.5, 5.0, 0.5, True]]
     """
-    reported = load("turkish_plu", "table5")
-    full = _recall_over_all_queries(recall[(recall["pool"] == "full") & recall["system"].str.startswith("BM25")])
-    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"],
-                              deviations=labels({"system": name, "pool": "full"})).assign(system=name)
-                      for name, part in full.groupby("system", sort=False)], ignore_index=True
-                     ).assign(paper_model=BM25_ROW)
+    return beside_table5(recall[(recall["pool"] == "full") & recall["system"].str.startswith("BM25")], BM25_ROW,
+                         labels)
 
 
-def recall_with_paper(recall: pd.DataFrame, n_paper: int = 440) -> pd.DataFrame:
-    """R@n of the paper's :data:`BM25_ROW` and :data:`BEST_ROW` (``system`` "paper …", over its
-    ``n_paper`` test steps, no CI) and of each of our runs over all queries (``system``
+def recall_with_paper(recall: pd.DataFrame, n_paper: int = 440, rows: Sequence[str] = (BM25_ROW, BEST_ROW)
+                      ) -> pd.DataFrame:
+    """R@n of the paper's Table 5 ``rows`` (default :data:`BM25_ROW` and :data:`BEST_ROW`; ``system``
+    "paper …", over its ``n_paper`` test steps, no CI) and of each of our runs over all queries (``system``
     "<system> / <pool>", with CI and n): ``system, metric, value, ci_low, ci_high, n``, for
     :func:`culturelab.turkish_plu.figures.recall_bars`.
 
@@ -233,8 +252,7 @@ def recall_with_paper(recall: pd.DataFrame, n_paper: int = 440) -> pd.DataFrame:
     ['paper BM25', 'paper Sup. SimCSE-TR BERTurk', 'BM25+ / full']
     """
     reported = load("turkish_plu", "table5")
-    paper = reported[reported["model"].isin([BM25_ROW, BEST_ROW])].assign(system=lambda d: "paper " + d["model"],
-                                                                           n=n_paper)
+    paper = reported[reported["model"].isin(list(rows))].assign(system=lambda d: "paper " + d["model"], n=n_paper)
     ours = _recall_over_all_queries(recall).assign(system=lambda d: d["system"] + " / " + d["pool"])
     return pd.concat([paper, ours], ignore_index=True).reindex(
         columns=["system", "metric", "value", "ci_low", "ci_high", "n"])
