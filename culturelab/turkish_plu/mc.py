@@ -454,3 +454,76 @@ def table6_beside(accuracy: pd.DataFrame, labels: Callable[[Mapping[str, Any]], 
             *LABEL_COLUMNS, "model_note"]
     table = pd.concat(out, ignore_index=True)
     return table[[c for c in cols if c in table.columns]]
+
+
+# ------------------------------------------------------------------ what a run shows
+def _scores(rows: pd.DataFrame, tasks: Sequence[str]) -> str:
+    """``GI 21.7 % (95 % CI 15.0–28.3, n = 60)``, … for the tasks of ``rows`` (one method's accuracies)."""
+    by = rows.set_index("task")
+    return ", ".join(f"{t.upper()} {100 * by.loc[t, 'accuracy']:.1f} % (95 % CI {100 * by.loc[t, 'ci_low']:.1f}–"
+                     f"{100 * by.loc[t, 'ci_high']:.1f}, n = {int(by.loc[t, 'n'])})" for t in tasks if t in by.index)
+
+
+def _against_chance(rows: pd.DataFrame) -> dict[str, list[str]]:
+    """The tasks whose 95 % CI lies above, on (covers) or below the chance level."""
+    out: dict[str, list[str]] = {"above": [], "on": [], "below": []}
+    for r in rows.itertuples():
+        place = "above" if r.ci_low > r.chance else "below" if r.ci_high < r.chance else "on"
+        out[place].append(str(r.task).upper())
+    return out
+
+
+def findings(acc: pd.DataFrame, composition: pd.DataFrame, results: pd.DataFrame, tasks: Sequence[str]) -> str:
+    """What the multiple-choice notebook shows, as Markdown sentences rendered from its tables
+    (:mod:`culturelab.report`; no number typed by hand): whether the random and majority baselines
+    sit on chance (their 95 % CIs), what step ordering's label balance does to a constant answer,
+    on which tasks the surface baselines beat chance, how precise the LM's zero-shot accuracies are
+    and how often its two normalisations pick the same option. ``acc``: :func:`accuracy_by_task`;
+    ``composition``: :func:`composition`; ``results``: the scored items.
+
+    >>> acc = pd.DataFrame({"task": ["so", "so", "so"], "method": ["random", "majority (val)", "tf-idf char"],
+    ...                     "accuracy": [0.5, 0.456, 0.47], "ci_low": [0.45, 0.42, 0.43], "ci_high": [0.55, 0.49, 0.51],
+    ...                     "n": 1021, "chance": 0.5})
+    >>> comp = pd.DataFrame({"set": ["so val", "so test"], "labels": ["5018/4982", "466/555"],
+    ...                      "majority_share": [0.502, 0.544]})
+    >>> print(findings(acc, comp, pd.DataFrame({"method": []}), ["so"]))  # doctest: +NORMALIZE_WHITESPACE
+    Random guessing scores SO 50.0 % (95 % CI 45.0–55.0, n = 1021): chance lies inside the interval of SO. The
+    validation's most frequent answer scores SO 45.6 % (95 % CI 42.0–49.0, n = 1021). The SO test labels are 466/555:
+    always answering option 2 scores 54.4 %, while the validation's majority is option 1. Lexical overlap and
+    character TF-IDF beat chance on no task.
+    """
+    out = []
+    for method, name in (("random", "Random guessing"), ("majority (val)", "The validation's most frequent answer")):
+        rows = acc[acc["method"] == method]
+        if len(rows):
+            place = _against_chance(rows)
+            tail = (f": chance lies inside the interval of {', '.join(place['on'])}" if not place["above"] + place["below"]
+                    else f": off chance on {', '.join(place['above'] + place['below'])}") if method == "random" else ""
+            out.append(f"{name} scores {_scores(rows, tasks)}{tail}.")
+    sets = composition.set_index("set")
+    if "so test" in sets.index and "so val" in sets.index:
+        test = [int(x) for x in sets.loc["so test", "labels"].split("/")]
+        val = [int(x) for x in sets.loc["so val", "labels"].split("/")]
+        out.append(f"The SO test labels are {sets.loc['so test', 'labels']}: always answering option "
+                   f"{int(np.argmax(test)) + 1} scores {100 * sets.loc['so test', 'majority_share']:.1f} %, while the "
+                   f"validation's majority is option {int(np.argmax(val)) + 1}.")
+    surface = acc[acc["method"].isin(["lexical overlap", "tf-idf char"])]
+    if len(surface):
+        beat = sorted({t for t, part in surface.groupby("task") if (part["ci_low"] > part["chance"]).any()})
+        rest = [t.upper() for t in tasks if t not in beat and t in set(surface["task"])]
+        out.append(f"Lexical overlap and character TF-IDF beat chance on {', '.join(t.upper() for t in beat)}"
+                   + (f", not on {', '.join(rest)}." if rest else ".") if beat else
+                   "Lexical overlap and character TF-IDF beat chance on no task.")
+    llm = acc[acc["method"].str.startswith("llm")]
+    for method, rows in llm.groupby("method", sort=False):
+        place = _against_chance(rows)
+        out.append(f"Zero-shot {method} scores {_scores(rows, tasks)}: above chance on "
+                   f"{', '.join(place['above']) or 'no task'}, its intervals up to "
+                   f"{100 * (rows['ci_high'] - rows['ci_low']).max():.0f} points wide.")
+    picks = results[results["method"].isin(["llm (sum)", "llm (mean)"])].pivot_table(
+        index="id", columns="method", values="pred", aggfunc="first") if len(results) else pd.DataFrame()
+    if {"llm (sum)", "llm (mean)"} <= set(picks.columns):
+        same = (picks["llm (sum)"] == picks["llm (mean)"]).mean()
+        out.append(f"Summed and per-token mean log-probabilities pick the same option on {same:.0%} of the "
+                   f"{len(picks)} items the LM scored (sums favour short options; means remove that bias).")
+    return " ".join(out)
