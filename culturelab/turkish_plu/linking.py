@@ -256,3 +256,39 @@ def recall_with_paper(recall: pd.DataFrame, n_paper: int = 440, rows: Sequence[s
     ours = _recall_over_all_queries(recall).assign(system=lambda d: d["system"] + " / " + d["pool"])
     return pd.concat([paper, ours], ignore_index=True).reindex(
         columns=["system", "metric", "value", "ci_low", "ci_high", "n"])
+
+
+def findings(recall: pd.DataFrame, table5: pd.DataFrame) -> str:
+    """What the linking notebook's retrieval runs show, as Markdown sentences rendered from its
+    tables (:mod:`culturelab.report`): how far each full-pool BM25+ run lies from the paper's BM25
+    row (``table5``: :func:`table5_beside`), how the tokenisations rank by R@1, whether the
+    original-Turkish steps are harder than the translated ones, and how the runs of the second pool
+    compare (``recall``: :func:`recall_table` with ``system`` and ``pool``).
+
+    >>> r = pd.DataFrame({"system": ["BM25+ whitespace"] * 3 + ["BM25+ unicode"] * 3, "pool": "full",
+    ...                   "group": ["all", "original", "translated"] * 2, "metric": "R@1",
+    ...                   "value": [4.0, 0.0, 4.5, 17.0, 5.0, 19.0]})
+    >>> t = pd.DataFrame({"system": ["BM25+ whitespace"] * 3, "metric": ["R@1", "R@10", "R@30"],
+    ...                   "reported": [4.5, 13.4, 18.4], "ours": [4.0, 14.0, 18.0]})
+    >>> print(findings(r, t))  # doctest: +NORMALIZE_WHITESPACE
+    On the full pool BM25+ whitespace lies at most 0.6 points from the paper's BM25 row (R@1/10/30). By R@1 the
+    BM25+ runs rank BM25+ unicode (17.0) > BM25+ whitespace (4.0); the original-Turkish steps score below the
+    translated ones on R@1 in 2 of 2 of them.
+    """
+    out = []
+    for system, part in table5.dropna(subset=["ours", "reported"]).groupby("system", sort=False):
+        out.append(f"On the full pool {system} lies at most {(part['ours'] - part['reported']).abs().max():.1f} points "
+                   "from the paper's BM25 row (R@1/10/30).")
+    r1 = recall[recall["metric"] == "R@1"]
+    full = r1[r1["pool"] == "full"].pivot_table(index="system", columns="group", values="value")
+    if len(full):
+        ranked = full["all"].sort_values(ascending=False)
+        harder = int((full.get("original", np.nan) < full.get("translated", np.nan)).sum())
+        out.append(f"By R@1 the BM25+ runs rank {' > '.join(f'{s} ({v:.1f})' for s, v in ranked.items())}; the "
+                   f"original-Turkish steps score below the translated ones on R@1 in {harder} of {len(full)} of them.")
+    other = recall[(recall["pool"] != "full") & (recall["group"] == "all") & recall["metric"].isin(["R@1", "R@10"])]
+    for pool, part in other.groupby("pool", sort=False):
+        runs = part.pivot_table(index="system", columns="metric", values="value")
+        out.append(f"On the second pool ({pool}): " + "; ".join(
+            f"{s} R@1 {row['R@1']:.1f}, R@10 {row['R@10']:.1f}" for s, row in runs.iterrows()) + ".")
+    return " ".join(out)

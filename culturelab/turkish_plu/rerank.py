@@ -147,3 +147,31 @@ def recall_by_stage(per_query: pd.DataFrame, *, depth: int = DEPTH, seed: int = 
     return pd.concat([recall_table(part, NS, groups=part["origin"], seed=seed).assign(system=system,
                                                                                       pool=f"top {depth} + gold")
                       for system, part in per_query.groupby("system", sort=False)], ignore_index=True)
+
+
+def findings(recall: pd.DataFrame, per_query: pd.DataFrame, *, first_stage: str, model: str) -> str:
+    """What the rerank shows, as a Markdown sentence rendered from its tables (:mod:`culturelab.report`):
+    R@1 and R@10 (95 % CI) of the candidate lists in ``first_stage``'s order and as ``model`` reorders
+    them (``recall``: :func:`recall_by_stage`), and how many lists had the gold put in (``per_query``).
+
+    >>> rec = pd.DataFrame({"system": ["bm25"] * 2 + ["hf:x"] * 2, "group": "all", "metric": ["R@1", "R@10"] * 2,
+    ...                     "value": [20.0, 40.0, 10.0, 45.0], "ci_low": [10.0, 30, 5, 35], "ci_high": [30.0, 50, 20, 55],
+    ...                     "n": 30})
+    >>> q = pd.DataFrame({"system": ["bm25"] * 30, "inserted": [True] * 12 + [False] * 18})
+    >>> print(findings(rec, q, first_stage="bm25", model="hf:x"))  # doctest: +NORMALIZE_WHITESPACE
+    Reordering the top lists of bm25 (12 of 30 with the gold put in) with hf:x moves R@1 from 20.0 (95 % CI 10.0–30.0)
+    to 10.0 (5.0–20.0) and R@10 from 40.0 (30.0–50.0) to 45.0 (35.0–55.0): it lowers R@1 and raises R@10.
+    """
+    rows = recall[recall["group"] == "all"].set_index(["system", "metric"])
+
+    def cell(system: str, metric: str, ci: str = "") -> str:
+        r = rows.loc[(system, metric)]
+        return f"{r['value']:.1f} ({ci}{r['ci_low']:.1f}–{r['ci_high']:.1f})"
+
+    moves = [("raises" if rows.loc[(model, m), "value"] > rows.loc[(first_stage, m), "value"] else
+              "lowers" if rows.loc[(model, m), "value"] < rows.loc[(first_stage, m), "value"] else "keeps") + f" {m}"
+             for m in (f"R@{n}" for n in NS)]
+    lists = per_query[per_query["system"] == first_stage]
+    return (f"Reordering the top lists of {first_stage} ({int(lists['inserted'].sum())} of {len(lists)} with the gold "
+            f"put in) with {model} moves R@1 from {cell(first_stage, 'R@1', '95 % CI ')} to {cell(model, 'R@1')} and "
+            f"R@10 from {cell(first_stage, 'R@10')} to {cell(model, 'R@10')}: it {' and '.join(moves)}.")
