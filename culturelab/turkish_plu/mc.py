@@ -464,12 +464,14 @@ def _scores(rows: pd.DataFrame, tasks: Sequence[str]) -> str:
                      f"{100 * by.loc[t, 'ci_high']:.1f}, n = {int(by.loc[t, 'n'])})" for t in tasks if t in by.index)
 
 
-def _against_chance(rows: pd.DataFrame) -> dict[str, list[str]]:
-    """The tasks whose 95 % CI lies above, on (covers) or below the chance level."""
+def _against_chance(rows: pd.DataFrame, tasks: Sequence[str]) -> dict[str, list[str]]:
+    """The tasks (in the order of ``tasks``) whose 95 % CI lies above, on (covers) or below the chance level."""
     out: dict[str, list[str]] = {"above": [], "on": [], "below": []}
-    for r in rows.itertuples():
-        place = "above" if r.ci_low > r.chance else "below" if r.ci_high < r.chance else "on"
-        out[place].append(str(r.task).upper())
+    by = rows.set_index("task")
+    for task in (t for t in tasks if t in by.index):
+        r = by.loc[task]
+        place = "above" if r["ci_low"] > r["chance"] else "below" if r["ci_high"] < r["chance"] else "on"
+        out[place].append(task.upper())
     return out
 
 
@@ -496,7 +498,7 @@ def findings(acc: pd.DataFrame, composition: pd.DataFrame, results: pd.DataFrame
     for method, name in (("random", "Random guessing"), ("majority (val)", "The validation's most frequent answer")):
         rows = acc[acc["method"] == method]
         if len(rows):
-            place = _against_chance(rows)
+            place = _against_chance(rows, tasks)
             tail = (f": chance lies inside the interval of {', '.join(place['on'])}" if not place["above"] + place["below"]
                     else f": off chance on {', '.join(place['above'] + place['below'])}") if method == "random" else ""
             out.append(f"{name} scores {_scores(rows, tasks)}{tail}.")
@@ -516,7 +518,7 @@ def findings(acc: pd.DataFrame, composition: pd.DataFrame, results: pd.DataFrame
                    "Lexical overlap and character TF-IDF beat chance on no task.")
     llm = acc[acc["method"].str.startswith("llm")]
     for method, rows in llm.groupby("method", sort=False):
-        place = _against_chance(rows)
+        place = _against_chance(rows, tasks)
         out.append(f"Zero-shot {method} scores {_scores(rows, tasks)}: above chance on "
                    f"{', '.join(place['above']) or 'no task'}, its intervals up to "
                    f"{100 * (rows['ci_high'] - rows['ci_low']).max():.0f} points wide.")

@@ -82,7 +82,7 @@ def test_table6_so_beside_puts_each_method_beside_each_paper_row_beyond_the_pape
     assert table["protocol"].str.startswith("beyond the paper: full reordering").all()
     llm = table[table["method"] == "llm"].set_index("paper_model")
     assert llm.loc["BERTurk FT", "model_status"] == "hf:x beside the paper's BERTurk"
-    assert llm.loc["BERTurk FT", "data"].startswith("1 of 6,720 methods; n_per_length 1") and row["data"] == "2 of 6,720 methods"
+    assert llm.loc["BERTurk FT", "data"].startswith("1 of 6,720 methods; n_per_length 30") and row["data"] == "2 of 6,720 methods"
 
 
 def test_table6_so_beside_scores_valid_answers_only_with_their_share(start):
