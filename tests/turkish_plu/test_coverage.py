@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from culturelab import reported
@@ -15,20 +16,18 @@ from culturelab.runner import all_notebooks
 PAPER = Path("/work/shared/papers/turkish_plu.txt")
 
 
-def _numbers(items: list[str], kind: str) -> set[int]:
-    return {int(m[1]) for item in items if (m := re.match(rf"{kind} (\d+)", item))}
+def _covered(table: pd.DataFrame) -> set[tuple[str, int]]:
+    """(kind, number) of every table and figure a coverage row names."""
+    found = table["item"].str.extract(r"^(Table|Figure) (\d+)").dropna()
+    return {(kind, int(n)) for kind, n in found.itertuples(index=False)}
 
 
-def test_coverage_names_every_table_and_figure_with_a_status_and_a_reason():
+def test_every_table_and_figure_has_a_status_a_reason_and_where_it_is_shown():
     c = reported.coverage("turkish_plu")
-    assert set(c["status"]) <= set(reported.COVERAGE_STATUSES)
-    assert _numbers(list(c["item"]), "Table") == set(range(1, 12))
-    assert _numbers(list(c["item"]), "Figure") == {1, 2, 3}
-    assert c["note"].str.len().gt(10).all()
-    notebooks = set(all_notebooks())
-    shown = c.loc[c["status"] != "missing", "notebook"]
-    assert shown.str.len().gt(0).all() and set(shown) <= notebooks
-    assert (c.loc[c["status"] == "missing", "notebook"] == "").all()
+    assert _covered(c) == {("Table", n) for n in range(1, 12)} | {("Figure", n) for n in (1, 2, 3)}
+    assert set(c["status"]) <= set(reported.COVERAGE_STATUSES) and c["note"].str.len().gt(10).all()
+    missing = c["status"] == "missing"
+    assert set(c.loc[~missing, "notebook"]) <= set(all_notebooks()) and c.loc[missing, "notebook"].eq("").all()
     rows = c.set_index("item")
     assert rows.loc["Figure 3", "status"] == rows.loc["Table 11", "status"] == "missing"
     assert rows.loc["Table 5 (reranker rows)", "notebook"] == "turkish_plu/04_linking"
@@ -37,16 +36,11 @@ def test_coverage_names_every_table_and_figure_with_a_status_and_a_reason():
 
 def test_recomputed_only_on_the_release():
     on_release = reported.coverage("turkish_plu", DataUsed("released")).set_index("item")
-    assert on_release.loc["Table 3 (Original row)", "status"] == "recomputed"
-    assert on_release.loc["Table 3 (Original row)", "data"] == "same"
-    elsewhere = reported.coverage("turkish_plu", DataUsed("sample"))
-    assert "recomputed" not in set(elsewhere["status"])
+    assert on_release.loc["Table 3 (Original row)", ["status", "data"]].tolist() == ["recomputed", "same"]
+    assert "recomputed" not in set(reported.coverage("turkish_plu", DataUsed("sample"))["status"])
 
 
 @pytest.mark.skipif(not PAPER.exists(), reason="paper text not here")
-def test_coverage_matches_the_paper_captions():
-    text = PAPER.read_text(encoding="utf-8")
-    items = list(reported.coverage("turkish_plu")["item"])
-    for kind in ("Table", "Figure"):
-        captioned = {int(n) for n in re.findall(rf"^{kind} (\d+):", text, flags=re.M)}
-        assert captioned == _numbers(items, kind), kind
+def test_the_paper_captions_exactly_these_tables_and_figures():
+    captions = re.findall(r"^(Table|Figure) (\d+):", PAPER.read_text(encoding="utf-8"), flags=re.M)
+    assert {(kind, int(n)) for kind, n in captions} == _covered(reported.coverage("turkish_plu"))
