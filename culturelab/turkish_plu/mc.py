@@ -511,8 +511,9 @@ def findings(acc: pd.DataFrame, composition: pd.DataFrame, results: pd.DataFrame
                    f"validation's majority is option {int(np.argmax(val)) + 1}.")
     surface = acc[acc["method"].isin(["lexical overlap", "tf-idf char"])]
     if len(surface):
-        beat = sorted({t for t, part in surface.groupby("task") if (part["ci_low"] > part["chance"]).any()})
-        rest = [t.upper() for t in tasks if t not in beat and t in set(surface["task"])]
+        wins = {t for t, part in surface.groupby("task") if (part["ci_low"] > part["chance"]).any()}
+        beat = [t for t in tasks if t in wins]
+        rest = [t.upper() for t in tasks if t not in wins and t in set(surface["task"])]
         out.append(f"Lexical overlap and character TF-IDF beat chance on {', '.join(t.upper() for t in beat)}"
                    + (f", not on {', '.join(rest)}." if rest else ".") if beat else
                    "Lexical overlap and character TF-IDF beat chance on no task.")
