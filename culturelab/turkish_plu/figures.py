@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from culturelab.plots import apply_style, claim, grouped_bars, heatmap, palette, place_legend, radar
@@ -167,7 +168,17 @@ def recall_bars(table: pd.DataFrame, pool_size: int, *, title: str = "Linking ac
                 candidates: str = "titles") -> plt.Figure:
     """R@n (%) of each retriever or reranker (``system``), ours with 95 % CIs, n under each bar; the
     chance level of each R@n among the ``pool_size`` ``candidates`` each step is ranked against (the
-    full pool, or a reranker's list: 100 · n / ``pool_size``) as a dotted tick."""
+    full pool, or a reranker's list: 100 · n / ``pool_size``) as a dotted tick. An interval that
+    rounding puts a hair past its value (a constant per-query score: every step ties the same way)
+    is clipped to it.
+
+    >>> t = pd.DataFrame({"system": "x", "metric": ["R@1"], "value": [1 / 3], "ci_low": [1 / 3 + 1e-16],
+    ...                   "ci_high": [1 / 3], "n": [30]})
+    >>> len(recall_bars(t, 30).axes)
+    1
+    """
+    table = table.assign(ci_low=np.minimum(table["ci_low"], table["value"]),  # NaN (the paper's rows) stays NaN
+                         ci_high=np.maximum(table["ci_high"], table["value"]))
     fig = grouped_bars(table, "metric", "value", "system", err_low="ci_low", err_high="ci_high", n="n",
                        ylabel="recall (%)", title=title, legend=False)
     ax = fig.axes[0]
