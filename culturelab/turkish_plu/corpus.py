@@ -150,3 +150,41 @@ def metrics_of_confusion(tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         return {"accuracy": 100 * (tp + tn) / (tp + fp + fn + tn), "precision": 100 * tp / (tp + fp),
                 "recall": 100 * tp / (tp + fn), "f1": 100 * 2 * tp / (2 * tp + fp + fn)}
+
+
+def findings(stats: pd.DataFrame, corpus: pd.DataFrame, table3: pd.DataFrame, confusion: pd.Series) -> str:
+    """What notebook 01 shows, as Markdown sentences rendered from its tables (:mod:`culturelab.report`):
+    how far the release's per-tutorial averages lie from Table 3's "Original" row (``table3``: the
+    comparison, ``stat, reported, ours``), which category dominates the original part and how much
+    the share of ordered methods differs between categories (``stats``: :func:`corpus_stats`), the
+    mean length of ordered and unordered methods (``corpus``), and the share of methods labelled
+    ordered that Table 8's implied confusion matrix (``confusion``: ``tp, fp, fn, tn``) counts as
+    false positives.
+
+    >>> c = pd.DataFrame({"tutorial": ["a", "a", "b"], "category": ["HE", "HE", "C&E"], "n_steps": [3, 5, 9],
+    ...                   "is_ordered": [0, 1, 1]})
+    >>> t3 = pd.DataFrame({"stat": ["avg_steps", "avg_methods"], "reported": [8.5, 1.5], "ours": [8.5, 1.5]})
+    >>> print(findings(corpus_stats(c), c, t3, pd.Series({"tp": 64, "fp": 11, "fn": 7, "tn": 53})))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The release's per-tutorial averages lie within 0.0000 of Table 3's "Original" row (within its rounding to two
+    decimals). C&E holds 50% of the original tutorials; the share of methods labelled ordered ranges from 50% (HE)
+    to 100% (C&E). Ordered methods have 7.0 steps on average, unordered ones 3.0. By Table 8's implied confusion
+    matrix 15% of the tutorials the classifier labels ordered are not ordered for the annotators (11 of 75 test
+    tutorials): the share of non-sequences to expect in every set built from is_ordered = 1, if its test tutorials
+    are representative.
+    """
+    averages = table3[table3["stat"].isin(["avg_steps", "avg_methods"])]
+    gap = float((averages["ours"] - averages["reported"]).abs().max())
+    rounding = "within its rounding to two decimals" if gap <= 0.005 + 1e-9 else "more than its rounding to two decimals"
+    cats = stats[stats["source"] != "Original"].set_index("source")
+    share = cats["tutorials"] / cats["tutorials"].sum()
+    ordered = cats["ordered_share"]
+    length = corpus.groupby(corpus["is_ordered"].astype(float))["n_steps"].mean()
+    tp, fp = int(confusion["tp"]), int(confusion["fp"])
+    return (f'The release\'s per-tutorial averages lie within {gap:.4f} of Table 3\'s "Original" row ({rounding}). '
+            f"{share.idxmax()} holds {share.max():.0%} of the original tutorials; the share of methods labelled ordered "
+            f"ranges from {ordered.min():.0%} ({ordered.idxmin()}) to {ordered.max():.0%} ({ordered.idxmax()}). Ordered "
+            f"methods have {length.get(1.0, np.nan):.1f} steps on average, unordered ones {length.get(0.0, np.nan):.1f}. "
+            f"By Table 8's implied confusion matrix {fp / (tp + fp):.0%} of the tutorials the classifier labels ordered "
+            f"are not ordered for the annotators ({fp} of {tp + fp} test tutorials): the share of non-sequences to "
+            "expect in every set built from is_ordered = 1, if its test tutorials are representative.")

@@ -206,3 +206,41 @@ def position_confusion(scored: pd.DataFrame) -> pd.DataFrame:
     table.columns = pd.Index(letters, name="predicted position")
     table.attrs["n"] = totals.tolist()
     return table
+
+
+def _picks(scored: pd.DataFrame) -> str:
+    """``gold 40%, rank 1 25%, rank 2 20%, rank 3 15%`` of one method's items (:func:`pick_rates`)."""
+    shares = pick_rates(scored.assign(all="all"), ["all"]).set_index("picked")["share"]
+    return ", ".join(f"{k} {shares.get(k, 0.0):.0%}" for k in ("gold", "rank 1", "rank 2", "rank 3", "invalid")
+                     if k != "invalid" or k in shares.index)
+
+
+def findings(negatives: pd.DataFrame, original: pd.DataFrame, test: pd.DataFrame) -> str:
+    """What the distractor notebook shows, as Markdown sentences rendered from its tables
+    (:mod:`culturelab.report`): the released negatives' mean cosine per rank, the category that holds
+    most of the original goal-inference items, and per method (on those items and on the released test
+    sets: ``original`` and ``test``, scored) the share of picks on the gold and on each distractor rank,
+    and the share of its most picked answer position (¼ would be flat).
+
+    >>> neg = pd.DataFrame({"rank": [1, 2, 3], "cosine": [0.89, 0.87, 0.86]})
+    >>> s = pd.DataFrame({"id": [1, 2, 3], "method": "tf-idf char", "category": ["HE", "HE", "C&E"], "task": "gi",
+    ...                   "option_rank": [[0, 1, 2, 3]] * 3, "pred": [0, 1, 2], "label": 0, "n_options": 4})
+    >>> print(findings(neg, s, s))  # doctest: +NORMALIZE_WHITESPACE
+    The released negatives' mean cosine is 0.890, 0.870 and 0.860 for ranks 1 to 3; HE holds 67% of the original
+    goal-inference items. Picks on the original items — tf-idf char: gold 33%, rank 1 33%, rank 2 33%, rank 3 0%.
+    On the released test sets — tf-idf char: gold 33%, rank 1 33%, rank 2 33%, rank 3 0%, its most picked position
+    taking 33% of its answers.
+    """
+    cosines = negatives.groupby("rank")["cosine"].mean()
+    cats = original.drop_duplicates("id")["category"].value_counts(normalize=True)
+    out = [f"The released negatives' mean cosine is {', '.join(f'{c:.3f}' for c in cosines.iloc[:-1])} and "
+           f"{cosines.iloc[-1]:.3f} for ranks {cosines.index.min()} to {cosines.index.max()}; {cats.idxmax()} holds "
+           f"{cats.max():.0%} of the original goal-inference items.",
+           "Picks on the original items — " + "; ".join(f"{m}: {_picks(part)}"
+                                                         for m, part in original.groupby("method", sort=False)) + "."]
+    if len(test):
+        out.append("On the released test sets — " + "; ".join(
+            f"{m}: {_picks(part)}, its most picked position taking "
+            f"{part['pred'][part['pred'] >= 0].value_counts(normalize=True).max():.0%} of its answers"
+            for m, part in test.groupby("method", sort=False)) + ".")
+    return " ".join(out)

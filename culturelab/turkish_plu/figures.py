@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from culturelab.plots import apply_style, claim, grouped_bars, heatmap, palette, place_legend, radar
@@ -125,13 +126,12 @@ def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep"), *, 
                     ) -> plt.Figure:
     """Per-category accuracy (%, 95 % CI, n under each bar, bars on fewer than 10 items faded) of each
     method, one panel per task, chance (4 options) dotted; the item count of each category is in its
-    label (random guesses pool several seeds, so their n is larger); ``model`` (the LM behind the
-    ``llm`` methods) in the title."""
+    label; ``model`` (the LM behind the ``llm`` methods) in the title."""
     apply_style()
     fig, axes = plt.subplots(len(tasks), 1, figsize=(7.0, 2.5 * len(tasks) + 0.5), squeeze=False)
     for ax, task in zip(axes[:, 0], tasks):
         part = acc[acc["task"] == task].copy()
-        items = part[part["method"] != "random"].groupby("category")["n"].max()
+        items = part.groupby("category")["n"].max()
         order = [c for c in CATEGORY_ORDER if c in set(part["category"])]
         part["category"] = pd.Categorical(part["category"], order)
         part = part.sort_values("category").assign(acc=lambda d: 100 * d["accuracy"], lo=lambda d: 100 * d["ci_low"],
@@ -171,16 +171,28 @@ def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "metho
 
 
 @drawing
-def recall_bars(table: pd.DataFrame, pool_size: int) -> plt.Figure:
-    """R@1/10/30 (%) of each retriever (``system``), ours with 95 % CIs, n under each bar; the
-    chance level of each R@n on the full pool (100 · n / ``pool_size``) as a dotted tick."""
+def recall_bars(table: pd.DataFrame, pool_size: int, *, title: str = "Linking actions: gold goal in the top n",
+                candidates: str = "titles") -> plt.Figure:
+    """R@n (%) of each retriever or reranker (``system``), ours with 95 % CIs, n under each bar; the
+    chance level of each R@n among the ``pool_size`` ``candidates`` each step is ranked against (the
+    full pool, or a reranker's list: 100 · n / ``pool_size``) as a dotted tick. An interval that
+    rounding puts a hair past its value (a constant per-query score: every step ties the same way)
+    is clipped to it.
+
+    >>> t = pd.DataFrame({"system": "x", "metric": ["R@1"], "value": [1 / 3], "ci_low": [1 / 3 + 1e-16],
+    ...                   "ci_high": [1 / 3], "n": [30]})
+    >>> len(recall_bars(t, 30).axes)
+    1
+    """
+    table = table.assign(ci_low=np.minimum(table["ci_low"], table["value"]),  # NaN (the paper's rows) stays NaN
+                         ci_high=np.maximum(table["ci_high"], table["value"]))
     fig = grouped_bars(table, "metric", "value", "system", err_low="ci_low", err_high="ci_high", n="n",
-                       ylabel="recall (%)", title="Linking actions: gold goal in the top n", legend=False)
+                       ylabel="recall (%)", title=title, legend=False)
     ax = fig.axes[0]
     for x, metric in enumerate(dict.fromkeys(table["metric"])):
         k = int(str(metric).removeprefix("R@"))
         ax.hlines(100 * k / pool_size, x - 0.45, x + 0.45, colors="#555555", linestyles=":", linewidth=1.1,
-                  label=f"chance ({pool_size:,} titles)" if x == 0 else None)
+                  label=f"chance ({pool_size:,} {candidates})" if x == 0 else None)
     ax.set_ylim(0, 100)
     place_legend(ax, fontsize=6, ncols=2)
     systems = list(dict.fromkeys(table["system"].astype(str)))
@@ -206,6 +218,36 @@ def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
     systems = list(dict.fromkeys(table["system"].astype(str)))
     claim(fig, kind="score", no_chance="ROUGE has no chance level", method=systems,
           model=[s.removeprefix("zero-shot ") for s in systems if s.startswith("zero-shot ")])
+    return fig
+
+
+@drawing
+def token_damage(loss: pd.DataFrame, what: str = "Turkish step headlines") -> plt.Figure:
+    """How many words of each text ``rouge_score``'s default tokenizer (the paper's ROUGE) damages:
+    a histogram of :func:`culturelab.turkish_plu.summarization.token_loss`'s
+    ``damaged_word_share`` over the texts (``what`` they are, with their count, in the title), its
+    mean dashed.
+
+    >>> from culturelab.turkish_plu.summarization import token_loss
+    >>> fig = token_damage(token_loss(["Güç düğmesine bas.", "Kağıdı koy.", "Bas."]))
+    >>> fig.axes[0].get_xlabel()
+    'share of the words that lose a letter (ç ğ ı ö ş ü …)'
+    >>> plt.close(fig)
+    """
+    import seaborn as sns
+
+    apply_style()
+    fig, ax = plt.subplots(figsize=(4.8, 3.0))
+    shares = loss["damaged_word_share"]
+    sns.histplot(x=shares, bins=[i / 10 for i in range(11)], ax=ax, color=palette(1)[0], edgecolor="white",
+                 linewidth=0.3)
+    ax.axvline(float(shares.mean()), color="#333333", linestyle="--", linewidth=1.1,
+               label=f"mean {shares.mean():.2f}")
+    ax.set_xlabel("share of the words that lose a letter (ç ğ ı ö ş ü …)")
+    ax.set_ylabel("texts")
+    ax.set_title(f"rouge_score's default tokenizer on {len(loss):,} {what}", fontsize=9)
+    place_legend(ax, fontsize=7)
+    claim(fig, kind="data")
     return fig
 
 

@@ -199,10 +199,32 @@ def _recall_over_all_queries(recall: pd.DataFrame) -> pd.DataFrame:
     return recall[(recall["group"] == "all") & (recall["metric"] != "MRR")]
 
 
+def beside_table5(recall: pd.DataFrame, paper_row: str, labels: Callable[[Mapping[str, Any]], Deviations],
+                  model_row: str | None = None) -> pd.DataFrame:
+    """Each run of :func:`recall_table` in ``recall`` (``system``, ``pool``; its R@n over all queries)
+    beside the paper's Table 5 row ``paper_row`` (whose model is ``model_row``, ``None`` for BM25):
+    ``metric, reported, ours, delta, data, protocol, model_status, comparable, system, pool,
+    paper_model``, labelled by ``labels`` of the run's ``system`` and ``pool``; Δ only where data,
+    protocol and model are the paper's.
+
+    >>> from culturelab.protocol import DataUsed, Deviations
+    >>> r = pd.DataFrame({"pool": "top 30", "group": "all", "system": "hf:x", "metric": ["R@1", "R@10"],
+    ...                   "value": [30.0, 70.0]})
+    >>> t = beside_table5(r, "+ BERTurk", lambda row: Deviations((), DataUsed("released"), "hf:x", ""), "BERTurk")
+    >>> t[["metric", "reported", "ours", "model_status"]].values.tolist()[0]
+    ['R@1', 40.5, 30.0, "hf:x beside the paper's BERTurk"]
+    """
+    reported = load("turkish_plu", "table5")
+    rows = _recall_over_all_queries(recall)
+    return pd.concat([compare(reported[reported["model"] == paper_row], part, on=["metric"], model_row=model_row,
+                              deviations=labels({"system": system, "pool": pool})).assign(system=system, pool=pool)
+                      for (system, pool), part in rows.groupby(["system", "pool"], sort=False)], ignore_index=True
+                     ).assign(paper_model=paper_row)
+
+
 def table5_beside(recall: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
     """Each full-pool BM25 run of :func:`recall_table` (``system``, ``pool == "full"``, all queries)
-    beside the paper's BM25 row of Table 5: ``metric, reported, ours, delta, data, protocol,
-    model_status, comparable, system, paper_model``, labelled by ``labels`` of the run's
+    beside the paper's BM25 row of Table 5 (:func:`beside_table5`), labelled by ``labels`` of the run's
     ``system`` and ``pool`` (:func:`culturelab.turkish_plu.protocol.linking_labels`); Δ only where
     data and protocol are the paper's.
 
@@ -213,17 +235,14 @@ def table5_beside(recall: pd.DataFrame, labels: Callable[[Mapping[str, Any]], De
     >>> t.query("metric == 'R@1'")[["reported", "ours", "delta", "comparable"]].values.tolist()
     [[4.5, 5.0, 0.5, True]]
     """
-    reported = load("turkish_plu", "table5")
-    full = _recall_over_all_queries(recall[(recall["pool"] == "full") & recall["system"].str.startswith("BM25")])
-    return pd.concat([compare(reported[reported["model"] == BM25_ROW], part, on=["metric"],
-                              deviations=labels({"system": name, "pool": "full"})).assign(system=name)
-                      for name, part in full.groupby("system", sort=False)], ignore_index=True
-                     ).assign(paper_model=BM25_ROW)
+    return beside_table5(recall[(recall["pool"] == "full") & recall["system"].str.startswith("BM25")], BM25_ROW,
+                         labels)
 
 
-def recall_with_paper(recall: pd.DataFrame, n_paper: int = 440) -> pd.DataFrame:
-    """R@n of the paper's :data:`BM25_ROW` and :data:`BEST_ROW` (``system`` "paper …", over its
-    ``n_paper`` test steps, no CI) and of each of our runs over all queries (``system``
+def recall_with_paper(recall: pd.DataFrame, n_paper: int = 440, rows: Sequence[str] = (BM25_ROW, BEST_ROW)
+                      ) -> pd.DataFrame:
+    """R@n of the paper's Table 5 ``rows`` (default :data:`BM25_ROW` and :data:`BEST_ROW`; ``system``
+    "paper …", over its ``n_paper`` test steps, no CI) and of each of our runs over all queries (``system``
     "<system> / <pool>", with CI and n): ``system, metric, value, ci_low, ci_high, n``, for
     :func:`culturelab.turkish_plu.figures.recall_bars`.
 
@@ -233,8 +252,43 @@ def recall_with_paper(recall: pd.DataFrame, n_paper: int = 440) -> pd.DataFrame:
     ['paper BM25', 'paper Sup. SimCSE-TR BERTurk', 'BM25+ / full']
     """
     reported = load("turkish_plu", "table5")
-    paper = reported[reported["model"].isin([BM25_ROW, BEST_ROW])].assign(system=lambda d: "paper " + d["model"],
-                                                                           n=n_paper)
+    paper = reported[reported["model"].isin(list(rows))].assign(system=lambda d: "paper " + d["model"], n=n_paper)
     ours = _recall_over_all_queries(recall).assign(system=lambda d: d["system"] + " / " + d["pool"])
     return pd.concat([paper, ours], ignore_index=True).reindex(
         columns=["system", "metric", "value", "ci_low", "ci_high", "n"])
+
+
+def findings(recall: pd.DataFrame, table5: pd.DataFrame) -> str:
+    """What the linking notebook's retrieval runs show, as Markdown sentences rendered from its
+    tables (:mod:`culturelab.report`): how far each full-pool BM25+ run lies from the paper's BM25
+    row (``table5``: :func:`table5_beside`), how the tokenisations rank by R@1, whether the
+    original-Turkish steps are harder than the translated ones, and how the runs of the second pool
+    compare (``recall``: :func:`recall_table` with ``system`` and ``pool``).
+
+    >>> r = pd.DataFrame({"system": ["BM25+ whitespace"] * 3 + ["BM25+ unicode"] * 3, "pool": "full",
+    ...                   "group": ["all", "original", "translated"] * 2, "metric": "R@1",
+    ...                   "value": [4.0, 0.0, 4.5, 17.0, 5.0, 19.0]})
+    >>> t = pd.DataFrame({"system": ["BM25+ whitespace"] * 3, "metric": ["R@1", "R@10", "R@30"],
+    ...                   "reported": [4.5, 13.4, 18.4], "ours": [4.0, 14.0, 18.0]})
+    >>> print(findings(r, t))  # doctest: +NORMALIZE_WHITESPACE
+    On the full pool the paper's BM25 row (R@1/10/30) lies at most 0.6 points from BM25+ whitespace. By R@1 the
+    BM25+ runs rank BM25+ unicode (17.0) > BM25+ whitespace (4.0); the original-Turkish steps score below the
+    translated ones on R@1 in 2 of 2 of them.
+    """
+    gaps = table5.dropna(subset=["ours", "reported"]).assign(gap=lambda d: (d["ours"] - d["reported"]).abs()) \
+        .groupby("system", sort=False)["gap"].max()
+    out = ["On the full pool the paper's BM25 row (R@1/10/30) lies at most "
+           + ", ".join(f"{g:.1f} points from {s}" for s, g in gaps.items()) + "."] if len(gaps) else []
+    r1 = recall[recall["metric"] == "R@1"]
+    full = r1[r1["pool"] == "full"].pivot_table(index="system", columns="group", values="value")
+    if len(full):
+        ranked = full["all"].sort_values(ascending=False)
+        harder = int((full.get("original", np.nan) < full.get("translated", np.nan)).sum())
+        out.append(f"By R@1 the BM25+ runs rank {' > '.join(f'{s} ({v:.1f})' for s, v in ranked.items())}; the "
+                   f"original-Turkish steps score below the translated ones on R@1 in {harder} of {len(full)} of them.")
+    other = recall[(recall["pool"] != "full") & (recall["group"] == "all") & recall["metric"].isin(["R@1", "R@10"])]
+    for pool, part in other.groupby("pool", sort=False):
+        runs = part.pivot_table(index="system", columns="metric", values="value")
+        out.append(f"On the second pool ({pool}): " + "; ".join(
+            f"{s} R@1 {row['R@1']:.1f}, R@10 {row['R@10']:.1f}" for s, row in runs.iterrows()) + ".")
+    return " ".join(out)

@@ -134,8 +134,9 @@ def majority_predictions(frame: pd.DataFrame, reference: pd.DataFrame) -> pd.Dat
 
 
 def random_predictions(frame: pd.DataFrame, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> pd.DataFrame:
-    """Uniform random guesses, one block of rows per seed (column ``seed``); the accuracy over
-    all rows is the mean over seeds — the stand-in for the paper's random-head "zero-shot".
+    """Uniform random guesses, one block of rows per seed (column ``seed``): a check of the chance
+    level. :func:`accuracy_by_task` pools the seeds per item (:func:`pool_seeds`), so the test set
+    counts once however many seeds are drawn.
 
     >>> t = pd.DataFrame({"task": ["si"], "label": [0], "n_options": [4]})
     >>> random_predictions(t, seeds=[0, 1])["seed"].tolist()
@@ -276,10 +277,33 @@ def score_all(items: pd.DataFrame, *, model: LanguageModel | None = None, refere
     return pd.concat(parts, ignore_index=True)
 
 
+def pool_seeds(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """``results`` with the rows a method repeats over seeds (a ``seed`` column, as
+    :func:`random_predictions` writes) pooled into one row per item (``id``) and ``by`` group, whose
+    ``correct`` is the share of the seeds that got the item right (``seeds`` says how many): an item
+    counts once, so n is the number of items and the CI comes from the items, not from seeds × items.
+    Rows without a seed are kept as they are.
+
+    >>> t = pd.DataFrame({"id": ["a", "a", "b", "b"], "task": "si", "method": "random", "correct": [1, 0, 0, 0],
+    ...                   "valid": True, "n_options": 4, "seed": [0, 1, 0, 1]})
+    >>> pool_seeds(t, ["task", "method"])[["id", "correct", "seeds"]].values.tolist()
+    [['a', 0.5, 2], ['b', 0.0, 2]]
+    """
+    if "seed" not in results or results["seed"].isna().all():
+        return results
+    seeded = results["seed"].notna()
+    keys = list(dict.fromkeys([*by, "id"]))
+    pooled = (results[seeded].groupby(keys, sort=False, observed=True, dropna=False)
+              .agg(correct=("correct", "mean"), valid=("valid", "all"), n_options=("n_options", "first"),
+                   seeds=("seed", "nunique")).reset_index())
+    return pd.concat([results[~seeded], pooled], ignore_index=True) if (~seeded).any() else pooled
+
+
 def accuracy_by_task(results: pd.DataFrame, by: Sequence[str] = ("task", "method", "model"), *,
                      seed: int = 0) -> pd.DataFrame:
-    """Accuracy (0–1) with its 95 % bootstrap CI, n and the chance level (1 / options) per
-    ``by`` group — the tidy table every model figure and full-size result file uses.
+    """Accuracy (0–1) with its 95 % CI, n (items: a method repeated over seeds is pooled per item
+    first, :func:`pool_seeds`) and the chance level (1 / options) per ``by`` group — the tidy table
+    every model figure and full-size result file uses.
 
     >>> t = pd.DataFrame({"task": ["so"] * 4, "method": "m", "model": "x", "correct": [1, 1, 0, 1],
     ...                   "valid": True, "n_options": 2})
@@ -288,6 +312,7 @@ def accuracy_by_task(results: pd.DataFrame, by: Sequence[str] = ("task", "method
     """
     from culturelab.metrics.choice import accuracy_table
 
+    results = pool_seeds(results, by)
     table = accuracy_table(results, list(by), seed=seed)
     chance = (1.0 / results["n_options"]).groupby([results[b] for b in by], sort=True, observed=True).mean()
     return table.merge(chance.rename("chance").reset_index(), on=list(by), how="left")
@@ -429,3 +454,79 @@ def table6_beside(accuracy: pd.DataFrame, labels: Callable[[Mapping[str, Any]], 
             *LABEL_COLUMNS, "model_note"]
     table = pd.concat(out, ignore_index=True)
     return table[[c for c in cols if c in table.columns]]
+
+
+# ------------------------------------------------------------------ what a run shows
+def _scores(rows: pd.DataFrame, tasks: Sequence[str]) -> str:
+    """``GI 21.7 % (95 % CI 15.0–28.3, n = 60)``, … for the tasks of ``rows`` (one method's accuracies)."""
+    by = rows.set_index("task")
+    return ", ".join(f"{t.upper()} {100 * by.loc[t, 'accuracy']:.1f} % (95 % CI {100 * by.loc[t, 'ci_low']:.1f}–"
+                     f"{100 * by.loc[t, 'ci_high']:.1f}, n = {int(by.loc[t, 'n'])})" for t in tasks if t in by.index)
+
+
+def _against_chance(rows: pd.DataFrame, tasks: Sequence[str]) -> dict[str, list[str]]:
+    """The tasks (in the order of ``tasks``) whose 95 % CI lies above, on (covers) or below the chance level."""
+    out: dict[str, list[str]] = {"above": [], "on": [], "below": []}
+    by = rows.set_index("task")
+    for task in (t for t in tasks if t in by.index):
+        r = by.loc[task]
+        place = "above" if r["ci_low"] > r["chance"] else "below" if r["ci_high"] < r["chance"] else "on"
+        out[place].append(task.upper())
+    return out
+
+
+def findings(acc: pd.DataFrame, composition: pd.DataFrame, results: pd.DataFrame, tasks: Sequence[str]) -> str:
+    """What the multiple-choice notebook shows, as Markdown sentences rendered from its tables
+    (:mod:`culturelab.report`; no number typed by hand): whether the random and majority baselines
+    sit on chance (their 95 % CIs), what step ordering's label balance does to a constant answer,
+    on which tasks the surface baselines beat chance, how precise the LM's zero-shot accuracies are
+    and how often its two normalisations pick the same option. ``acc``: :func:`accuracy_by_task`;
+    ``composition``: :func:`composition`; ``results``: the scored items.
+
+    >>> acc = pd.DataFrame({"task": ["so", "so", "so"], "method": ["random", "majority (val)", "tf-idf char"],
+    ...                     "accuracy": [0.5, 0.456, 0.47], "ci_low": [0.45, 0.42, 0.43], "ci_high": [0.55, 0.49, 0.51],
+    ...                     "n": 1021, "chance": 0.5})
+    >>> comp = pd.DataFrame({"set": ["so val", "so test"], "labels": ["5018/4982", "466/555"],
+    ...                      "majority_share": [0.502, 0.544]})
+    >>> print(findings(acc, comp, pd.DataFrame({"method": []}), ["so"]))  # doctest: +NORMALIZE_WHITESPACE
+    Random guessing scores SO 50.0 % (95 % CI 45.0–55.0, n = 1021): chance lies inside the interval of SO. The
+    validation's most frequent answer scores SO 45.6 % (95 % CI 42.0–49.0, n = 1021). The SO test labels are 466/555:
+    always answering option 2 scores 54.4 %, while the validation's majority is option 1. Lexical overlap and
+    character TF-IDF beat chance on no task.
+    """
+    out = []
+    for method, name in (("random", "Random guessing"), ("majority (val)", "The validation's most frequent answer")):
+        rows = acc[acc["method"] == method]
+        if len(rows):
+            place = _against_chance(rows, tasks)
+            tail = (f": chance lies inside the interval of {', '.join(place['on'])}" if not place["above"] + place["below"]
+                    else f": off chance on {', '.join(place['above'] + place['below'])}") if method == "random" else ""
+            out.append(f"{name} scores {_scores(rows, tasks)}{tail}.")
+    sets = composition.set_index("set")
+    if "so test" in sets.index and "so val" in sets.index:
+        test = [int(x) for x in sets.loc["so test", "labels"].split("/")]
+        val = [int(x) for x in sets.loc["so val", "labels"].split("/")]
+        out.append(f"The SO test labels are {sets.loc['so test', 'labels']}: always answering option "
+                   f"{int(np.argmax(test)) + 1} scores {100 * sets.loc['so test', 'majority_share']:.1f} %, while the "
+                   f"validation's majority is option {int(np.argmax(val)) + 1}.")
+    surface = acc[acc["method"].isin(["lexical overlap", "tf-idf char"])]
+    if len(surface):
+        wins = {t for t, part in surface.groupby("task") if (part["ci_low"] > part["chance"]).any()}
+        beat = [t for t in tasks if t in wins]
+        rest = [t.upper() for t in tasks if t not in wins and t in set(surface["task"])]
+        out.append(f"Lexical overlap and character TF-IDF beat chance on {', '.join(t.upper() for t in beat)}"
+                   + (f", not on {', '.join(rest)}." if rest else ".") if beat else
+                   "Lexical overlap and character TF-IDF beat chance on no task.")
+    llm = acc[acc["method"].str.startswith("llm")]
+    for method, rows in llm.groupby("method", sort=False):
+        place = _against_chance(rows, tasks)
+        out.append(f"Zero-shot {method} scores {_scores(rows, tasks)}: above chance on "
+                   f"{', '.join(place['above']) or 'no task'}, its intervals up to "
+                   f"{100 * (rows['ci_high'] - rows['ci_low']).max():.0f} points wide.")
+    picks = results[results["method"].isin(["llm (sum)", "llm (mean)"])].pivot_table(
+        index="id", columns="method", values="pred", aggfunc="first") if len(results) else pd.DataFrame()
+    if {"llm (sum)", "llm (mean)"} <= set(picks.columns):
+        same = (picks["llm (sum)"] == picks["llm (mean)"]).mean()
+        out.append(f"Summed and per-token mean log-probabilities pick the same option on {same:.0%} of the "
+                   f"{len(picks)} items the LM scored (sums favour short options; means remove that bias).")
+    return " ".join(out)

@@ -43,6 +43,7 @@ from culturelab.protocol import (
 )
 from culturelab.tasks.reorder import DECODING_LABELS, decoding_setting
 from culturelab.turkish_plu.data import FILES, HF_MC, HF_SUMMARIZATION, SUBDIR, TASK_NAMES, TASKS
+from culturelab.turkish_plu.rerank import DEPTH
 from culturelab.turkish_plu.summarization import ROUGE_L, VARIANTS
 
 if TYPE_CHECKING:
@@ -90,8 +91,8 @@ def _tasks(v: Any) -> str:
 
 #: what each of our chance baselines is, beside the paper's Random row (the exact chance 1/options)
 _BASELINES = {
-    "random": "random: simulated uniform guesses over the run's seeds, a check of the chance level (the paper's Random "
-              "row: the exact chance 1/options, Table 6)",
+    "random": "random: simulated uniform guesses over the run's seeds (each item counted once: its share of seeds "
+              "right), a check of the chance level (the paper's Random row: the exact chance 1/options, Table 6)",
     "majority (val)": "majority (val): the validation split's most frequent label (the paper's Random row: the exact "
                       "chance 1/options, Table 6)",
 }
@@ -233,6 +234,35 @@ _BM25 = Setting("whitespace", "App. A.1 (rank_bm25's BM25Plus; tokens not stated
                 "as in rank_bm25's README)", describe=lambda v: (
                     f"BM25+ on {v} tokens (our reading of the paper: split(' '), case and punctuation kept; "
                     "App. A.1 does not say)"))
+#: the reranker of Table 5's last rows (§4.1, §5.1, App. G: Zhou et al. 2022's, fine-tuned): what ours differs in
+_RERANKERS = {
+    "zero-shot LM": "candidates reordered by a causal LM's zero-shot log-likelihood of each title after the step, "
+                    "untrained, the retrieval score not used",
+    "none": "no reranking: the candidate list in the first stage's order (a reference for the reranked rows)",
+}
+_PAPER_RERANKER = ("a cross-encoder (BERTurk, DistilBERTurk) fine-tuned on the 1,319 training links with 29 retrieved "
+                   "negatives each, its [CLS] score combined with the retrieval cosine; §4.1, App. G")
+#: the first stage of our rerank rows when the run has not named it (``culturelab check``)
+BEST_FIRST_STAGE = "the best full-pool retriever of the run (by R@30)"
+_RERANK = {
+    "reranker": Setting("fine-tuned cross-encoder", "§4.1, App. G", value_of=lambda e: e.get("reranker", "zero-shot LM"),
+                        describe=lambda v: f"{_RERANKERS.get(v, v)} (the paper: {_PAPER_RERANKER})"),
+    # §4.1: the step's context (its goal, the steps around it); the release's hyperlinks.json maps steps to goals only
+    "rerank_context": Setting("the step with its goal and neighbouring steps", "§4.1",
+                              value_of=lambda e: "the step alone", describe=lambda v: (
+                                  f"the reranker reads {v} (the paper: the step with its goal and the steps around "
+                                  "it, §4.1; the release's hyperlinks.json holds the step and its link only)")),
+    "rerank_first_stage": Setting("Sup. SimCSE-TR BERTurk", "Table 5 caption: the best retriever's top 30",
+                                  value_of=lambda e: e.get("rerank_first_stage", BEST_FIRST_STAGE),
+                                  describe=lambda v: (f"candidates from {v} (the paper: the top 30 of its best "
+                                                      "retriever, Sup. SimCSE-TR BERTurk, Table 5 caption)")),
+    "rerank_depth": Setting(DEPTH, "Table 5 caption", what="the top {} candidates reranked"),
+    # §5.1: the gold goal "introduced … randomly after the 10th candidate" when the retriever missed it
+    "gold_insertion": Setting("after the 10th", "§5.1", value_of=lambda e: "after the 10th", what="gold goal put in "
+                              "{} when missing", reading="§5.1 says 'randomly after the 10th candidate': ours draws "
+                              "its place uniformly among 11–30, shifts the candidates below it down and drops the last"),
+    "n_rerank_queries": _size("n_rerank_queries", "test steps reranked"),
+}
 #: the paper's ROUGE: HF evaluate's (rouge_score's default tokenizer and Porter stemmer)
 PAPER_ROUGE = next(iter(VARIANTS))
 _ROUGE = Setting(PAPER_ROUGE, "the repository's test.py (HF evaluate's rouge: rouge_score's default tokenizer, "
@@ -282,10 +312,14 @@ PROTOCOL: dict[str, Section] = {
         "bm25_tokens": _BM25, "n_dense_queries": _size("n_dense_queries", "test steps"),
         "dense_pool_size": Setting(0, "§4.1: the full pool", kind="data", describe=lambda v: (
             f"a small pool: every test gold plus random titles up to {v} (the paper: every goal title, §4.1)"))}),
+    "04_linking.rerank": Section("§4.1, §5.1, App. G, Table 5 (reranker rows)", LINKING, _RERANK, when="run_llm"),
     "05_summarization": Section("§4.3, App. G, Table 7", SUMMARIZATION, {
         "split": Setting("test", "Table 7", what="split {}"),
         "max_documents": _size("max_documents", "pairs", "Table 7: the whole test split"),
         "rouge_tokenizer": _ROUGE, "rouge_l": _ROUGE_L}),
+    "05_summarization.tokens": Section("ours", CORPUS, beyond="how many words of the original-Turkish corpus's step "
+                                       "headlines (the text of the summaries) rouge_score's default tokenizer damages "
+                                       "(the paper: §4.3 scores ROUGE with it and does not measure this)"),
     "05_summarization.lead": Section("ours", SUMMARIZATION, {"rouge_tokenizer": _ROUGE},
                                      beyond="extractive lead-k baselines (the paper: fine-tuned seq2seq models)"),
     "05_summarization.llm": Section("ours", SUMMARIZATION, {
@@ -332,7 +366,7 @@ HUB_ID_READINGS = {
 }
 #: the parameter that names each notebook's (or part's) model where it is not ``model``: the linking
 #: encoder, the models the multiple-choice notebook fine-tunes
-MODEL_PARAMS = {"04_linking": "encoder", "02_mc_tasks.finetune": "finetune_model"}
+MODEL_PARAMS = {"04_linking": "encoder", "04_linking.rerank": "model", "02_mc_tasks.finetune": "finetune_model"}
 
 
 def paper_model(row: str) -> str | None:
@@ -464,6 +498,22 @@ def linking_labels(run: Run, recall: pd.DataFrame) -> Callable[[Mapping[str, Any
     return of
 
 
+def rerank_labels(run: Run, recall: pd.DataFrame, first_stage: str) -> Callable[[Mapping[str, Any]], Deviations]:
+    """The labels of one run (``system``, ``pool``) of the rerank recall table: the first stage's
+    order of the candidate lists (``system`` = ``first_stage``: no model, reranker ``none``) or the
+    LM's reordering of them (``system`` = its spec); the counts are its test steps. For
+    :func:`culturelab.protocol.label_rows` and :func:`culturelab.turkish_plu.linking.beside_table5`."""
+    steps = recall[recall["group"] == "all"].groupby(["system", "pool"])["n"].max()
+
+    def of(row: Mapping[str, Any]) -> Deviations:
+        system = row["system"]
+        ours = system != first_stage
+        return run.deviations("rerank", model=system if ours else None,
+                              counts={"test steps": int(steps.get((system, row["pool"]), 0))},
+                              reranker="zero-shot LM" if ours else "none", rerank_first_stage=first_stage)
+    return of
+
+
 def method_labels(run: Run, counts: Callable[[Mapping[str, Any]], dict[str, int]] | None = None
                   ) -> Callable[[Mapping[str, Any]], Deviations]:
     """The labels of one ``method`` of a notebook's rows: a language model's rows (``llm …``)
@@ -563,6 +613,17 @@ def reported_deviations(part: str) -> Deviations:
     'data: same · protocol: same'
     """
     return compare(PROTOCOL[part], {}, DataUsed("reported"))
+
+
+def released_deviations(part: str, counts: Mapping[str, int]) -> Deviations:
+    """The labels of a result computed from release files other than the notebook's own data
+    (``counts`` of what it read, keyed as the section's release), e.g. the corpus headlines of the
+    summarization notebook, whose run reads the summarization set (or its stand-ins).
+
+    >>> released_deviations("05_summarization.tokens", {"tutorials": 2009, "methods": 6720, "steps": 38481}).data
+    'same'
+    """
+    return compare(PROTOCOL[part], {}, DataUsed("released", dict(counts)))
 
 
 # ------------------------------------------------------------------ where the data is

@@ -196,27 +196,62 @@ def by_length(scored: pd.DataFrame, by: Sequence[str] = ("method",), *, seed: in
 
 
 def table6_so_beside(scored: pd.DataFrame, labels: Callable[[Mapping[str, Any]], Deviations]) -> pd.DataFrame:
-    """Mean adjacent-pair accuracy (%) of each ``method`` (and ``model``) beside each of the paper's
-    step-ordering accuracies (Table 6, rows :data:`SO_PAPER_ROWS`): ``task, reported, ours, delta,
-    data, protocol, model_status, comparable, paper_model, method, model``, one row per (method,
-    paper row), labelled by ``labels`` of the method and model
+    """Mean adjacent-pair accuracy (%) of each ``method`` (and ``model``) over its **valid** answers
+    beside each of the paper's step-ordering accuracies (Table 6, rows :data:`SO_PAPER_ROWS`):
+    ``task, reported, ours, delta, data, protocol, model_status, comparable, paper_model, method,
+    model, n`` (valid answers), ``answers`` and ``valid_share``, one row per (method, paper row),
+    labelled by ``labels`` of the method and model
     (:func:`culturelab.turkish_plu.protocol.method_labels`: a full order of other items is
-    beyond the paper's two-way choice, so no Δ).
+    beyond the paper's two-way choice, so no Δ). An invalid answer has no order to score: counted
+    as 0 it would read as a model worse than a coin, so it is left out and the valid share stands
+    beside; a method without a valid answer has no number (NaN).
 
     >>> from culturelab.turkish_plu.protocol import PROTOCOL
     >>> from culturelab.protocol import compare
     >>> beyond = lambda row: compare(PROTOCOL["03_step_ordering"], {})
-    >>> t = table6_so_beside(pd.DataFrame({"method": ["as shown"] * 2, "model": "baseline", "pair_acc": [0.5, 0.7]}),
-    ...                      beyond)
-    >>> t[["paper_model", "ours", "comparable"]].values.tolist()[0]
-    ['Random', 60.0, False]
+    >>> t = table6_so_beside(pd.DataFrame({"method": ["as shown"] * 3, "model": "baseline", "pair_acc": [0.5, 0.7, 0.0],
+    ...                                    "valid": [True, True, False]}), beyond)
+    >>> t[["paper_model", "ours", "n", "valid_share", "comparable"]].values.tolist()[0]
+    ['Random', 60.0, 2, 0.6666666666666666, False]
     """
     from culturelab.turkish_plu.protocol import paper_model
 
-    pairs = (scored.groupby(["method", "model"], sort=False)["pair_acc"].mean().mul(100).rename("value")
+    keys = [scored["method"], scored["model"]]
+    valid = scored["valid"].astype(bool)
+    pairs = (valid.groupby(keys, sort=False).agg(n="sum", answers="size", valid_share="mean")
+             .assign(value=100 * scored["pair_acc"].where(valid).groupby(keys, sort=False).mean())
              .reset_index().assign(task="so"))
     reported = load("turkish_plu", "table6").query("task == 'so'")
     return pd.concat([compare(reported[reported["model"] == row], pd.DataFrame([ours]), on=["task"],
                               deviations=labels(ours), model_row=paper_model(row))
-                      .assign(paper_model=row, method=ours["method"], model=ours["model"])
+                      .assign(paper_model=row, method=ours["method"], model=ours["model"], n=int(ours["n"]),
+                              answers=int(ours["answers"]), valid_share=ours["valid_share"])
                       for ours in pairs.to_dict("records") for row in SO_PAPER_ROWS], ignore_index=True)
+
+
+def findings(instances: pd.DataFrame, scored: pd.DataFrame, *, seed: int = 0) -> str:
+    """What the reordering set and the letters-as-shown reference show, as Markdown sentences rendered
+    from the run's tables (:mod:`culturelab.report`): the category that supplies most ordered
+    methods, overall and among the longest, and whether copying the letters as shown sits on the
+    random expectation (mean ρ 0, its 95 % CI) — what the seeded shuffle is for.
+
+    >>> inst = pd.DataFrame({"category": ["C&E", "C&E", "HE", "C&E"], "n_steps": [5, 6, 6, 6]})
+    >>> shown = pd.DataFrame({"method": "as shown", "rho": [0.1, -0.2, 0.05, 0.0]})
+    >>> print(findings(inst, shown))  # doctest: +NORMALIZE_WHITESPACE
+    C&E supplies 75% of the ordered methods of this run and 67% of the longest (6-step) ones, so a trend with length
+    is partly a difference between categories. Copying the letters as shown scores a mean ρ of -0.01 (95 % CI -0.14
+    to 0.08) over 4 methods: on the random expectation of 0, as the seeded shuffle intends.
+    """
+    shares = instances["category"].value_counts(normalize=True)
+    top, longest = shares.idxmax(), instances[instances["n_steps"] == instances["n_steps"].max()]
+    out = [f"{top} supplies {shares.max():.0%} of the ordered methods of this run and "
+           f"{(longest['category'] == top).mean():.0%} of the longest ({int(longest['n_steps'].iloc[0])}-step) ones, so "
+           "a trend with length is partly a difference between categories."]
+    shown = scored[scored["method"] == "as shown"]
+    if len(shown):
+        r = summarise(shown, "rho", seed=seed).iloc[0]
+        place = "above" if r["ci_low"] > 0 else "below" if r["ci_high"] < 0 else "on"
+        out.append(f"Copying the letters as shown scores a mean ρ of {r['mean']:.2f} (95 % CI {r['ci_low']:.2f} to "
+                   f"{r['ci_high']:.2f}) over {int(r['n'])} methods: {place} the random expectation of 0"
+                   + (", as the seeded shuffle intends." if place == "on" else "."))
+    return " ".join(out)

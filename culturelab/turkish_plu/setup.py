@@ -24,6 +24,7 @@ from culturelab.parsing import LETTERS
 from culturelab.tasks.reorder import DECODINGS, POLICIES
 from culturelab.turkish_plu.data import FINETUNE_INPUTS, FINETUNE_SPLITS, SUMMARIZATION_SPLITS, TASKS, Release
 from culturelab.turkish_plu.mc import MC_TEMPLATES, NORMALISATIONS
+from culturelab.turkish_plu.rerank import INSERT_AFTER
 
 if TYPE_CHECKING:
     from culturelab.runner import Run
@@ -59,6 +60,8 @@ CHOICES: dict[str, Choice] = {
     "max_queries": _COUNT,
     "n_dense_queries": _COUNT,
     "dense_pool_size": _COUNT,
+    "n_rerank_queries": _COUNT,
+    "rerank_depth": in_range(INSERT_AFTER + 1, 1000),
     "finetune_split": one_of(("auto", *FINETUNE_SPLITS)),
     "finetune_input": one_of(FINETUNE_INPUTS),
     "finetune_epochs": in_range(1, 1000),
@@ -72,6 +75,7 @@ CHOICES: dict[str, Choice] = {
 NOTEBOOK_CHOICES: dict[str, dict[str, Choice]] = {
     "02_mc_tasks": {"prompt_version": one_of(_versions(*MC_TEMPLATES))},
     "03_step_ordering": {"prompt_version": one_of(_versions("reorder"))},
+    "04_linking": {"prompt_version": one_of(_versions("rerank"))},
     "05_summarization": {"data_source": one_of(DATA_SOURCES), "prompt_version": one_of(_versions("summarize"))},
     "06_distractors": {"tasks": one_of(FOUR_WAY), "prompt_version": one_of(_versions(*MC_TEMPLATES))},
 }
@@ -104,6 +108,7 @@ def finetune_split(split: str, train_dir: str = "") -> str:
 #: the language-model section of each notebook: what it asks of the model and its name
 LM_SECTIONS = {"02_mc_tasks": ("loglikelihood", "zero-shot LM scoring"),
                "03_step_ordering": ("generate", "LM reordering"),
+               "04_linking": ("loglikelihood", "LM reranking"),
                "05_summarization": ("generate", "zero-shot LM summaries"),
                "06_distractors": ("loglikelihood", "LM scoring of the distractor items")}
 

@@ -176,9 +176,72 @@ def table7_beside(summary: pd.DataFrame, labels: Callable[[Mapping[str, Any]], D
     return pd.concat([*parts, rest], ignore_index=True)
 
 
+def rouge_findings(table: pd.DataFrame, *, n_pairs: int, result: bool) -> str:
+    """What a run's ROUGE table (:func:`culturelab.stats.summarise` of :func:`rouge_long`: ``system,
+    tokenizer, metric, mean``) shows of the two tokenizers, as Markdown sentences rendered from it
+    (:mod:`culturelab.report`): how far the paper-compatible ROUGE-1 lies from the Unicode-aware one,
+    the best system under each and whether the order of the systems survives, and how far rougeLsum
+    lies from rougeL; ``result`` False (:func:`is_result`) says the ``n_pairs`` pairs are an illustration.
+
+    >>> paper, uni = VARIANTS
+    >>> t = pd.DataFrame([("lead-1", paper, "rouge1", 30.0), ("lead-1", uni, "rouge1", 20.0),
+    ...                   ("lead-2", paper, "rouge1", 25.0), ("lead-2", uni, "rouge1", 24.0),
+    ...                   ("lead-1", paper, "rougeL", 28.0), ("lead-1", paper, "rougeLsum", 29.0),
+    ...                   ("lead-2", paper, "rougeL", 20.0), ("lead-2", paper, "rougeLsum", 21.0)],
+    ...                  columns=["system", "tokenizer", "metric", "mean"])
+    >>> print(rouge_findings(t, n_pairs=4, result=False))  # doctest: +NORMALIZE_WHITESPACE
+    On this run's 4 pairs (an illustration, not the summarization test split: no number here is a result), the
+    paper-compatible ROUGE-1 is higher than the Unicode-aware one for 2 of 2 systems (by 5.5 points on average). The
+    best system by ROUGE-1 is lead-1 (30.0) with the paper's tokenizer and lead-2 (24.0) with the Unicode-aware one:
+    the order of the 2 systems changes between them. With the paper's tokenizer rougeLsum lies 1.0 points from rougeL
+    on average (one sentence per line, as the paper's evaluation formats the texts).
+    """
+    paper, unicode = list(VARIANTS)
+    r1 = table[table["metric"] == "rouge1"].pivot(index="system", columns="tokenizer", values="mean")
+    gap = r1[paper] - r1[unicode]
+    higher = int((gap > 0).sum())
+    order = {tok: list(r1[tok].sort_values(ascending=False, kind="stable").index) for tok in (paper, unicode)}
+    scope = f"On this run's {n_pairs} pairs" + ("" if result else " (an illustration, not the summarization test "
+                                                "split: no number here is a result)")
+    out = [f"{scope}, the paper-compatible ROUGE-1 is higher than the Unicode-aware one for {higher} of {len(gap)} "
+           f"systems (by {gap.mean():.1f} points on average)." if gap.mean() >= 0 else
+           f"{scope}, the paper-compatible ROUGE-1 is lower than the Unicode-aware one for {len(gap) - higher} of "
+           f"{len(gap)} systems (by {-gap.mean():.1f} points on average).",
+           f"The best system by ROUGE-1 is {order[paper][0]} ({r1.loc[order[paper][0], paper]:.1f}) with the paper's "
+           f"tokenizer and {order[unicode][0]} ({r1.loc[order[unicode][0], unicode]:.1f}) with the Unicode-aware one: "
+           f"the order of the {len(gap)} systems "
+           + ("is the same under both." if order[paper] == order[unicode] else "changes between them.")]
+    lsum = table[table["tokenizer"] == paper].pivot(index="system", columns="metric", values="mean")
+    if {"rougeL", "rougeLsum"} <= set(lsum.columns):
+        out.append(f"With the paper's tokenizer rougeLsum lies {(lsum['rougeLsum'] - lsum['rougeL']).abs().mean():.1f} "
+                   "points from rougeL on average (one sentence per line, as the paper's evaluation formats the texts).")
+    return " ".join(out)
+
+
 #: where summarization pairs can come from that are not the paper's test split
 NOT_REAL = {"example": "the 4 method-level pairs of the release's one example tutorial",
             "sample": "pairs written by us"}
+
+
+def is_result(source: str) -> bool:
+    """Whether pairs read from ``source`` (:meth:`~culturelab.turkish_plu.data.Release.summarization`)
+    are a summarization set whose scores are a result — a figure may draw them — rather than an
+    illustration (:data:`NOT_REAL`: the example tutorial's pairs or ours, shown as a table).
+
+    >>> is_result("local"), is_result("download"), is_result("example")
+    (True, True, False)
+    """
+    return source not in NOT_REAL
+
+
+def corpus_headlines(corpus: pd.DataFrame) -> list[str]:
+    """Every step headline of the corpus (:meth:`~culturelab.turkish_plu.data.Release.corpus`),
+    the text a summary of the paper's recipe is made of (its steps' headlines).
+
+    >>> corpus_headlines(pd.DataFrame({"steps": [["Yazıcını aç.", "Kağıt koy."], ["Bas."]]}))
+    ['Yazıcını aç.', 'Kağıt koy.', 'Bas.']
+    """
+    return [str(step) for steps in corpus["steps"] for step in steps]
 
 
 def warn_if_not_real(source: str, n_pairs: int) -> str | None:
@@ -189,7 +252,7 @@ def warn_if_not_real(source: str, n_pairs: int) -> str | None:
     >>> warn_if_not_real("local", 5984) is None
     True
     """
-    if source not in NOT_REAL:
+    if is_result(source):
         return None
     import warnings
 

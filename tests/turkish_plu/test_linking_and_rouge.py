@@ -228,3 +228,30 @@ def test_summarization_without_data_says_so_loudly():
     with pytest.warns(UserWarning, match="pairs written by us"):
         sm.warn_if_not_real("sample", 12)
     assert sm.warn_if_not_real("download", 5984) is None
+
+
+def test_the_example_pairs_are_an_illustrated_table_and_the_tokenizer_figure_reads_real_headlines(real_root):
+    """Issue 30 item 16: the release's one example tutorial is not drawn as Table 7's result figure
+    (notebook 05 shows its pairs as a table); the figure of what the tokenizer does reads the 38K real
+    step headlines of the released corpus."""
+    import json
+
+    import matplotlib.pyplot as plt
+
+    from culturelab import config
+    from culturelab.plots import audit
+    from culturelab.turkish_plu import figures, protocol
+    from culturelab.turkish_plu.data import Release
+
+    assert [sm.is_result(s) for s in ("example", "sample", "local", "download")] == [False, False, True, True]
+    cells = json.loads((config.notebooks_dir() / "turkish_plu/05_summarization.ipynb").read_text(encoding="utf-8"))
+    drawing = ["".join(c["source"]) for c in cells["cells"] if "table7_rouge_tokenizers" in "".join(c["source"])]
+    assert len(drawing) == 1 and "if sm.is_result(used):" in drawing[0].split("table7_rouge_tokenizers")[0]
+    corpus = Release(real_root.parent).corpus()
+    loss = sm.token_loss(sm.corpus_headlines(corpus))
+    assert len(loss) == protocol.corpus_counts(corpus)["steps"] == 38481
+    assert loss["damaged_word_share"].mean() == pytest.approx(0.44, abs=0.01)  # of a headline's words lose a letter
+    fig = figures.token_damage(loss)
+    assert audit.problems(audit.inspect(fig), audit.claims_of(fig)) == []
+    plt.close(fig)
+    assert protocol.released_deviations("05_summarization.tokens", protocol.corpus_counts(corpus)).data == "same"

@@ -61,6 +61,22 @@ def test_majority_uses_the_validation_labels_and_random_averages_seeds():
     assert rnd["pred"].tolist() == mc.random_predictions(big, seeds=range(3))["pred"].tolist()
 
 
+def test_random_guesses_over_seeds_count_each_test_item_once():
+    """Issue 30 item 16: five seeds over one test set are not 5 × n independent items (n = 4,185
+    with a Wilson interval for GI's 837): the accuracy table pools the seeds per item."""
+    t = frame()
+    big = pd.concat([t] * 50, ignore_index=True).assign(id=lambda d: [f"x-{i}" for i in range(len(d))])
+    rnd = mc.random_predictions(big, seeds=range(5))
+    acc = mc.accuracy_by_task(rnd.assign(model="baseline")).set_index("task")
+    assert acc["n"].to_dict() == big["task"].value_counts().to_dict()  # items, not seeds × items
+    assert acc.loc["si", "accuracy"] == pytest.approx(
+        accuracy_table(rnd[rnd["task"] == "si"], ["task"])["accuracy"].item())  # the same mean
+    pooled = mc.pool_seeds(rnd, ["task", "method"])
+    assert set(pooled["seeds"]) == {5} and pooled["correct"].isin([0, 0.2, 0.4, 0.6, 0.8, 1.0]).all()
+    one = mc.accuracy_by_task(mc.random_predictions(big, seeds=[0]).assign(model="baseline")).set_index("task")
+    assert one["n"].to_dict() == acc["n"].to_dict()  # one seed: the same items, Wilson over them
+
+
 def test_prompts_and_step_ordering_options():
     p = mc.add_prompts(frame())
     assert p["prompt"].tolist() == ["Hedef: Makas Nasıl Bileylenir? Örnek Adım:",
@@ -161,3 +177,18 @@ def test_score_all_runs_every_scorer_on_the_same_items(tiny_causal_dir, tmp_cach
     assert set(out.loc[out["method"] != "llm (mean)", "model"]) == {"baseline"}
     every = mc.score_all(t, model=lm, max_llm_instances=0, normalisations=["mean"])  # 0 means all items
     assert (every["method"] == "llm (mean)").sum() == 4
+
+
+@pytest.mark.parametrize(("correct", "said"), [(True, "above chance on GI, SI, SO, NEP"), (False, "above chance on no task")])
+def test_the_interpretation_reads_the_runs_numbers_for_any_model(correct, said):
+    """Issue 31 item 5: the sentences of notebook 02 come from the run's tables, so a model whose answers
+    are all right, or all wrong, is described as such (nothing assumes the bundled 270M model)."""
+    t = pd.concat([frame()] * 30, ignore_index=True).assign(id=lambda d: [f"i{k}" for k in range(len(d))])
+    llm = pd.concat([t.assign(method=m, model="hf:x", valid=True, pred=t["label"] if correct else (t["label"] + 1) % 2,
+                              correct=correct) for m in ("llm (sum)", "llm (mean)")])
+    results = pd.concat([mc.random_predictions(t, seeds=[0, 1]).assign(model="baseline"), llm], ignore_index=True)
+    frames = {f"{task} {split}": part.assign(split=split, origin="translated", category=None)
+              for task, part in t.groupby("task") for split in ("val", "test")}
+    text = mc.findings(mc.accuracy_by_task(results), mc.composition(frames), results, ["gi", "si", "so", "nep"])
+    assert f"Zero-shot llm (sum) scores GI {100.0 if correct else 0.0:.1f} %" in text and said in text
+    assert "pick the same option on 100% of the 120 items" in text

@@ -71,7 +71,7 @@ def test_table6_so_beside_puts_each_method_beside_each_paper_row_beyond_the_pape
     from culturelab.turkish_plu import protocol
 
     scored = pd.DataFrame({"method": ["as shown", "as shown", "llm"], "model": ["baseline", "baseline", "hf:x"],
-                           "id": ["a", "b", "a"], "pair_acc": [0.5, 0.6, 1.0]})
+                           "id": ["a", "b", "a"], "pair_acc": [0.5, 0.6, 1.0], "valid": True})
     run = start("03_step_ordering")
     run.set_data_source("released", {"methods": 2})
     methods = scored.groupby("method")["id"].nunique()
@@ -82,7 +82,23 @@ def test_table6_so_beside_puts_each_method_beside_each_paper_row_beyond_the_pape
     assert table["protocol"].str.startswith("beyond the paper: full reordering").all()
     llm = table[table["method"] == "llm"].set_index("paper_model")
     assert llm.loc["BERTurk FT", "model_status"] == "hf:x beside the paper's BERTurk"
-    assert llm.loc["BERTurk FT", "data"].startswith("1 of 6,720 methods; n_per_length 1") and row["data"] == "2 of 6,720 methods"
+    assert llm.loc["BERTurk FT", "data"].startswith("1 of 6,720 methods; n_per_length 30") and row["data"] == "2 of 6,720 methods"
+
+
+def test_table6_so_beside_scores_valid_answers_only_with_their_share(start):
+    """Issue 30 item 15: free generation's invalid answers (pair accuracy 0 under policy "zero") must
+    not print "ours 0.0" beside the paper's Random 50: the valid answers are scored, their share beside."""
+    from culturelab.turkish_plu import protocol
+
+    free = pd.DataFrame({"method": "llm, free", "model": "hf:x", "id": list("abcd"), "pair_acc": [0.75, 0.0, 0.0, 0.0],
+                         "valid": [True, False, False, False]})
+    never = free.assign(method="llm, never valid", valid=False)
+    table = ro.table6_so_beside(pd.concat([free, never]), protocol.method_labels(start("03_step_ordering")))
+    random = table[table["paper_model"] == "Random"].set_index("method")
+    assert random.loc["llm, free", "ours"] == pytest.approx(75.0)  # not the 18.75 of all four answers
+    assert random.loc["llm, free", ["n", "answers", "valid_share"]].tolist() == [1, 4, 0.25]
+    assert np.isnan(random.loc["llm, never valid", "ours"]) and random.loc["llm, never valid", "valid_share"] == 0
+    assert np.isnan(random.loc["llm, never valid", "delta"])
 
 
 def test_constrained_decoding_gives_valid_orders_labelled_a_deviation(toy_corpus, tiny_causal_dir, tmp_cache, start):
@@ -145,7 +161,8 @@ def test_a_backend_that_cannot_constrain_keeps_the_free_protocol(tmp_path, monke
 
 def test_the_default_run_scores_at_least_30_methods_per_step_count(real_root):
     from culturelab import config
-    from culturelab.runner import plan
+    from culturelab.params import notebook_defaults
+    from culturelab.runner import notebook_file, plan
     from culturelab.turkish_plu.data import Release
 
     def params(run: str) -> dict:
@@ -154,5 +171,9 @@ def test_the_default_run_scores_at_least_30_methods_per_step_count(real_root):
 
     default, paper = params("default"), params("paper")
     assert default["decoding"] == ["free", "constrained"] and paper["decoding"] == ["free"]
+    # the notebook opened as it is (JupyterLab, no parameter file) draws the same figure as the default run
+    own = notebook_defaults(notebook_file("turkish_plu/03_step_ordering"))
+    assert {k: own[k] for k in ("run_llm", "n_per_length", "decoding")} == \
+        {k: default[k] for k in ("run_llm", "n_per_length", "decoding")}
     sample = ro.build_reorder_instances(Release(real_root.parent).corpus(), per_length=default["n_per_length"])
     assert sample.groupby("n_steps").size().to_dict() == dict.fromkeys(range(5, 11), 30)
