@@ -207,9 +207,9 @@ def remembered(measure: Any, *, refresh: bool = False) -> Any:
         key = f"{measure.__name__}|{spec}|{_identity(spec)}|{resolve_device(device)}|{_machine()}"
         store = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
         if key in store and not refresh:
-            found = store[key]
-            return {**found, "where": f"{found['where']}, measured {found['date']} and reused "
-                                      "(--recalibrate measures again)"}
+            found = dict(store[key])
+            when = found.pop("date")
+            return {**found, "where": f"{found['where']}, measured {when} and reused (--recalibrate measures again)"}
         result = measure(spec, device=device)
         if isinstance(result, dict):
             store[key] = {**result, "date": date.today().isoformat()}
