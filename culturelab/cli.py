@@ -1,8 +1,9 @@
 """``culturelab`` command line: run notebooks with a parameter file, or reproduce everything.
 
     culturelab run papermill_params/smoke.yaml                       # every notebook
-    culturelab run papermill_params/gpu/qwen7b.yaml --notebook 'captex/*'
-    culturelab check papermill_params/x.yaml                         # validate only
+    culturelab check papermill_params/gpu/qwen7b.yaml                # what the run would hit, in seconds
+    culturelab plan papermill_params/gpu/qwen7b.yaml                 # requests, tokens, estimated time
+    culturelab run papermill_params/gpu/qwen7b.yaml --notebook 'captex/*'   # the papers' sizes, a 7B model, one GPU
     culturelab reproduce                                             # default.yaml, all notebooks
     culturelab list
     culturelab evaluate --model bundled:gemma3-270m --model bundled:smollm2-135m --size smoke

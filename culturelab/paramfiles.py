@@ -83,7 +83,7 @@ def size_knobs(notebook: str) -> list[str]:
 
 def sliced(path: str | Path, n: int = 4, *, run_name: str | None = None) -> dict[str, Any]:
     """The parameter file at ``path`` with every notebook cut to ``n`` items: each declared size knob
-    (:func:`size_knobs`) and the quickstart's ``n_questions`` set to ``n``; every other value kept
+    (:func:`size_knobs` whose default is an integer) and the quickstart's ``n_questions`` set to ``n``; every other value kept
     (model, decoding, token budgets). ``protocol: paper`` is lifted (a slice is a subset by design).
 
     >>> spec = sliced(Path(__file__).parents[1] / "papermill_params" / "paper.yaml", 2, run_name="s")
@@ -96,7 +96,8 @@ def sliced(path: str | Path, n: int = 4, *, run_name: str | None = None) -> dict
     notebooks = dict(spec.get("notebooks") or {})
     for name in all_notebooks():
         declared = notebook_defaults(notebook_file(name))
-        knobs = [k for k in [*size_knobs(name), "n_questions"] if k in declared]
+        knobs = [k for k in [*size_knobs(name), "n_questions"]  # sizes: integers, 0 = all (not the data's lists)
+                 if isinstance(declared.get(k), int) and not isinstance(declared[k], bool)]
         if knobs:
             notebooks[name] = {**(notebooks.get(name) or {}), **dict.fromkeys(knobs, n)}
     return {**spec, "run_name": run_name or f"{Path(path).stem}-slice", "protocol": None, "notebooks": notebooks}
