@@ -21,6 +21,7 @@ The results are in benchmarks/README.md ("A real OpenAI-compatible server").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata as md
 import json
 import os
@@ -39,6 +40,8 @@ from culturelab.models import capabilities, load_model
 
 PROMPTS = [f"Name a dish from {c} in one word." for c in ("Italy", "Japan", "Iran", "Turkey", "Mexico", "India",
                                                           "China", "France")]
+#: plain-completion prompts (a chat model may end a bare question at once; a sentence start it continues)
+STARTS = ["The capital of Italy is", "The capital of Japan is", "Sushi is a dish from", "The capital of Turkey is"]
 MCQ = [("Question: Which city is the capital of France?\nAnswer:", [" Paris", " Rome", " Tokyo", " Cairo"]),
        ("Question: Which drink is made from tea leaves?\nAnswer:", [" chai", " beer", " milk", " water"])]
 
@@ -115,11 +118,12 @@ class Proxy:
                         owner.in_flight -= 1
 
             def _send(self, status, data):
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (time-out)
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -149,8 +153,9 @@ def run_checks(base: str, model: str, args: argparse.Namespace) -> list[dict]:
 
     def generation(chat: bool):
         def go():
-            first = lm.generate(PROMPTS[:4], max_new_tokens=8, chat=chat)
-            second = lm.generate(PROMPTS[:4], max_new_tokens=8, chat=chat)
+            prompts = PROMPTS[:4] if chat else STARTS
+            first = lm.generate(prompts, max_new_tokens=8, chat=chat)
+            second = lm.generate(prompts, max_new_tokens=8, chat=chat)
             return all(first) and first == second, f"{first[:2]} … (the same answers twice: {first == second})"
         return go
 
@@ -178,12 +183,12 @@ def run_checks(base: str, model: str, args: argparse.Namespace) -> list[dict]:
         rows.append(check("00_quickstart with the log-likelihood section skipped", lambda: quickstart(spec)))
 
     def retries():
-        proxy = Proxy(base, fail=2, delay=args.slow)
+        proxy = Proxy(base, fail=2, delay=args.timeout + 5)
         flaky = load_model(f"openai-compatible:{proxy.base_url}#{model}", cache=False, progress=False,
-                           timeout=args.slow / 2, max_retries=4)
+                           timeout=args.timeout, max_retries=4)
         out = flaky.generate(PROMPTS[:1], max_new_tokens=4)
         return bool(out[0]) and proxy.seen >= 4, (f"answered after {proxy.seen} requests (2 × HTTP 503, one past the "
-                                                  f"{args.slow / 2:.0f}-s time-out, then the answer): {out[0]!r}")
+                                                  f"{args.timeout:.0f}-s time-out, then the answer): {out[0]!r}")
 
     rows.append(check("retries on 503 and a time-out", retries))
 
@@ -223,7 +228,8 @@ def main() -> None:
                         help="a llama-server binary (default: transformers serve)")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs `transformers serve`")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--slow", type=float, default=20.0, help="seconds the proxy stalls one request")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="the client's time-out in the retry check (longer than one real request takes)")
     parser.add_argument("--start-timeout", type=float, default=600.0)
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args()
@@ -234,9 +240,13 @@ def main() -> None:
             server = "llama.cpp llama-server" if args.llama_server else "transformers serve"
             print(f"{server} at {base}, model {model!r} (the bundled {bundled_gguf().name})", flush=True)
             rows = run_checks(base, model, args)
-        finally:
+        finally:  # a server still busy with an abandoned request may not stop on SIGTERM
             proc.terminate()
-            proc.wait(timeout=60)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
     result = {"server": server, "model": model, "gguf": bundled_gguf().name, "checks": rows,
               "all_ok": all(r["ok"] for r in rows)}
     if args.json:
