@@ -33,7 +33,7 @@ def test_a_base_that_leads_back_or_is_missing_is_one_clear_error(tmp_path):
     with pytest.raises(ParameterError, match="leads back to itself"):
         plan(tmp_path / "a.yaml")
     (tmp_path / "c.yaml").write_text("base: nowhere.yaml\n")
-    with pytest.raises(ParameterError, match="nowhere.yaml: parameter file not found"):
+    with pytest.raises(ParameterError, match=r"nowhere\.yaml: parameter file not found"):
         plan(tmp_path / "c.yaml")
 
 

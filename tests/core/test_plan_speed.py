@@ -51,7 +51,7 @@ def test_a_calibration_is_remembered_per_model_and_measured_again_on_request(tmp
         calls.append(spec)
         return {"s_per_prompt_token": 0.01, "s_per_generated_token": 0.1, "where": "cpu (load 0.2 on 2 CPUs)"}
 
-    rates, basis = planning.model_rates("hf:/some/folder", measure=planning.remembered(measure))
+    rates, _ = planning.model_rates("hf:/some/folder", measure=planning.remembered(measure))
     again, basis_again = planning.model_rates("hf:/some/folder", measure=planning.remembered(measure))
     assert calls == ["hf:/some/folder"] and rates == again
     assert "measured " in basis_again and "reused (--recalibrate measures again)" in basis_again
