@@ -1,4 +1,4 @@
-"""GPU checks of the causal-LM backend on CUDA (run on a GPU machine; nothing is downloaded).
+"""GPU checks of the causal-LM backend on CUDA (run on a GPU machine).
 
 Builds randomly initialised models from configs (a Llama of ~1.1B parameters like TinyLlama, and
 a small Gemma-3 with a 128-token sliding window so contexts exceed the window), then checks:
@@ -7,7 +7,15 @@ a small Gemma-3 with a 128-token sliding window so contexts exceed the window), 
 2. MCQ throughput (items/s) of ``HFCausalLM.loglikelihood`` vs the naive loop, and batched generation;
 3. ``device="auto"`` picks CUDA and bf16.
 
-    PYTHONPATH=. python benchmarks/gpu_check.py --out gpu_check.json
+    PYTHONPATH=. python benchmarks/gpu_check.py --out gpu_check.json    # nothing is downloaded
+
+With ``--params FILE`` it runs a short slice of a real run instead: every notebook of the parameter file
+(e.g. ``papermill_params/gpu/qwen7b.yaml``) with each size knob its paper declares cut to ``--slice`` items
+(:func:`culturelab.paramfiles.sliced`; the model, decoding and token budgets kept), first ``culturelab check``
+on it, then ``culturelab run --jobs 1``; the report holds each notebook's status and seconds and the check's
+verdict. The model is downloaded on first use (the hub must be on, or the model in the local cache).
+
+    PYTHONPATH=. python benchmarks/gpu_check.py --params papermill_params/gpu/qwen7b.yaml --slice 4 --out slice.json
 """
 
 from __future__ import annotations
@@ -72,12 +80,58 @@ def mcq_requests(n: int, ctx_words: int, seed: int = 0) -> list[tuple[str, str]]
     return reqs
 
 
+def slice_file(params: str, n: int, folder: Path) -> Path:
+    """A parameter file of ``params`` cut to ``n`` items per notebook (:func:`culturelab.paramfiles.sliced`)."""
+    import yaml
+
+    from culturelab.paramfiles import sliced
+
+    out = folder / f"{Path(params).stem}-slice.yaml"
+    out.write_text(yaml.safe_dump(sliced(params, n), sort_keys=False, allow_unicode=True))
+    return out
+
+
+def run_slice(params: str, n: int, timeout: float) -> dict:
+    """``culturelab check`` and ``culturelab run --jobs 1`` of the slice; each notebook's status and seconds."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+    import yaml
+
+    from culturelab import config
+
+    folder = Path(tempfile.mkdtemp(prefix="gpu-slice-"))
+    file = slice_file(params, n, folder)
+    cli = [sys.executable, "-m", "culturelab.cli"]
+    check = subprocess.run([*cli, "check", str(file)], capture_output=True, text=True, timeout=600)
+    entry: dict = {"params": params, "slice": n, "check_rc": check.returncode,
+                   "check_verdict": (check.stdout.strip().splitlines() or [""])[-1]}
+    if check.returncode == 0:
+        t0 = time.perf_counter()
+        run = subprocess.run([*cli, "run", str(file), "--jobs", "1"], capture_output=True, text=True, timeout=timeout)
+        entry["run_rc"], entry["run_seconds"] = run.returncode, round(time.perf_counter() - t0, 1)
+        summary = config.runs_dir() / yaml.safe_load(file.read_text())["run_name"] / "summary.csv"
+        entry["notebooks"] = pd.read_csv(summary).to_dict("records") if summary.exists() else run.stderr[-4000:]
+    if torch.cuda.is_available():
+        entry["gpu"] = torch.cuda.get_device_name(0)
+    return entry
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default="gpu_check.json")
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the scoring call")
+    parser.add_argument("--params", default=None, help="run a short slice of this parameter file instead")
+    parser.add_argument("--slice", type=int, default=4, help="items per size knob in the slice")
+    parser.add_argument("--timeout", type=float, default=3000, help="seconds the slice's run may take")
     args = parser.parse_args()
+    if args.params:
+        entry = run_slice(args.params, args.slice, args.timeout)
+        print(json.dumps(entry, indent=1, default=str), flush=True)
+        Path(args.out).write_text(json.dumps(entry, indent=2, default=str))
+        return
     assert torch.cuda.is_available(), "no CUDA device"
     report: dict = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__}
     import transformers

@@ -1,8 +1,9 @@
 """``culturelab`` command line: run notebooks with a parameter file, or reproduce everything.
 
     culturelab run papermill_params/smoke.yaml                       # every notebook
-    culturelab run papermill_params/gpu/qwen7b.yaml --notebook 'captex/*'
-    culturelab check papermill_params/x.yaml                         # validate only
+    culturelab check papermill_params/gpu/qwen7b.yaml                # what the run would hit, in seconds
+    culturelab plan papermill_params/gpu/qwen7b.yaml                 # requests, tokens, estimated time
+    culturelab run papermill_params/gpu/qwen7b.yaml --notebook 'captex/*'   # the papers' sizes, a 7B model, one GPU
     culturelab reproduce                                             # default.yaml, all notebooks -> figures/
     culturelab figures runs/smoke --style paper --width column       # a run's figures again, from their data
     culturelab list
@@ -44,9 +45,12 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--notebook", "-n", action="append", help="notebook name or glob (repeatable)")
         if name == "run":
             _jobs_option(p)
-            p.add_argument("--allow-deviation", action="store_true",
-                           help="run a 'protocol: paper' file even where it differs from the papers' protocols "
-                                "(every output says so)")
+        else:
+            p.add_argument("--verbose", "-v", action="store_true",
+                           help="print every parameter, setting, label and lookup (default: one line per notebook)")
+        p.add_argument("--allow-deviation", action="store_true",
+                       help="run a 'protocol: paper' file even where it differs from the papers' protocols "
+                            "(every output says so)")
     pl = sub.add_parser("plan", help="count model requests and tokens, estimate wall time; loads no weights "
                         "beyond a short calibration")
     pl.add_argument("params", help="YAML parameter file, e.g. papermill_params/paper.yaml")
@@ -55,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("--params", dest="n_params", type=float, default=None,
                     help="parameter count of a model with no local weights or config (e.g. 7e9); its rates are "
                          "the bundled model's measured here, scaled by the parameter ratio")
+    pl.add_argument("--recalibrate", action="store_true",
+                    help="time the models again (default: reuse this machine's earlier calibration of the same model)")
     pl.add_argument("--json", action="store_true", help="print JSON records")
     pl.add_argument("--csv", action="store_true", help="print CSV")
     _jobs_option(pl)
@@ -92,29 +98,28 @@ def main(argv: list[str] | None = None) -> int:
     except (ParameterError, FileNotFoundError) as err:
         print(f"culturelab: invalid parameters\n{err}", file=sys.stderr)
         return 2
-    if args.command == "check":
-        for name, params in run_plan.jobs:
-            print(f"{name}: {params}")
-            deviations = run_plan.deviations.get(name)
-            lines = deviations.lines() if deviations is not None else []
-            used = deviations.data_used if deviations is not None else None
-            if used is not None and used.source == "released":  # other sources are named by the data line
-                print("  data: the paper's release" + (f" ({used.note})" if used.note else ""))
-            for line in lines or (["same data and protocol as the paper"] if deviations is not None else []):
-                print(f"  {line}")
-        refusals = run_plan.refusals()
-        if refusals:
-            print(f"# {run_plan.params_file} says protocol: paper: `culturelab run` refuses it while "
-                  f"{len(refusals)} notebook(s) differ (or pass --allow-deviation)")
-        return 0
+    if args.command in {"check", "run", "reproduce"}:  # models and data looked up before any notebook starts
+        from culturelab.preflight import preflight, report
+
+        found = preflight(run_plan)
+        if args.command == "check":
+            lines, refused = report(run_plan, found, verbose=args.verbose, allow_deviation=args.allow_deviation)
+            print("\n".join(lines))
+            return 3 if refused else 0
+        blocked = [f"{name}: {problem}" for name, f in found.items() for problem in f.problems]
+        if blocked:
+            print("culturelab: refused before any notebook started\n" + "\n".join(blocked), file=sys.stderr)
+            return 3
     if args.command == "plan":
+        import signal
         import tempfile
 
         from culturelab.planning import plan_requests
 
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed plan still removes its folder
         with tempfile.TemporaryDirectory(prefix="culturelab-plan-") as tmp:
             table = plan_requests(run_plan, model=args.model, jobs=args.jobs, work_dir=Path(tmp),
-                                  params=args.n_params)
+                                  params=args.n_params, recalibrate=args.recalibrate)
         print(table.to_json(orient="records") if args.json else table.to_csv(index=False) if args.csv
               else table.to_string(index=False))
         for line in [*table.attrs["basis"], *(f"not timed: {u}" for u in table.attrs["unpriced"])]:

@@ -170,14 +170,21 @@ class DataUsed:
     ``settings`` the data itself fixes — effective settings no parameter names, e.g. options a
     release lacks and the run builds (:func:`compare` checks them like parameters).
 
+    ``files`` are the files the run will read, each local path with the URL it is downloaded from
+    when absent (``""``: it cannot be downloaded); ``culturelab check`` and ``culturelab run``
+    verify each before any notebook starts (:func:`culturelab.preflight.data_problems`).
+
     >>> DataUsed("sample").label
     "sample data (ours, not the paper's)"
+    >>> DataUsed("released", files={"/data/fmlama/data/Dishes.csv": "https://example.org/Dishes.csv"}).files
+    {'/data/fmlama/data/Dishes.csv': 'https://example.org/Dishes.csv'}
     """
 
     source: str
     counts: Mapping[str, int] = field(default_factory=dict)
     note: str = ""
     settings: Mapping[str, Any] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:

@@ -158,3 +158,26 @@ def md(template: str, /, **values: Any) -> Any:
     from IPython.display import Markdown
 
     return Markdown(template.format(**values))
+
+
+def against_chance(table: pd.DataFrame, *, chance: float, score: str = "accuracy", low: str = "ci_low",
+                   high: str = "ci_high", label: str = "method", invalid: str = "invalid_rate", n: str = "n") -> str:
+    """A Markdown list, one item per row of a score table, true for any model: the row's score and
+    interval set against ``chance`` — *above chance* when the interval's lower end is above it, *below
+    chance* when its upper end is below it, else *not distinguishable from chance* — and its invalid answers.
+
+    >>> t = pd.DataFrame({"method": ["generate", "loglikelihood"], "accuracy": [1.0, 0.25], "ci_low": [0.76, 0.05],
+    ...                   "ci_high": [1.0, 0.6], "n": [12, 12], "invalid_rate": [0.0, 0.5]})
+    >>> print(against_chance(t, chance=0.25))
+    - generate: 1.00 [0.76, 1.00] over 12 answers, above chance (0.25); every answer valid.
+    - loglikelihood: 0.25 [0.05, 0.60] over 12 answers, not distinguishable from chance (0.25); 6 of 12 answers invalid (counted wrong).
+    """
+    lines = []
+    for row in table.to_dict("records"):
+        where = ("above chance" if row[low] > chance else "below chance" if row[high] < chance
+                 else "not distinguishable from chance")
+        bad = round(row[invalid] * row[n])
+        validity = "every answer valid" if bad == 0 else f"{bad} of {row[n]} answers invalid (counted wrong)"
+        lines.append(f"- {row[label]}: {row[score]:.2f} [{row[low]:.2f}, {row[high]:.2f}] over {row[n]} answers, "
+                     f"{where} ({chance:.2f}); {validity}.")
+    return "\n".join(lines)

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from culturelab import config
 from culturelab.params import ParameterError, notebook_choice_problems, notebook_defaults, validate
@@ -492,8 +491,8 @@ def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
     """Read a parameter file and validate it against every notebook it touches.
 
     The file has ``common`` values (given to every notebook that declares the key),
-    ``notebooks`` (per-notebook values, keyed ``paper/NN_topic``), and optionally ``run_name``
-    and ``figures_dir``. Types, paths and model specs are checked, then the allowed values each
+    ``notebooks`` (per-notebook values, keyed ``paper/NN_topic``), and optionally ``run_name``,
+    ``figures_dir``, ``protocol`` and a ``base`` file it overrides (:mod:`culturelab.paramfiles`). Types, paths and model specs are checked, then the allowed values each
     paper declares (:func:`~culturelab.params.notebook_choice_problems`). Every problem is
     reported at once, one line each, naming the file, the notebook and the key.
 
@@ -503,13 +502,10 @@ def plan(params_file: str | Path, selected: list[str] | None = None) -> RunPlan:
     >>> p = plan(f, ["00_quickstart"]); p.run_name, p.jobs
     ('demo', [('00_quickstart', {'seed': 3, 'n_questions': 2})])
     """
+    from culturelab import paramfiles
+
     path = Path(params_file)
-    if not path.is_file():
-        raise ParameterError(f"{path}: parameter file not found")
-    try:
-        spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as err:
-        raise ParameterError(f"{path}: not valid YAML: {err}") from None
+    spec = paramfiles.read(path)  # a `base` file's values merged in
     allowed = {"common", "notebooks", "run_name", "figures_dir", "protocol"}
     problems = [f"{path}: {k}: unknown top-level key (allowed: {', '.join(sorted(allowed))})"
                 for k in spec if k not in allowed]

@@ -73,7 +73,8 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 def capabilities(spec: str) -> dict[str, str | None]:
     """For each request kind (:data:`KINDS`), ``None`` when the model a spec names can answer it,
-    else the reason it cannot; decided without loading any weights.
+    else the reason it cannot; decided without loading any weights (an ``openai-compatible:`` server is
+    asked once whether it gives prompt log-probabilities).
 
     >>> capabilities("masked:bert-base-multilingual-cased")["generate"]
     'a masked LM does not generate text'
@@ -88,6 +89,12 @@ def capabilities(spec: str) -> dict[str, str | None]:
         from culturelab.models.replay import replay_capabilities
 
         limits.update(replay_capabilities(arg))
+    if backend == "openai-compatible":  # asked once: does this server give prompt log-probabilities?
+        from culturelab.models.openai_api import prompt_logprobs_problem
+
+        base_url, _, model = arg.partition("#")
+        if (problem := prompt_logprobs_problem(base_url, model)) is not None:
+            limits.update(loglikelihood=problem, rank_candidates=problem)
     return {kind: limits.get(kind) for kind in KINDS}
 
 

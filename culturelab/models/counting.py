@@ -22,6 +22,7 @@ as the response cache serves its repeats.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Sequence
@@ -104,23 +105,58 @@ def count_tokens(texts: Sequence[str], tokenizer: Any | None = None) -> int:
     return round(sum(counts) * n / len(sample))
 
 
+class FastTokenizer:
+    """A ``tokenizer.json`` read by 🤗 ``tokenizers`` alone, called like a ``transformers`` tokenizer
+    (``tok(texts, add_special_tokens=False)["input_ids"]``): the same token ids, without importing
+    ``transformers`` (seconds per notebook under ``plan``)."""
+
+    def __init__(self, path: str | Path):
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(path))
+
+    def __call__(self, texts: str | Sequence[str], add_special_tokens: bool = True) -> dict[str, Any]:
+        if isinstance(texts, str):
+            return {"input_ids": self.tokenizer.encode(texts, add_special_tokens=add_special_tokens).ids}
+        encoded = self.tokenizer.encode_batch(list(texts), add_special_tokens=add_special_tokens)
+        return {"input_ids": [e.ids for e in encoded]}
+
+
+def _tokenizer_file(backend: str, arg: str) -> Path | None:
+    """The spec's ``tokenizer.json`` on this machine (a bundled model's folder, a local folder, or
+    the local Hugging Face cache), else ``None``."""
+    if backend == "bundled":
+        from culturelab.models.bundled import bundled_model_dir
+
+        return bundled_model_dir(arg) / "tokenizer.json"
+    if Path(arg).expanduser().is_dir():
+        return Path(arg).expanduser() / "tokenizer.json"
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(arg, "tokenizer.json")
+    return Path(found) if isinstance(found, str) else None
+
+
+@functools.cache
 def offline_tokenizer(spec: str) -> Any | None:
-    """The spec's tokenizer when it loads without network (bundled or cached models), else ``None``.
+    """The spec's tokenizer when it loads without network (bundled or cached models), else ``None``;
+    loaded once per process (a ``tokenizer.json`` by :class:`FastTokenizer`, else ``transformers``).
 
     >>> offline_tokenizer("replay:/x.jsonl") is None
     True
+    >>> tok = offline_tokenizer("bundled:smollm2-135m"); type(tok).__name__, len(tok("Hello world")["input_ids"])
+    ('FastTokenizer', 2)
     """
     backend, _, arg = spec.partition(":")
     if backend not in {"bundled", "hf", "masked"}:
         return None
     try:
+        file = _tokenizer_file(backend, arg)
+        if file is not None and file.is_file():
+            return FastTokenizer(file)
         from transformers import AutoTokenizer
 
-        if backend == "bundled":
-            from culturelab.models.bundled import bundled_model_dir
-
-            arg = str(bundled_model_dir(arg))
-        return AutoTokenizer.from_pretrained(arg)
+        return AutoTokenizer.from_pretrained(str(file.parent) if file is not None else arg)
     except Exception:  # no local copy: token counts fall back to characters / 4
         return None
 

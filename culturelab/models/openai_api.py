@@ -7,7 +7,9 @@ client's; when they are exhausted the run stops with one readable line naming th
 the model and the cause. Requests go out ``concurrency`` at a time.
 
 Log-likelihood needs prompt log-probabilities (``echo=True`` on ``/v1/completions``), which
-vLLM serves and the official API does not.
+vLLM serves and the official API does not; whether a server gives them is asked once, with one
+short request (:func:`prompt_logprobs_problem`), and a server that does not has its log-likelihood
+sections skipped like the official API's (:func:`culturelab.models.capabilities`).
 
 >>> redact("key sk-abc123 leaked", "sk-abc123")
 'key *** leaked'
@@ -15,6 +17,7 @@ vLLM serves and the official API does not.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -85,6 +88,39 @@ def generation_params(model: str, *, official: bool, chat: bool, max_new_tokens:
         return {"max_completion_tokens": max_new_tokens}
     budget = "max_completion_tokens" if official and chat else "max_tokens"
     return {budget: max_new_tokens, "temperature": temperature, "top_p": top_p, **({"stop": stop[:4]} if stop else {})}
+
+
+#: the request that asks a server for prompt log-probabilities (a continuation after a context)
+_PROBE = ("The capital of France is", " Paris")
+
+
+@functools.cache
+def prompt_logprobs_problem(base_url: str, model: str) -> str | None:
+    """Why the OpenAI-compatible server at ``base_url`` cannot score given text (it returns no
+    log-probabilities of the prompt for ``echo=True, logprobs=1`` on ``/v1/completions``), from one
+    one-token request; ``None`` when it can, or when it cannot be asked now (the run then says why).
+
+    >>> prompt_logprobs_problem("http://127.0.0.1:9/v1", "m") is None  # nothing listens there
+    True
+    """
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY", timeout=30.0,
+                           max_retries=0)
+    prompt = "".join(_PROBE)
+    why = (f"the server at {base_url} returns no log-probabilities of given text (/v1/completions with echo=True "
+           "and logprobs; vLLM's does)")
+    try:
+        reply = client.completions.create(model=model, prompt=prompt, max_tokens=1, temperature=0.0, logprobs=1,
+                                          echo=True)
+    except openai.APIStatusError as err:
+        return f"{why}: it answered HTTP {err.status_code}"
+    except openai.APIError:  # not reachable now: `culturelab check` and the run's first request say so
+        return None
+    lp = reply.choices[0].logprobs if reply.choices else None
+    scored = [v for v, at in zip(lp.token_logprobs or [], lp.text_offset or []) if v is not None and at < len(prompt)] \
+        if lp is not None else []
+    return None if scored else why
 
 
 class OpenAIModel(LanguageModel):
@@ -165,6 +201,9 @@ class OpenAIModel(LanguageModel):
             reply = self._call(self.client.completions.create, model=self.model_id, prompt=prompt, max_tokens=1,
                                temperature=0.0, logprobs=1, echo=True)
             lp = reply.choices[0].logprobs
+            if lp is None:
+                why = prompt_logprobs_problem(self.base_url, self.model_id) or "no log-probabilities in the reply"
+                raise RuntimeError(f"{self.spec}: {why}")
             total, n, greedy = 0.0, 0, True
             # a token ends where the next starts; one that straddles the context's end (Chinese text, or a
             # continuation without a leading space, merged with the context's last characters by the

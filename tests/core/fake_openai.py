@@ -17,7 +17,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeOpenAI:
-    def __init__(self, script: list | None = None, answer: str = "B", slow_seconds: float = 1.5):
+    def __init__(self, script: list | None = None, answer: str = "B", slow_seconds: float = 1.5,
+                 prompt_logprobs: bool = True):
+        self.prompt_logprobs = prompt_logprobs  # False: a server that ignores echo and logprobs (transformers serve)
         self.script = list(script or [])
         self.answer = answer
         self.slow_seconds = slow_seconds
@@ -69,6 +71,9 @@ class FakeOpenAI:
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": self.answer}}]}
         prompt = body["prompt"]
+        if not self.prompt_logprobs:
+            return {"id": "x", "object": "text_completion", "created": 0, "model": body["model"], "usage": usage,
+                    "choices": [{"index": 0, "finish_reason": "length", "text": self.answer}]}
         # a word with its leading whitespace is a token, and so is each CJK character (as in a BPE vocabulary)
         found = list(re.finditer(r"\s*[\u3000-\u9fff\uff00-\uffef]|\s*[^\s\u3000-\u9fff\uff00-\uffef]+|\s+", prompt))
         tokens, offsets, pos = [m.group() for m in found], [m.start() for m in found], len(prompt)

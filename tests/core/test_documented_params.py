@@ -1,4 +1,4 @@
-"""The parameter files we ship and the examples in the README must pass the runner's validation."""
+"""The parameter files we ship and the examples in the README and docs/ must pass the runner's validation."""
 
 import re
 import shlex
@@ -11,7 +11,8 @@ from culturelab.params import notebook_defaults, validate
 from culturelab.runner import notebook_file, plan
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: the README and the pages it sends readers to (docs/usage.md holds the plain papermill example)
+README = "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
 
 
 @pytest.mark.parametrize("params_file", sorted(p.relative_to(ROOT).as_posix()

@@ -111,3 +111,23 @@ def test_the_official_api_gets_its_own_budget_field_and_reasoning_models_their_o
     assert len(sent) == 2 and all("max_tokens" not in r and r["max_completion_tokens"] == 7 for r in sent)
     assert sent[0]["temperature"] == 0.0 and sent[0]["stop"] == ["\n\n"]
     assert not {"temperature", "top_p", "stop"} & set(sent[1])  # a reasoning model refuses all three
+
+
+def test_a_server_without_prompt_log_probabilities_is_asked_once_and_its_scoring_refused_by_name():
+    from culturelab.models import capabilities
+    from culturelab.models.openai_api import prompt_logprobs_problem
+
+    with FakeOpenAI(prompt_logprobs=False) as server:
+        spec = f"openai-compatible:{server.base_url}#m"
+        why = capabilities(spec)["loglikelihood"]
+        assert why and why.startswith(f"the server at {server.base_url} returns no log-probabilities of given text")
+        assert capabilities(spec)["rank_candidates"] == why and capabilities(spec)["generate"] is None
+        asked = len(server.requests)
+        capabilities(spec)
+        assert len(server.requests) == asked == 1  # asked once per process
+        lm = load_model(spec, cache=False, progress=False)
+        with pytest.raises(RuntimeError, match="returns no log-probabilities of given text"):
+            lm.loglikelihood([("The capital of France is", " Paris")])
+    prompt_logprobs_problem.cache_clear()
+    with FakeOpenAI() as server:  # a server that gives them (vLLM-like) keeps every kind
+        assert capabilities(f"openai-compatible:{server.base_url}#m")["loglikelihood"] is None

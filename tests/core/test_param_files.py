@@ -16,7 +16,15 @@ FILES = sorted(str(p.relative_to(PARAMS)) for p in PARAMS.rglob("*.yaml"))
 
 @pytest.mark.parametrize("name", FILES)
 def test_shipped_parameter_file_passes_check(name, capsys):
-    assert main(["check", str(PARAMS / name)]) == 0, capsys.readouterr().out
+    """Every file passes, except where `run` would refuse it: paper.yaml while a notebook differs from its paper,
+    and a file that needs the hub (a model or data this machine has not downloaded) while the hub is off (as in CI)."""
+    rc = main(["check", str(PARAMS / name)])
+    out = capsys.readouterr().out
+    if name == "paper.yaml":
+        assert rc == 3 and "the file says protocol: paper" in out.splitlines()[-1], out
+        return
+    refused = [line for line in out.splitlines() if ": refused: " in line]
+    assert rc == 0 or all("HF_HUB_OFFLINE" in line for line in refused), out
 
 
 def test_paper_scale_file_runs_every_notebook_at_full_size():

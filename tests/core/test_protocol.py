@@ -152,11 +152,11 @@ def test_allow_deviation_runs_and_every_output_says_so(tmp_path, monkeypatch):
 def test_check_prints_every_notebooks_differences_and_the_model(tmp_path, capsys):
     from culturelab.cli import main
 
-    assert main(["check", str(_paper_file(tmp_path)), "-n", "percul/01_benchmark"]) == 0
+    assert main(["check", str(_paper_file(tmp_path)), "-n", "percul/01_benchmark", "--verbose"]) == 3
     out = capsys.readouterr().out
     assert "  data: sample data (ours, not the paper's)" in out
     assert "  model: bundled:gemma3-270m is not one of the paper's models" in out
-    assert "refuses it while 1 notebook(s) differ" in out
+    assert "stops before any notebook: 1 differ from their papers and the file says protocol: paper" in out
 
 
 def test_an_analysis_beyond_the_paper_is_labelled_but_not_refused(tmp_path):

@@ -66,7 +66,8 @@ def test_an_openai_compatible_server_answers(make_run, splits):
         run = make_run(f"openai-compatible:{server.base_url}#fake")
         outputs = adaptation.all_systems(run, *splits, temperature=0.7)
     mine = outputs[outputs["system"].str.startswith("openai-compatible")]
-    assert (mine["prediction"] == answer).all() and server.requests[0]["temperature"] == 0.7
+    chat = [r for r in server.requests if "messages" in r]  # after the one probe for prompt log-probabilities
+    assert (mine["prediction"] == answer).all() and chat[0]["temperature"] == 0.7
     assert mine.set_index("direction")["valid"].to_dict() == {"zh2en": True, "en2zh": False}  # English answer
     downstream(run, outputs)
 
