@@ -688,6 +688,8 @@ def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
     'missing'
     >>> locate("04_linking", {"data_source": "download", "data_dir": ""}).source
     'rebuilt'
+    >>> [Path(f).name for f in locate("01_corpus", {"data_source": "auto", "data_dir": "/nonexistent"}).files]
+    ['original-wikihow-tr-wikihow.json']
     """
     from culturelab import config
 
@@ -701,11 +703,13 @@ def locate(topic: str, params: Mapping[str, Any]) -> DataUsed:
                                         "data_dir, or use data_source 'download'")
     note = (f"downloaded from {GITHUB_URL} at its pinned commits (SHA-256 checked): {', '.join(absent)}" if absent
             else f"local copy under {root}")
+    # each file it reads, with where it comes from when absent (`culturelab check` looks the URL up)
+    files = {str(root / FILES[k].local): FILES[k].remote().url for k in _needs(topic, params)}
     if topic == "02_mc_tasks" and params.get("run_finetune") and (
             params.get("finetune_split") == "train" or (params.get("finetune_split") == "auto" and params.get("train_dir"))):
         why = _train_splits(params)
         if why:
             return DataUsed("missing", note=why)
     if topic == "04_linking":
-        return DataUsed(REBUILT_POOL, note=f"{POOL_NOTE}; {note}")
-    return DataUsed("released", note=note)
+        return DataUsed(REBUILT_POOL, note=f"{POOL_NOTE}; {note}", files=files)
+    return DataUsed("released", note=note, files=files)

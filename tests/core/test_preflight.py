@@ -176,3 +176,25 @@ def test_a_plan_keeps_its_parameters_json_serialisable_for_the_lookups():
     run_plan = plan(PARAMS / "smoke.yaml", ["00_quickstart"])
     found = preflight.preflight(run_plan)
     assert json.dumps({name: vars(f) for name, f in found.items()})
+
+
+def test_the_papers_own_lookups_name_what_a_partial_data_directory_lacks(tmp_path, monkeypatch, capsys):
+    """Issue 31's cases through the papers' real ``locate``: FMLAMA 04 with its answer files absent
+    (downloads off) and Turkish PLU with no copy and GitHub out of reach are refused, naming a file."""
+    import shutil
+
+    from culturelab import config
+
+    shared = config.data_dir("")
+    if not (shared / "fmlama" / "data").is_dir():
+        pytest.skip("the shared FMLAMA data is not here")
+    shutil.copytree(shared / "fmlama" / "data", tmp_path / "fmlama" / "data")  # the dataset, no released answers
+    monkeypatch.setenv("CULTURELAB_DATA", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("culturelab.preflight.download_problem", lambda url: "github.com cannot be reached")
+    assert main(["check", str(PARAMS / "default.yaml"), "-n", "fmlama/04_decoder_llms", "-n", "turkish_plu/01_corpus"]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    fmlama = next(line for line in lines if line.startswith("fmlama/04_decoder_llms"))
+    turkish = next(line for line in lines if line.startswith("turkish_plu/01_corpus"))
+    assert "refused:" in fmlama and "en_en_dishes_results.jsonl" in fmlama
+    assert f"refused: {tmp_path / 'turkish_plu'}" in turkish and "cannot be downloaded now" in turkish
