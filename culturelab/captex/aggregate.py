@@ -427,3 +427,56 @@ def category_components(proc_scores: pd.DataFrame, *, norm_scheme: str = "raw",
                                        ("cb_mcq", "cb_mcq_valid")) if column in proc_scores}
     shares = [valid[c].get(k, np.nan) if c in valid else np.nan for c, k in zip(long["component"], long["category"])]
     return long.assign(n=long["category"].map(grouped.size()).astype(int), valid_share=shares)
+
+
+def validity_findings(ours: pd.DataFrame) -> str:
+    """For each model of ``ours`` (one row per ``model`` with the columns of
+    :func:`culturelab.captex.evaluate.valid_shares`), the share of its answers that are valid per task,
+    and — where a task's share is under one half — that its aggregates rest mostly on invalid answers
+    as the invalid-answer policy scores them, so their distance to a chance line (the score of random
+    *valid* answers) says little about what it knows.
+
+    >>> ours = pd.DataFrame({"model": ["m"], "reorder_valid": [0.005], "pb_mcq_valid": [1.0], "valid_share": [0.6]})
+    >>> print(validity_findings(ours))  # doctest: +NORMALIZE_WHITESPACE
+    m: 0.5% of its reordering answers and 100.0% of its PB-MCQ answers are valid; its aggregates rest mostly on
+    invalid reordering answers as the invalid-answer policy scores them, so their distance to a chance line (the
+    score of random valid answers) says little about what the model knows.
+    """
+    from culturelab.captex.evaluate import VALID_TASKS
+
+    out = []
+    for _, row in ours.iterrows():
+        shares = {task: row[col] for col, task in VALID_TASKS.items() if col in row and pd.notna(row[col])}
+        if not shares:
+            continue
+        listed = [f"{share:.1%} of its {task} answers" for task, share in shares.items()]
+        low = [task for task, share in shares.items() if share < 0.5]
+        text = f"{row['model']}: " + (", ".join(listed[:-1]) + " and " if len(listed) > 1 else "") + listed[-1] + " are valid"
+        if low:
+            text += (f"; its aggregates rest mostly on invalid {' and '.join(low)} answers as the invalid-answer policy "
+                     "scores them, so their distance to a chance line (the score of random valid answers) says little "
+                     "about what the model knows")
+        out.append(text + ".")
+    return " ".join(out)
+
+
+def size_findings(point: float, pooled: float, bar: float, *, min_n: int | None = None) -> str:
+    """Whether this run's aggregate figures rest on enough procedures to read (the median n of a
+    country × category point, a pooled category, a country–language bar of Fig. 3) against the
+    figures' small-n rule (:data:`culturelab.plots.honest.MIN_N`).
+
+    >>> size_findings(2, 14, 5, min_n=10)  # doctest: +NORMALIZE_WHITESPACE
+    'A country × category point rests on a median of 2 procedures, a pooled category on 14 and a
+    country–language bar on 5: the points and bars rest on fewer than the 10 procedures of the small-n rule (drawn
+    hollow or faded), their CIs are wide, and they show the method rather than a finding.'
+    """
+    from culturelab.plots.honest import MIN_N
+
+    min_n = MIN_N if min_n is None else min_n
+    text = (f"A country × category point rests on a median of {point:g} procedures, a pooled category on {pooled:g} "
+            f"and a country–language bar on {bar:g}")
+    few = [name for name, n in (("points", point), ("bars", bar), ("pooled categories", pooled)) if n < min_n]
+    if not few:
+        return text + f": every median reaches the {min_n} procedures of the small-n rule."
+    return (text + f": the {' and '.join(few)} rest on fewer than the {min_n} procedures of the small-n rule (drawn "
+            "hollow or faded), their CIs are wide, and they show the method rather than a finding.")

@@ -183,6 +183,8 @@ def procedures_scored(results: dict[str, pd.DataFrame]) -> int:
 
 #: per task, the column of :func:`procedure_scores` with the share of its answers that are valid
 VALID_COLUMNS = {"reorder": "reorder_valid", "pb_mcq": "pb_mcq_valid", "cb_mcq": "cb_mcq_valid"}
+#: each valid-share column's task, as tables and figures name it
+VALID_TASKS = {VALID_COLUMNS[task]: name for task, name in {"reorder": "reordering", **MCQ_TASK_NAMES}.items()}
 
 
 def procedure_scores(results: dict[str, pd.DataFrame], *, method: str = "generate",

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from culturelab.captex.data import CATEGORIES, COUNTRIES
+from culturelab.captex.evaluate import VALID_TASKS
 from culturelab.plots import claim, footnote, grouped_bars, place_legend, radar, size_vs_score
 from culturelab.plots.curves import valid_answer_curves
 from culturelab.plots.style import apply_style, palette
@@ -119,10 +120,13 @@ def _modal_shares(ax: plt.Axes, fig: plt.Figure, scored: pd.DataFrame, decodings
             continue
         ax.plot(part["n_steps"], part["modal_share"], color=colour, linestyle="none", marker="x", markersize=6,
                 label=f"_{decoding}: most common answer")
+        for x, y, n in zip(part["n_steps"], part["modal_share"], part["valid_answers"]):  # n: the valid answers
+            ax.annotate(f"n={n}", (x, y), xytext=(4, -2), textcoords="offset points", fontsize=5, color=colour,
+                        ha="left", va="top")
         share = float((part["modal_share"] * part["valid_answers"]).sum() / part["valid_answers"].sum())
         stated.append(f"{DECODING_LABELS[decoding].split(' (')[0]} {share:.0%}")
     if stated:
-        ax.set_ylabel("share of answers\n(lines: valid; crosses: valid and the most common one)")
+        ax.set_ylabel("share (lines: valid; ×: most common)")
         footnote(fig, "valid answers equal to the most common answer of their step count (crosses, last panel): "
                       + ", ".join(stated) + " — a point's n then counts copies of one answer, not independent readings")
 
@@ -157,13 +161,10 @@ def fig3_language_impact(cells: pd.DataFrame, *, lmax_mode: str, title: str | No
     return fig
 
 
-#: the task of each valid-share column (:data:`culturelab.captex.evaluate.VALID_COLUMNS`), as figures name it
-VALID_TASKS = {"reorder_valid": "reordering", "pb_mcq_valid": "PB-MCQ", "cb_mcq_valid": "CB-MCQ"}
-
-
 def valid_note(cells: pd.DataFrame, group: str | None = None) -> str | None:
     """The share of valid answers behind an aggregate figure, per task and (``group``) per group,
-    weighted by each cell's ``n``: cells with the columns of :data:`VALID_TASKS`, or in long form
+    weighted by each cell's ``n``: cells with the columns of
+    :data:`culturelab.captex.evaluate.VALID_TASKS`, or in long form
     with ``valid_share`` per ``group`` (e.g. ``component``). ``None`` without such columns.
 
     >>> cells = pd.DataFrame({"lang_group": ["English", "native"], "n": [10, 30], "reorder_valid": [0.5, 0.0],

@@ -270,6 +270,35 @@ def rescore_policies(scored: pd.DataFrame, policies: Sequence[str] = ("zero", "r
     return pd.DataFrame(rows)
 
 
+def policy_findings(free: pd.DataFrame, policies: pd.DataFrame, random: pd.DataFrame) -> str:
+    """What the invalid-answer policy does to a run's free answers, as Markdown sentences rendered from
+    its tables: how many are invalid and why (their ``issues``), their mean LD under ``zero`` against
+    what a random order of the same lengths gets (``random``: :func:`random_baseline_table`), and the
+    mean ρ of the same answers under ``zero`` and ``repair`` (``policies``: :func:`rescore_policies`).
+
+    >>> free = pd.DataFrame({"valid": [False, False, True], "issues": ["out_of_range", "out_of_range,duplicate", ""],
+    ...                      "ld": [7.0, 6.0, 2.0], "n_steps": [5, 5, 5]})
+    >>> policies = pd.DataFrame({"policy": ["zero", "repair"], "rho": [0.1, 0.4]})
+    >>> print(policy_findings(free, policies, pd.DataFrame({"n_steps": [5], "ld": [3.5]})))  # doctest: +NORMALIZE_WHITESPACE
+    2 of this run's 3 free answers are invalid (out_of_range 2, duplicate 1); under `zero` they score ρ = τ = 0
+    and their mean LD is 6.50, above the 3.50 of a random order of the same lengths. Re-scored with `repair`
+    (no new model call), the free answers' mean ρ is 0.40, against 0.10 under `zero`.
+    """
+    invalid = free[~free["valid"].astype(bool)]
+    if invalid.empty:
+        return f"All {len(free)} free answers of this run are valid orders: the invalid-answer policy changes nothing."
+    issues = invalid["issues"].str.split(",").explode().value_counts()
+    expected = float(random.set_index("n_steps").loc[invalid["n_steps"], "ld"].mean())
+    ld = float(invalid["ld"].mean())
+    rho = policies.set_index("policy")["rho"]
+    side = "above" if ld > expected else "below" if ld < expected else "at"
+    return (f"{len(invalid)} of this run's {len(free)} free answers are invalid ("
+            + ", ".join(f"{name} {count}" for name, count in issues.items()) + f"); under `zero` they score "
+            f"ρ = τ = 0 and their mean LD is {ld:.2f}, {side} the {expected:.2f} of a random order of the same "
+            f"lengths. Re-scored with `repair` (no new model call), the free answers' mean ρ is {rho['repair']:.2f}, "
+            f"against {rho['zero']:.2f} under `zero`.")
+
+
 #: the fewest pairs with which a two-sided Wilcoxon signed-rank test can reach p < 0.05 (its exact p ≥ 2/2ⁿ)
 MIN_PAIRS = 6
 

@@ -107,6 +107,9 @@ def test_a_label_is_scored_over_all_its_tokenisations_not_its_bare_token(fixed_l
     bare = max("ABC", key=lambda x: logits[vocab[x]].item())  # what forcing the bare first letter picks
     answer = lm.generate([prompt], constraint=PermutationConstraint.letters(3), chat=False)[0]
     assert bare == "C" and answer == "A, C, B" == _reference_greedy(lm, prompt, PermutationConstraint.letters(3))
+    from culturelab.models import base
+
+    assert base.CONSTRAINED_DECODING_VERSION >= 2  # answers of the bare-token algorithm (1) are never served
     table = permutation_tokens(lm.tokenizer, PermutationConstraint.letters(3), prompt)
     spelled = {lm.tokenizer.decode(list(p)) for p in table.first[0]}
     assert {"A", " A", "\nA", "\n A"} <= spelled  # bare, after a space, after a line break
