@@ -478,5 +478,6 @@ def size_findings(point: float, pooled: float, bar: float, *, min_n: int | None 
     few = [name for name, n in (("points", point), ("bars", bar), ("pooled categories", pooled)) if n < min_n]
     if not few:
         return text + f": every median reaches the {min_n} procedures of the small-n rule."
-    return (text + f": the {' and '.join(few)} rest on fewer than the {min_n} procedures of the small-n rule (drawn "
+    named = ", ".join(few[:-1]) + " and " + few[-1] if len(few) > 1 else few[0]
+    return (text + f": the {named} rest on fewer than the {min_n} procedures of the small-n rule (drawn "
             "hollow or faded), their CIs are wide, and they show the method rather than a finding.")

@@ -161,6 +161,10 @@ def fig3_language_impact(cells: pd.DataFrame, *, lmax_mode: str, title: str | No
     return fig
 
 
+#: the most groups whose valid shares a figure's note lists one by one
+MAX_NOTE_GROUPS = 4
+
+
 def valid_note(cells: pd.DataFrame, group: str | None = None) -> str | None:
     """The share of valid answers behind an aggregate figure, per task and (``group``) per group,
     weighted by each cell's ``n``: cells with the columns of
@@ -263,7 +267,8 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
                 missing="gap", rlabel=f"{rlabel} (MCQs by {method})" if method else rlabel, chance=chance,
                 chance_note=chance_note, rmax=rmax, **honest)
     claim(fig, kind="score", chance=chance, no_chance=chance_note, method=method)
-    if note := valid_note(cells, series):
+    few = series in cells and cells[series].nunique() <= MAX_NOTE_GROUPS  # one line: no country-by-country list
+    if note := valid_note(cells, series if few or series == "component" else None):
         footnote(fig, note)
     return fig
 

@@ -256,11 +256,16 @@ def type_findings(by_type: pd.DataFrame, *, paper: str = "AA easiest, SA hardest
     ...                   "ci_high": [0.7, 0.3]})
     >>> type_findings(t)
     'By g the easiest type is AA (0.60) and the hardest SA (0.20); their 95 % CIs do not overlap (the paper: AA easiest, SA hardest).'
+    >>> type_findings(t.assign(accuracy=0.0))
+    'By g every type scores 0.00 (the paper: AA easiest, SA hardest).'
     """
     out = []
     for method, part in by_type.groupby("method", sort=False):
         top, low = part.loc[part["accuracy"].idxmax()], part.loc[part["accuracy"].idxmin()]
+        if top["accuracy"] == low["accuracy"]:
+            out.append(f"By {method} every type scores {top['accuracy']:.2f}")
+            continue
         overlap = "overlap" if top["ci_low"] <= low["ci_high"] else "do not overlap"
         out.append(f"By {method} the easiest type is {top['qtype']} ({top['accuracy']:.2f}) and the hardest "
                    f"{low['qtype']} ({low['accuracy']:.2f}); their 95 % CIs {overlap}")
-    return "; ".join(out) + f" (the paper: {paper})." if out else ""
+    return ". ".join(out) + f" (the paper: {paper})." if out else ""

@@ -350,17 +350,19 @@ def language_findings(tests: pd.DataFrame, names: dict[str, str] | None = None, 
     Wilcoxon test needs 6 to reach p < 0.05). rho on the 40 procedures answered validly in both languages:
     English 0.31, native 0.12 (Wilcoxon p = 0.004): higher in English.
     """
-    out = []
+    out, few = [], {}
     for row in tests.itertuples(index=False):
         name = (names or {}).get(row.metric, row.metric)
-        if row.n_pairs < MIN_PAIRS:
-            out.append(f"{name}: {row.n_pairs} of the {row.n_procedures} procedures have valid answers in both "
-                       f"languages, too few for a paired test (a two-sided Wilcoxon test needs {MIN_PAIRS} to reach "
-                       f"p < {alpha:g}).")
+        if row.n_pairs < MIN_PAIRS:  # metrics with as few pairs share one sentence
+            few.setdefault((row.n_pairs, row.n_procedures), []).append(name)
             continue
         verdict = ("no difference at the {alpha:g} level" if not row.p_value < alpha else
                    "higher in English" if row.mean_English > row.mean_native else "higher in the native language")
         out.append(f"{name} on the {row.n_pairs} procedures answered validly in both languages: English "
                    f"{row.mean_English:.2f}, native {row.mean_native:.2f} (Wilcoxon p = {row.p_value:.3g}): "
                    f"{verdict.format(alpha=alpha)}.")
+    for (pairs, procedures), listed in few.items():
+        named = ", ".join(listed[:-1]) + " and " + listed[-1] if len(listed) > 1 else listed[0]
+        out.insert(0, f"{named}: {pairs} of the {procedures} procedures have valid answers in both languages, too "
+                      f"few for a paired test (a two-sided Wilcoxon test needs {MIN_PAIRS} to reach p < {alpha:g}).")
     return " ".join(out)

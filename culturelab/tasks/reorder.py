@@ -251,8 +251,10 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
                 if c["starts_with_example"] > 0.5 and enough else "")
         copies = (f", so the n under {figure}'s points counts copies of one answer, not independent readings"
                   if c["modal_answer"] > 0.5 else "")
+        interval = (f" (95 % CI {c['rho_ci_low']:.2f} to {c['rho_ci_high']:.2f})"
+                    if np.isfinite([c["rho_ci_low"], c["rho_ci_high"]]).all() else "")
         out.append(f"Constrained to valid orders (a protocol deviation), the mean ρ over its {int(c['answers'])} "
-                   f"answers is {c['rho']:.2f} (95 % CI {c['rho_ci_low']:.2f} to {c['rho_ci_high']:.2f}): {place} "
+                   f"answers is {c['rho']:.2f}{interval}: {place} "
                    f"the random expectation of 0. {c['starts_with_example']:.1%} of them open with the instruction's "
                    f'example "C, A, B" (a random order of five or more steps does so at most 1/60 of the time){pull}. '
                    f"{c['modal_answer']:.1%} of them are the most common answer of their step count{copies}.")
