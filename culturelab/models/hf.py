@@ -21,7 +21,6 @@ re-encoding the context per option.
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ import torch
 from culturelab.models.base import LanguageModel, LogLikelihood, PermutationConstraint
 from culturelab.models.device import default_dtype, resolve_device
 from culturelab.models.identity import local_fingerprint
+from culturelab.models.kvcache import copy_cache
 from culturelab.models.permutations import (
     ANCHOR_CHARS,
     PermutationTokens,
@@ -59,15 +59,6 @@ try:  # cache layers that update their state tensors in place (hybrid linear-att
     from transformers.cache_utils import LinearAttentionCacheLayerMixin as _IN_PLACE_LAYERS
 except ImportError:  # pragma: no cover - older transformers have no such layers
     _IN_PLACE_LAYERS = ()
-
-
-def _copy_cache(cache: Any) -> Any:
-    """A key/value cache whose layers can be reordered, repeated or extended without touching
-    ``cache``: those operations put new tensors on the layer objects, which are copied here (the
-    tensors are shared, not copied)."""
-    copied = copy.copy(cache)
-    copied.layers = [copy.copy(layer) for layer in cache.layers]
-    return copied
 
 
 class HFCausalLM(LanguageModel):
@@ -415,14 +406,14 @@ class HFCausalLM(LanguageModel):
         """The keys/values of ``prefix`` repeated over a batch of ``repeats`` rows. The last prefix's
         are kept, so consecutive batches that share it (a task's instruction) encode it once."""
         if self._last_prefix is not None and self._last_prefix[0] == prefix:
-            cache = _copy_cache(self._last_prefix[1])
+            cache = copy_cache(self._last_prefix[1])
         else:
             cache = self.model(input_ids=torch.tensor([prefix], device=self.device), use_cache=True,
                                logits_to_keep=1).past_key_values
             # linear-attention layers update their states in place: such a cache is used once, never kept
             kept = not any(isinstance(layer, _IN_PLACE_LAYERS) for layer in getattr(cache, "layers", []))
             self._last_prefix = (prefix, cache) if kept else None
-            cache = _copy_cache(cache) if kept else cache
+            cache = copy_cache(cache) if kept else cache
         cache.batch_repeat_interleave(repeats)
         return cache
 
@@ -461,7 +452,7 @@ class HFCausalLM(LanguageModel):
             cmask[row, : len(c) - 1] = 1
         ids, targets, cmask = ids.to(self.device), targets.to(self.device), cmask.to(self.device)
         g_idx = torch.tensor([g for g, _, _, _ in chunk], device=self.device)
-        cache = _copy_cache(ctx_cache)
+        cache = copy_cache(ctx_cache)
         cache.reorder_cache(g_idx)
         row_ctx_mask = ctx_mask.index_select(0, g_idx)
         attn = torch.cat([row_ctx_mask, cmask], dim=1)

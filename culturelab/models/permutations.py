@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from culturelab.models.base import PermutationConstraint
+from culturelab.models.kvcache import copy_cache
 
 #: what may stand before a label at its position: nothing, a space, one or two line breaks (and a space)
 LEADS = ("", " ", "\n", "\n ", "\n\n", "\n\n ")
@@ -92,8 +93,8 @@ def permutation_tokens(tokenizer: Any, constraint: PermutationConstraint, contex
     >>> from transformers import AutoTokenizer
     >>> tok = AutoTokenizer.from_pretrained(build_tiny_gpt2(["Answer: C, A, B"] * 8, Path(tempfile.mkdtemp())))
     >>> t = permutation_tokens(tok, PermutationConstraint.letters(3), context="Answer:")
-    >>> sorted(tok.decode(p) for p in t.first[2])
-    ['\\n\\nC', '\\n\\n C', '\\nC', '\\n C', ' C', 'C']
+    >>> [tok.decode(p) for p in t.first[2]]  # bare, after a space, after line breaks
+    ['C', ' C', '\\nC', '\\n C', '\\n\\nC', '\\n\\n C']
     >>> tok.decode([*t.first[2][0], *t.later[0][0], *t.later[1][0]])
     'C, A, B'
     """
@@ -192,8 +193,6 @@ def _token_logprobs(lm: Any, prompts: _Prompts, tokens: list[TokenPath],
     """``(row, prefix, token) → log P(token | prompt, prefix)`` for every token a remaining label's
     tokenisation needs, where ``prefix`` is what the row has written plus the tokenisation's start.
     One query per row and longest inner prefix (the shorter ones are read from its earlier positions)."""
-    from culturelab.models.hf import _copy_cache
-
     needed: dict[tuple[int, TokenPath], set[int]] = {}
     for row, per_label in todo.items():
         for paths in per_label.values():
@@ -218,7 +217,7 @@ def _token_logprobs(lm: Any, prompts: _Prompts, tokens: list[TokenPath],
         for start in range(0, len(group), step):
             chunk = group[start:start + step]
             rows = torch.tensor([r for r, _ in chunk], device=lm.device)
-            cache = _copy_cache(prompts.cache)
+            cache = copy_cache(prompts.cache)
             cache.reorder_cache(rows)
             mask = prompts.mask.index_select(0, rows)
             ids = torch.tensor([q for _, q in chunk], device=lm.device)
