@@ -6,6 +6,8 @@ rule that read it). The verdict is one of
 * ``strict`` — the answer is in the format the paper's prompt asks for and the paper's rule reads it;
 * ``lenient`` — an answer can be read, but only by a rule beyond the paper's (an option's text instead of
   its number, a lone digit, steps written out instead of their letters …);
+* ``conflict`` — the answer names one option by its label and another by its text ("A. <option B's text>"):
+  it says two things, so it is never scored, in either mode;
 * ``refusal`` — the model declines ("I'm sorry…", "抱歉", "متأسفانه نمی‌توانم…", any language the papers use);
 * ``invalid`` — nothing a grader could score.
 
@@ -40,9 +42,9 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.utils import default_process
 
 LETTERS = string.ascii_uppercase
-STRICT, LENIENT, REFUSAL, INVALID = "strict", "lenient", "refusal", "invalid"
+STRICT, LENIENT, CONFLICT, REFUSAL, INVALID = "strict", "lenient", "conflict", "refusal", "invalid"
 #: the verdicts of :class:`Parse`, from best to worst
-VERDICTS = (STRICT, LENIENT, REFUSAL, INVALID)
+VERDICTS = (STRICT, LENIENT, CONFLICT, REFUSAL, INVALID)
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", flags=re.S | re.I)
 _CLOSE_THINK = "</think>"
@@ -233,6 +235,31 @@ def _option_text(text: str, options: Sequence[str], threshold: float) -> int | N
     return best[2] if best and best[1] >= threshold else None
 
 
+#: the shortest cut-off text (characters, normalised) read as the start of an option's text
+MIN_PREFIX = 8
+
+
+def _text_after_label(rest: str, options: Sequence[str], threshold: float) -> int | None:
+    """The option whose text follows an option label on its line: the option's text (as
+    :func:`_option_text` reads it) or, for an answer cut off by the token budget, the start of exactly
+    one option's text (at least :data:`MIN_PREFIX` characters); ``None`` when the line holds neither.
+
+    >>> _text_after_label(". Boil the rice\\nmore", ["Soak", "Boil the rice"], 85.0), _text_after_label(")", ["Soak"], 85.0)
+    (1, None)
+    >>> _text_after_label(" Boil the ri\ufffd", ["Soak the rice", "Boil the rice well"], 85.0)
+    1
+    """
+    line = rest.split("\n", 1)[0].lstrip(" \t).:]*_\"'`-").rstrip("\ufffd")
+    if not line.strip():
+        return None
+    found = _option_text(line, options, threshold)
+    start = default_process(line)
+    if found is None and len(start) >= MIN_PREFIX:
+        starts = [i for i, o in enumerate(options) if default_process(str(o)).startswith(start)]
+        found = starts[0] if len(starts) == 1 else None
+    return found
+
+
 def parse_choice(text: str | None, n_options: int = 4, options: Sequence[str] | None = None,
                  fuzzy_threshold: float = 85.0, *, lenient: bool = False) -> Choice:
     """A lettered multiple-choice answer (prompts that ask for "only the letter").
@@ -240,8 +267,11 @@ def parse_choice(text: str | None, n_options: int = 4, options: Sequence[str] | 
     Strict: a letter after an answer cue ("Answer: B", "The correct option is (C)") or opening the
     answer ("B", "(B)", "B. Boil the rice", "**B**", "A is correct"; "A bowl…" is the article). An answer
     that echoes two or more option lines ("A. …\\nB. …") before any answer cue, or gives alternatives
-    ("B or C") or a run of letters ("C. D. D. D."), is invalid. Then a refusal. Lenient: the one option letter standing alone in the text
-    ("I'd go with B here"), or the option whose text the answer is or holds.
+    ("B or C") or a run of letters ("C. D. D. D."), is invalid. A letter followed by another option's text
+    ("A. <option B's text>", given the ``options``) is a ``conflict``: ``answer`` holds both readings
+    (the letter's option, the text's option) and it is never scored. Then a refusal. Lenient: the one
+    option letter standing alone in the text ("I'd go with B here"), or the option whose text the answer
+    is or holds.
 
     >>> parse_choice("b) because ...", 4).index
     1
@@ -251,20 +281,26 @@ def parse_choice(text: str | None, n_options: int = 4, options: Sequence[str] | 
     'invalid'
     >>> parse_choice("Person B should boil it, so D", 4, lenient=True).index
     3
+    >>> p = parse_choice("A. Boil the rice", 3, ["Soak the rice", "Boil the rice", "Eat"], lenient=True)
+    >>> p.verdict, p.answer, p.index
+    ('conflict', (0, 1), None)
     """
     text = strip_think(text).strip()
     allowed = LETTERS[:n_options]
-    strict = None
+    strict, rest = None, ""
     cue = _LETTER_CUE.search(text)
     # options echoed (two or more label lines, before any answer cue) or alternatives ("B or C")
     echo = len({m.group(1) for m in _LABEL_LINE.finditer(text[: cue.start() if cue else None])}) >= 2 \
         or bool(_ALTERNATIVE.match(text) or _LETTER_RUN.match(text))
     if cue and not echo:
-        strict = _letter_index(cue.group(1), text[cue.end():], allowed)
+        strict, rest = _letter_index(cue.group(1), text[cue.end():], allowed), text[cue.end():]
     if strict is None and not echo:
         lead = _LEAD.match(text)
         if lead:
-            strict = _letter_index(lead.group(1), lead.group(2), allowed)
+            strict, rest = _letter_index(lead.group(1), lead.group(2), allowed), lead.group(2)
+    other = _text_after_label(rest, options, fuzzy_threshold) if strict is not None and options else None
+    if other is not None and other != strict:
+        return Choice((strict, other), CONFLICT, "letter_text_conflict", lenient)
     loose, method = None, "letter_anywhere"
     if strict is None and not echo:
         loose = _letter_anywhere(text, allowed)
@@ -443,12 +479,12 @@ def parse_order(text: str | None, n: int, steps: Sequence[str] | None = None, *,
 
 # ------------------------------------------------------------------ reports
 def verdict_shares(frame: pd.DataFrame, by: Sequence[str] = (), *, verdict: str = "parse_verdict") -> pd.DataFrame:
-    """Share of each verdict per group of ``by`` (columns ``strict``, ``lenient``, ``refusal``,
-    ``invalid`` in that order, then ``n``): the ``lenient`` share goes beside every score.
+    """Share of each verdict per group of ``by`` (columns ``strict``, ``lenient``, ``conflict``,
+    ``refusal``, ``invalid`` in that order, then ``n``): the ``lenient`` share goes beside every score.
 
     >>> t = pd.DataFrame({"model": "m", "parse_verdict": ["strict", "strict", "lenient", "refusal"]})
     >>> verdict_shares(t, ["model"]).to_dict("records")
-    [{'model': 'm', 'strict': 0.5, 'lenient': 0.25, 'refusal': 0.25, 'invalid': 0.0, 'n': 4}]
+    [{'model': 'm', 'strict': 0.5, 'lenient': 0.25, 'conflict': 0.0, 'refusal': 0.25, 'invalid': 0.0, 'n': 4}]
     """
     by = list(by)
     keys = frame[by] if by else pd.DataFrame(index=frame.index)
@@ -461,15 +497,26 @@ def verdict_shares(frame: pd.DataFrame, by: Sequence[str] = (), *, verdict: str 
     return out if by else out.drop(columns=out.columns[0])
 
 
+def verdict_share(verdicts: Iterable[str | None], verdict: str) -> float:
+    """Share of parsed answers with ``verdict``; missing verdicts (rows scored without a parse, e.g.
+    by log-likelihood) are left out; NaN when none is left.
+
+    >>> verdict_share(["strict", "conflict", "invalid", None], "conflict")
+    0.3333333333333333
+    """
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict must be one of {VERDICTS}, not {verdict!r}")
+    v = [x for x in verdicts if isinstance(x, str)]
+    return float(np.mean([x == verdict for x in v])) if v else float("nan")
+
+
 def lenient_share(verdicts: Iterable[str | None]) -> float:
-    """Share of parsed answers read only by lenient rules; missing verdicts (rows scored without a
-    parse, e.g. by log-likelihood) are left out; NaN when none is left.
+    """Share of parsed answers read only by lenient rules (:func:`verdict_share`).
 
     >>> lenient_share(["strict", "lenient", "invalid", "strict"]), lenient_share([None, float("nan")])
     (0.25, nan)
     """
-    v = [x for x in verdicts if isinstance(x, str)]
-    return float(np.mean([x == LENIENT for x in v])) if v else float("nan")
+    return verdict_share(verdicts, LENIENT)
 
 
 def audit(frame: pd.DataFrame, parse: str | Sequence[str], *, raw: str = "raw_output", verdict: str = "parse_verdict",

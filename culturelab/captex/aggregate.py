@@ -304,24 +304,36 @@ def table4_by_decoding(scored: pd.DataFrame, paper_row: str, deviations_of: Call
     return pd.concat(parts, ignore_index=True)
 
 
+def _score_cells(scored: pd.DataFrame, by: Sequence[str], seed: int) -> pd.DataFrame:
+    """Mean ``score`` per ``by`` cell with its 95 % bootstrap CI — an aggregate score is no proportion,
+    so never Wilson's, even when its values happen to be 0 or 1 — and the cell's share of valid answers
+    per task (the :data:`culturelab.captex.evaluate.VALID_COLUMNS` present)."""
+    from culturelab.captex.evaluate import VALID_COLUMNS
+    from culturelab.stats import summarise
+
+    cells = summarise(scored, "score", list(by), seed=seed, binary=False).rename(columns={"mean": "score"})
+    shares = [c for c in VALID_COLUMNS.values() if c in scored]
+    if shares:
+        cells = cells.merge(scored.groupby(list(by), observed=True)[shares].mean().reset_index(), on=list(by))
+    return cells
+
+
 def fig3_cells(proc_lang_scores: pd.DataFrame, *, norm_scheme: str = "raw", lmax_mode: str = "per_instance",
                seed: int = 0, by: Sequence[str] = ("country", "lang_group")) -> pd.DataFrame:
     """Footnote-4 score per (procedure, language), then mean and 95 % bootstrap CI per ``by``
     cell: (country, language) gives the bars of Fig. 3/6, (category, language) a radar of the
-    language gap per category.
+    language gap per category; with the share of valid answers per task
+    (:func:`culturelab.captex.evaluate.procedure_scores`' ``reorder_valid``, ``pb_mcq_valid``).
 
     >>> p = pd.DataFrame({"country": ["Iran"] * 2, "category": ["Food and Cuisine"] * 2,
     ...                   "lang_group": ["English", "native"], "rho": [1.0, 0.0], "tau": [1.0, 0.0],
-    ...                   "ld_norm": [0.0, 1.0], "pb_mcq": [1.0, 0.0]})
-    >>> fig3_cells(p, by=("category", "lang_group"))["score"].round(6).tolist()
-    [1.0, 0.0]
+    ...                   "ld_norm": [0.0, 1.0], "pb_mcq": [1.0, 0.0], "reorder_valid": [1.0, 0.0]})
+    >>> fig3_cells(p, by=("category", "lang_group"))[["score", "reorder_valid", "ci_low"]].round(6).values.tolist()
+    [[1.0, 1.0, nan], [0.0, 0.0, nan]]
     """
-    from culturelab.stats import summarise
-
     scored = proc_lang_scores.assign(score=aggregate(proc_lang_scores, "fig3", norm_scheme=norm_scheme,
                                                      lmax_mode=lmax_mode))
-    cells = summarise(scored, "score", list(by), seed=seed).rename(columns={"mean": "score"})
-    return cells
+    return _score_cells(scored, by, seed)
 
 
 def _random_answers(step_counts: Sequence[int], seed: int, cb_mcq: float = 0.25) -> pd.DataFrame:
@@ -377,7 +389,8 @@ def component_chance(step_counts: Sequence[int], *, norm_scheme: str = "raw", lm
 def fig4_cells(proc_scores: pd.DataFrame, *, by: Sequence[str] = ("country", "category"), norm_scheme: str = "raw",
                lmax_mode: str = "per_instance", seed: int = 0) -> pd.DataFrame:
     """Footnote-6 score per procedure (reordering and PB-MCQ pooled over languages), averaged
-    per ``by`` cell with a 95 % bootstrap CI over procedures — the radar of Fig. 4/7.
+    per ``by`` cell with a 95 % bootstrap CI over procedures — the radar of Fig. 4/7 — with the
+    share of valid answers per task.
 
     >>> p = pd.DataFrame({"country": ["Iran"], "category": ["Food and Cuisine"], "rho": [1.0], "tau": [1.0],
     ...                   "ld_norm": [0.0], "pb_mcq": [1.0], "cb_mcq": [1.0], "rouge_l": [1.0], "bertscore": [1.0],
@@ -385,23 +398,23 @@ def fig4_cells(proc_scores: pd.DataFrame, *, by: Sequence[str] = ("country", "ca
     >>> fig4_cells(p)["score"].round(6).tolist()
     [1.0]
     """
-    from culturelab.stats import summarise
-
     scored = proc_scores.assign(score=aggregate(proc_scores, "fig8", norm_scheme=norm_scheme, lmax_mode=lmax_mode))
-    return summarise(scored, "score", list(by), seed=seed).rename(columns={"mean": "score"})
+    return _score_cells(scored, by, seed)
 
 
 def category_components(proc_scores: pd.DataFrame, *, norm_scheme: str = "raw",
                         lmax_mode: str = "per_instance") -> pd.DataFrame:
     """Per category: the four task scores (reordering = mean of ρ, τ, 1 − LD/L_max; CB-QA = mean
     of R-L, BS, SS) and the footnote-6 aggregate, in long form (``category``, ``component``,
-    ``score``, ``n``: the procedures of the category) — a radar that stays readable when country ×
-    category cells are sparse.
+    ``score``, ``n``: the procedures of the category; ``valid_share``: the share of the task's answers
+    that are valid, NaN for CB-QA, whose replies are all scored, and for the aggregate) — a radar that
+    stays readable when country × category cells are sparse.
 
     >>> p = pd.DataFrame({"category": ["Food and Cuisine"], "rho": [1.0], "tau": [1.0], "ld_norm": [0.0],
-    ...                   "pb_mcq": [0.5], "cb_mcq": [1.0], "rouge_l": [0.0], "bertscore": [0.0], "ss": [0.0]})
+    ...                   "pb_mcq": [0.5], "cb_mcq": [1.0], "rouge_l": [0.0], "bertscore": [0.0], "ss": [0.0],
+    ...                   "reorder_valid": [0.0]})
     >>> category_components(p).set_index("component").loc["reordering"].to_dict()
-    {'category': 'Food and Cuisine', 'score': 1.0, 'n': 1}
+    {'category': 'Food and Cuisine', 'score': 1.0, 'n': 1, 'valid_share': 0.0}
     """
     parts = task_components(proc_scores, norm_scheme=norm_scheme, lmax_mode=lmax_mode).assign(
         category=proc_scores["category"],
@@ -409,4 +422,62 @@ def category_components(proc_scores: pd.DataFrame, *, norm_scheme: str = "raw",
     grouped = parts.groupby("category", observed=True)
     means = grouped[[*COMPONENTS, "aggregate"]].mean().reset_index()
     long = means.melt(id_vars="category", var_name="component", value_name="score")
-    return long.assign(n=long["category"].map(grouped.size()).astype(int))
+    valid = {component: proc_scores.groupby("category", observed=True)[column].mean()
+             for component, column in (("reordering", "reorder_valid"), ("pb_mcq", "pb_mcq_valid"),
+                                       ("cb_mcq", "cb_mcq_valid")) if column in proc_scores}
+    shares = [valid[c].get(k, np.nan) if c in valid else np.nan for c, k in zip(long["component"], long["category"])]
+    return long.assign(n=long["category"].map(grouped.size()).astype(int), valid_share=shares)
+
+
+def validity_findings(ours: pd.DataFrame) -> str:
+    """For each model of ``ours`` (one row per ``model`` with the columns of
+    :func:`culturelab.captex.evaluate.valid_shares`), the share of its answers that are valid per task,
+    and — where a task's share is under one half — that its aggregates rest mostly on invalid answers
+    as the invalid-answer policy scores them, so their distance to a chance line (the score of random
+    *valid* answers) says little about what it knows.
+
+    >>> ours = pd.DataFrame({"model": ["m"], "reorder_valid": [0.005], "pb_mcq_valid": [1.0], "valid_share": [0.6]})
+    >>> print(validity_findings(ours))  # doctest: +NORMALIZE_WHITESPACE
+    m: 0.5% of its reordering answers and 100.0% of its PB-MCQ answers are valid; its aggregates rest mostly on
+    invalid reordering answers as the invalid-answer policy scores them, so their distance to a chance line (the
+    score of random valid answers) says little about what the model knows.
+    """
+    from culturelab.captex.evaluate import VALID_TASKS
+
+    out = []
+    for _, row in ours.iterrows():
+        shares = {task: row[col] for col, task in VALID_TASKS.items() if col in row and pd.notna(row[col])}
+        if not shares:
+            continue
+        listed = [f"{share:.1%} of its {task} answers" for task, share in shares.items()]
+        low = [task for task, share in shares.items() if share < 0.5]
+        text = f"{row['model']}: " + (", ".join(listed[:-1]) + " and " if len(listed) > 1 else "") + listed[-1] + " are valid"
+        if low:
+            text += (f"; its aggregates rest mostly on invalid {' and '.join(low)} answers as the invalid-answer policy "
+                     "scores them, so their distance to a chance line (the score of random valid answers) says little "
+                     "about what the model knows")
+        out.append(text + ".")
+    return " ".join(out)
+
+
+def size_findings(point: float, pooled: float, bar: float, *, min_n: int | None = None) -> str:
+    """Whether this run's aggregate figures rest on enough procedures to read (the median n of a
+    country × category point, a pooled category, a country–language bar of Fig. 3) against the
+    figures' small-n rule (:data:`culturelab.plots.honest.MIN_N`).
+
+    >>> size_findings(2, 14, 5, min_n=10)  # doctest: +NORMALIZE_WHITESPACE
+    'A country × category point rests on a median of 2 procedures, a pooled category on 14 and a
+    country–language bar on 5: the points and bars rest on fewer than the 10 procedures of the small-n rule (drawn
+    hollow or faded), their CIs are wide, and they show the method rather than a finding.'
+    """
+    from culturelab.plots.honest import MIN_N
+
+    min_n = MIN_N if min_n is None else min_n
+    text = (f"A country × category point rests on a median of {point:g} procedures, a pooled category on {pooled:g} "
+            f"and a country–language bar on {bar:g}")
+    few = [name for name, n in (("points", point), ("bars", bar), ("pooled categories", pooled)) if n < min_n]
+    if not few:
+        return text + f": every median reaches the {min_n} procedures of the small-n rule."
+    named = ", ".join(few[:-1]) + " and " + few[-1] if len(few) > 1 else few[0]
+    return (text + f": the {named} rest on fewer than the {min_n} procedures of the small-n rule (drawn "
+            "hollow or faded), their CIs are wide, and they show the method rather than a finding.")

@@ -17,6 +17,7 @@ speaker labels and any continued dialogue from the model's reply.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -143,4 +144,21 @@ def reference_baselines(frame: pd.DataFrame, *, seed: int = 0) -> pd.DataFrame:
     systems = {"echo_question": [u[2] for u in frame["utterances"]],
                "other_reference": [refs[(i + shift) % n] for i in range(n)], "reference": refs}
     return pd.concat([frame.assign(system=name, reply=replies, empty=False) for name, replies in systems.items()],
+                     ignore_index=True)
+
+
+def summarise_metrics(frame: pd.DataFrame, by: Sequence[str] = ("system",), *, seed: int = 0,
+                      metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Mean and 95 % CI of each CB-QA metric per group of ``by``, in long form (``metric``, ``mean``,
+    ``ci_low``, ``ci_high``, ``n``). The metrics are continuous scores, so the interval is a bootstrap
+    one whatever the values — never a binomial interval, also where every reply scores 0 or 1 (the
+    reference scored against itself).
+
+    >>> t = pd.DataFrame({"system": "reference", "rouge_l": [1.0] * 4, "bertscore": [1.0] * 4, "ss": [1.0] * 4})
+    >>> summarise_metrics(t)[["metric", "mean", "ci_low", "ci_high"]].to_dict("records")[0]
+    {'metric': 'rouge_l', 'mean': 1.0, 'ci_low': 1.0, 'ci_high': 1.0}
+    """
+    from culturelab.stats import summarise
+
+    return pd.concat([summarise(frame, m, list(by), seed=seed, binary=False).assign(metric=m) for m in metrics],
                      ignore_index=True)

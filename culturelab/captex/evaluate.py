@@ -181,26 +181,64 @@ def procedures_scored(results: dict[str, pd.DataFrame]) -> int:
     return len(set().union(*ids)) if ids else 0
 
 
+#: per task, the column of :func:`procedure_scores` with the share of its answers that are valid
+VALID_COLUMNS = {"reorder": "reorder_valid", "pb_mcq": "pb_mcq_valid", "cb_mcq": "cb_mcq_valid"}
+#: each valid-share column's task, as tables and figures name it
+VALID_TASKS = {VALID_COLUMNS[task]: name for task, name in {"reorder": "reordering", **MCQ_TASK_NAMES}.items()}
+
+
 def procedure_scores(results: dict[str, pd.DataFrame], *, method: str = "generate",
                      by_language: bool = False) -> pd.DataFrame:
     """Per-procedure task scores (per language when ``by_language``, for the footnote-4
     aggregate): reordering ``rho``/``tau``/``ld``/``ld_norm``, ``pb_mcq`` (mean over its
-    questions), and — pooled over languages only — ``cb_mcq`` and the CB-QA metrics."""
+    questions), and — pooled over languages only — ``cb_mcq`` and the CB-QA metrics; beside them
+    the share of each task's answers that are valid (:data:`VALID_COLUMNS`; an invalid answer enters
+    the scores as the invalid-answer policy scores it) and ``all_valid`` (every answer of the row valid).
+
+    >>> r = {"reorder": pd.DataFrame({"procedure_id": ["p", "q"], "country": "Iran", "category": "Food",
+    ...                               "rho": [0.5, 0.0], "tau": [0.4, 0.0], "ld": [1, 6], "ld_norm": [0.2, 1.2],
+    ...                               "valid": [True, False]}),
+    ...      "pb_mcq": pd.DataFrame({"procedure_id": ["p", "q"], "country": "Iran", "category": "Food",
+    ...                              "method": "generate", "correct": [True, False], "valid": [True, True]})}
+    >>> procedure_scores(r)[["procedure_id", "rho", "pb_mcq", "reorder_valid", "pb_mcq_valid", "all_valid"]].to_dict("records")
+    [{'procedure_id': 'p', 'rho': 0.5, 'pb_mcq': 1.0, 'reorder_valid': 1.0, 'pb_mcq_valid': 1.0, 'all_valid': True}, {'procedure_id': 'q', 'rho': 0.0, 'pb_mcq': 0.0, 'reorder_valid': 0.0, 'pb_mcq_valid': 1.0, 'all_valid': False}]
+    """
     keys = ["procedure_id", "country", "category"] + (["lang_group"] if by_language else [])
     parts = []
+
+    def valid(task: str, frame: pd.DataFrame) -> pd.Series:
+        return frame.assign(valid=frame["valid"].astype(float)).groupby(keys)["valid"].mean().rename(VALID_COLUMNS[task])
+
     if "reorder" in results:
         parts.append(results["reorder"].groupby(keys)[["rho", "tau", "ld", "ld_norm"]].mean())
+        parts.append(valid("reorder", results["reorder"]))
     if "pb_mcq" in results:
         pb = results["pb_mcq"][results["pb_mcq"]["method"] == method]
-        parts.append(pb.groupby(keys)["correct"].mean().rename("pb_mcq"))
+        parts += [pb.groupby(keys)["correct"].mean().rename("pb_mcq"), valid("pb_mcq", pb)]
     if not by_language:
         if "cb_mcq" in results:
             cb = results["cb_mcq"][results["cb_mcq"]["method"] == method]
-            parts.append(cb.groupby(keys)["correct"].mean().rename("cb_mcq"))
+            parts += [cb.groupby(keys)["correct"].mean().rename("cb_mcq"), valid("cb_mcq", cb)]
         if "cb_qa" in results:
             parts.append(results["cb_qa"].groupby(keys)[list(cbqa.METRICS)].mean())
     table = pd.concat(parts, axis=1).reset_index()
-    return table
+    shares = [c for c in VALID_COLUMNS.values() if c in table]
+    return table.assign(all_valid=(table[shares] == 1).all(axis=1))
+
+
+def valid_shares(results: dict[str, pd.DataFrame], method: str = "generate") -> dict[str, float]:
+    """The share of valid answers per task (:data:`VALID_COLUMNS`; MCQs by ``method``) and over all
+    of them (``valid_share``): how much of a model's aggregate rests on answers it could read.
+
+    >>> valid_shares({"reorder": pd.DataFrame({"valid": [True, False, False, False]}),
+    ...               "pb_mcq": pd.DataFrame({"method": "generate", "valid": [True] * 4})})
+    {'reorder_valid': 0.25, 'pb_mcq_valid': 1.0, 'valid_share': 0.625}
+    """
+    flags = {task: results[task]["valid"] if task == "reorder" else
+             results[task].loc[results[task]["method"] == method, "valid"] for task in VALID_COLUMNS if task in results}
+    shares = {VALID_COLUMNS[task]: float(v.astype(bool).mean()) for task, v in flags.items()}
+    pooled = pd.concat(list(flags.values())).astype(bool) if flags else pd.Series(dtype=bool)
+    return {**shares, "valid_share": float(pooled.mean()) if len(pooled) else np.nan}
 
 
 _SETTING_PARAMS = {"prompt_version": "prompt_version", "languages": "languages", "invalid_policy": "invalid_policy",

@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 
 from culturelab.captex.data import CATEGORIES, COUNTRIES
+from culturelab.captex.evaluate import VALID_TASKS
 from culturelab.plots import claim, footnote, grouped_bars, place_legend, radar, size_vs_score
 from culturelab.plots.curves import valid_answer_curves
 from culturelab.plots.recipe import drawing
 from culturelab.plots.style import apply_style, palette
-from culturelab.tasks.reorder import DECODING_LABELS
+from culturelab.tasks.reorder import DECODING_LABELS, modal_answers
 
 #: chance accuracy of a four-option MCQ
 CHANCE = 0.25
@@ -76,13 +77,21 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     point), one line per ``decoding`` of ``scored`` (in the order of ``decodings``), named as
     :data:`~culturelab.tasks.reorder.DECODING_LABELS` names it (the method), with the
     random-permutation expectation dotted (the chance reference); the last panel the share of valid
-    answers per step count (:func:`culturelab.plots.curves.valid_answer_curves`).
+    answers per step count (:func:`culturelab.plots.curves.valid_answer_curves`) and, as crosses, the
+    share of the valid answers that equal the most common answer of their step count
+    (:func:`culturelab.tasks.reorder.modal_answers`), also stated per decoding under the figure:
+    where it is high, the n of a point counts copies of one answer, not independent readings.
 
     >>> t = pd.DataFrame({"n_steps": [5, 6] * 2, "rho": [0.2, 0.4, 0.0, 0.0], "tau": 0.1, "ld": 3,
-    ...                   "valid": [True, True, False, False], "decoding": ["constrained"] * 2 + ["free"] * 2})
+    ...                   "valid": [True, True, False, False], "decoding": ["constrained"] * 2 + ["free"] * 2,
+    ...                   "perm": [list(range(5)), list(range(6))] * 2, "pred_order": [[1, 0, 2, 3, 4], [1, 0, 2, 3, 4, 5], [], []]})
     >>> fig = fig5_step_curves(t, pd.DataFrame({"n_steps": [5, 6], "rho": 0.0, "tau": 0.0, "ld": 3.5}))
     >>> [t.get_text() for t in fig.legends[0].get_texts()][0]
     'constrained to valid orders (protocol deviation) (100 % valid)'
+    >>> [line.get_ydata().tolist() for line in fig.axes[-1].lines if line.get_marker() == "x"]
+    [[1.0, 1.0]]
+    >>> [t.get_text() for t in fig.texts if "most common" in t.get_text()][0][:60]
+    'valid answers equal to the most common answer of their step '
     >>> plt.close("all")
     """
     order = [d for d in (decodings if decodings is not None else dict.fromkeys(scored["decoding"]))
@@ -99,7 +108,30 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     if "procedure_id" in scored:
         footnote(fig, f"n = answers, from {scored['procedure_id'].nunique()} procedures each asked in English and "
                       "its native language (one shuffle): the 95 % bands resample whole procedures")
+    _modal_shares(fig.axes[-1], fig, scored, order)
     return fig
+
+
+def _modal_shares(ax: plt.Axes, fig: plt.Figure, scored: pd.DataFrame, decodings: Sequence[str]) -> None:
+    """Fig. 5's copying: per decoding, the share of its valid answers equal to the most common answer
+    of their step count, as crosses in the decoding's colour on the share panel and stated under the figure."""
+    modal = modal_answers(scored, ["decoding"])
+    stated = []
+    for decoding, colour in zip(decodings, palette(len(decodings))):
+        part = modal[modal["decoding"] == decoding].sort_values("n_steps")
+        if part.empty:
+            continue
+        ax.plot(part["n_steps"], part["modal_share"], color=colour, linestyle="none", marker="x", markersize=6,
+                label=f"_{decoding}: most common answer")
+        for x, y, n in zip(part["n_steps"], part["modal_share"], part["valid_answers"]):  # n: the valid answers
+            ax.annotate(f"n={n}", (x, y), xytext=(4, -2), textcoords="offset points", fontsize=5, color=colour,
+                        ha="left", va="top")
+        share = float((part["modal_share"] * part["valid_answers"]).sum() / part["valid_answers"].sum())
+        stated.append(f"{DECODING_LABELS[decoding].split(' (')[0]} {share:.0%}")
+    if stated:
+        ax.set_ylabel("share (lines: valid; ×: most common)")
+        footnote(fig, "valid answers equal to the most common answer of their step count (crosses, last panel): "
+                      + ", ".join(stated) + " — a point's n then counts copies of one answer, not independent readings")
 
 
 @drawing
@@ -128,14 +160,52 @@ def fig3_language_impact(cells: pd.DataFrame, *, lmax_mode: str, title: str | No
                        title=f"{title or 'Fig. 3'} (MCQs by {method})")
     claim(fig, kind="score", chance=chance, method=method,
           no_chance=None if chance is not None else "L_max from the model's own cells (lmax_mode=max_cells)")
+    if note := valid_note(cells, "lang_group"):
+        footnote(fig, note)
     return fig
+
+
+#: the most groups whose valid shares a figure's note lists one by one
+MAX_NOTE_GROUPS = 4
+
+
+def valid_note(cells: pd.DataFrame, group: str | None = None) -> str | None:
+    """The share of valid answers behind an aggregate figure, per task and (``group``) per group,
+    weighted by each cell's ``n``: cells with the columns of
+    :data:`culturelab.captex.evaluate.VALID_TASKS`, or in long form
+    with ``valid_share`` per ``group`` (e.g. ``component``). ``None`` without such columns.
+
+    >>> cells = pd.DataFrame({"lang_group": ["English", "native"], "n": [10, 30], "reorder_valid": [0.5, 0.0],
+    ...                       "pb_mcq_valid": [1.0, 1.0]})
+    >>> valid_note(cells, "lang_group")[:82]
+    'valid answers: reordering 12.5% (English 50.0%, native 0.0%), PB-MCQ 100.0% (Engli'
+    """
+    weights = cells["n"].astype(float) if "n" in cells else pd.Series(1.0, index=cells.index)
+
+    def share(rows: pd.Series) -> str:
+        w = weights[rows.index][rows.notna()]
+        return f"{(rows.dropna() * w).sum() / w.sum():.1%}" if w.sum() else "n/a"
+
+    if "valid_share" in cells and group in cells:
+        parts = [f"{g} {share(part['valid_share'])}" for g, part in cells.groupby(group, sort=False)
+                 if part["valid_share"].notna().any()]
+    else:
+        parts = [f"{task} {share(cells[col])}" + (" (" + ", ".join(f"{g} {share(part[col])}" for g, part in
+                                                                cells.groupby(group, sort=False)) + ")"
+                                                  if group in cells else "")
+                 for col, task in VALID_TASKS.items() if col in cells]
+    if not parts:
+        return None
+    return ("valid answers: " + ", ".join(parts) + " — an invalid answer enters the score as the invalid-answer "
+            "policy scores it, while a chance line is the score of random valid answers")
 
 
 @drawing
 def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float = 1.05, ax: plt.Axes | None = None,
                   elimination: float | None = None, **bars: Any) -> plt.Figure:
     """MCQ accuracy as grouped bars (:func:`culturelab.plots.grouped_bars`, ``bars`` passed on; n per
-    bar when ``table`` has an ``n`` column) with the four-option chance level (0.25) dotted and the
+    bar: the procedures, ``n_clusters``, when ``table`` has them — a procedure's questions are not
+    independent, so the small-n rule counts procedures — else ``n``) with the four-option chance level (0.25) dotted and the
     y axis from 0 to ``top``; the ``hue`` levels (e.g. the scoring methods) are in the legend.
     ``elimination`` adds the CB-MCQ elimination chance as a dashed line
     (:func:`culturelab.captex.construction.elimination_chance`: ruling out the options the
@@ -150,8 +220,10 @@ def accuracy_bars(table: pd.DataFrame, x: str, y: str, hue: str, *, top: float =
     ([0.25, 0.34], ['chance (0.25)', 'elimination chance (0.340)', 'generate'])
     >>> plt.close("all")
     """
-    bars.setdefault("n", "n" if "n" in table else None)
+    bars.setdefault("n", "n_clusters" if "n_clusters" in table else "n" if "n" in table else None)
     fig = grouped_bars(table, x, y, hue, ax=ax, chance=CHANCE, legend=False, **bars)
+    if bars["n"] == "n_clusters":
+        footnote(fig, "n = procedures (each gives several questions, which are not independent answers)")
     axes = ax or fig.axes[0]
     levels = [CHANCE]
     if elimination is not None and np.isfinite(elimination):
@@ -201,6 +273,9 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
                 missing="gap", rlabel=f"{rlabel} (MCQs by {method})" if method else rlabel, chance=chance,
                 chance_note=chance_note, rmax=rmax, **honest)
     claim(fig, kind="score", chance=chance, no_chance=chance_note, method=method)
+    few = series in cells and cells[series].nunique() <= MAX_NOTE_GROUPS  # one line: no country-by-country list
+    if note := valid_note(cells, series if few or series == "component" else None):
+        footnote(fig, note)
     return fig
 
 
@@ -208,31 +283,33 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
 def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str = "country",
                  title: str | None = None, seed: int = 0) -> plt.Figure:
     """PB-MCQ accuracy per category (spokes) and ``series`` for one scoring ``method``, English and
-    native pooled: n = the questions of a cell (4 types × 2 languages per procedure), a 95 %
-    band clustered by procedure (:func:`culturelab.captex.questions.accuracy_by`), cells under 10
-    questions greyed and the four-option chance (¼) as a dashed ring. The item-level companion of
-    the footnote-6 radar, whose n counts procedures.
+    native pooled, with a 95 % band clustered by procedure (:func:`culturelab.captex.questions.accuracy_by`)
+    and the four-option chance (¼) as a dashed ring. n = the procedures of a cell, the independent
+    unit (each gives 4 types × 2 languages of questions that share its steps): cells on fewer than
+    10 procedures are hollow, however many questions they hold. The item-level companion of the
+    footnote-6 radar.
 
     >>> pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 12 + ["Celebrations and Festivals"] * 4,
     ...                    "procedure_id": list("aaaaaaaabbbbcccc"), "method": "loglikelihood", "correct": [1, 0] * 8,
     ...                    "valid": True})
     >>> ax = pb_mcq_radar(pb).axes[0]
     >>> sorted(t.get_text().split("\\n")[1] for t in ax.get_xticklabels()), ax.lines[-1].get_label()
-    (['n=12', 'n=4'], 'chance (0.25)')
+    (['n=1', 'n=2'], 'chance (0.25)')
     >>> plt.close("all")
     """
     from culturelab.captex import questions
 
     cells = questions.accuracy_by(pb[pb["method"] == method], [series, "category"], seed=seed)
-    fig = fig4_radar(cells.rename(columns={"accuracy": "score"}), series=series, rlabel=f"PB-MCQ accuracy ({method})",
-                     chance=CHANCE, rmax=1.0, title=title)
+    cells = cells.rename(columns={"accuracy": "score", "n": "n_questions", "n_clusters": "n"})
+    fig = fig4_radar(cells, series=series, rlabel=f"PB-MCQ accuracy ({method}; n = procedures)", chance=CHANCE,
+                     rmax=1.0, title=title)
     claim(fig, method=method)
     return fig
 
 
 @drawing
 def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, label: str | None = None,
-              n: str | None = None) -> plt.Figure:
+              n: str | None = None, valid: str | None = None) -> plt.Figure:
     """Fig. 8: aggregate score vs parameters (log scale), one colour and marker per family
     (rows without a size, e.g. GPT-4o, are left out); the y axis names how LD entered the score
     (``lmax_mode``, :func:`score_label`: the paper's points redrawn from Table 4 are ``table4``).
@@ -240,25 +317,28 @@ def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, 
     a family's line never zigzags between base and instruction-tuned models of the same size; each
     line joins the mean score per size, so two models of one size and variant (Mistral-7B-Instruct
     v0.2 and v0.3, both 7.2B) are two points with the line through their mean, not a vertical jog.
-    ``label`` and ``n`` name columns written beside each point (the model; the procedures its
-    score rests on).
+    ``label``, ``n`` and ``valid`` name columns written beside each point (the model; the procedures its
+    score rests on; the share of its answers that are valid, :func:`culturelab.captex.evaluate.valid_shares`).
 
     >>> t = pd.DataFrame({"family": ["F"] * 3, "variant": ["base", "instruct", "instruct"],
     ...                   "params_b": [1.0, 1.0, 7.0], "score": [0.2, 0.3, 0.5]})
     >>> ax = fig8_size(t, lmax_mode="table4").axes[0]
     >>> sorted(line.get_label() for line in ax.lines if line.get_label()[0] != "_"), ax.get_ylabel()
     (['F', 'F (base)'], 'footnote-6 score\\n(LD as 1 − mean LD/5.59 (5.59 = largest LD of Table 4))')
-    >>> t = pd.DataFrame({"family": ["Gemma"], "params_b": [0.27], "score": [0.2], "model": ["gemma3-270m"], "n": [70]})
-    >>> [a.get_text() for a in fig8_size(t, lmax_mode="per_instance", label="model", n="n").axes[0].texts]
-    ['gemma3-270m (n=70)']
+    >>> t = pd.DataFrame({"family": ["Gemma"], "params_b": [0.27], "score": [0.2], "model": ["gemma3-270m"], "n": [70],
+    ...                   "valid_share": [0.004]})
+    >>> [a.get_text() for a in fig8_size(t, lmax_mode="per_instance", label="model", n="n", valid="valid_share").axes[0].texts]
+    ['gemma3-270m (n=70, 0.4% valid)']
     >>> plt.close("all")
     """
     sized = table.dropna(subset=["params_b"])
-    if label or n:
-        text = [" ".join(p for p in (str(row[label]) if label else "", f"(n={int(row[n])})" if n else "") if p)
-                for _, row in sized.iterrows()]
+    if label or n or valid:
+        counts = [", ".join(p for p in (f"n={int(row[n])}" if n else "", f"{row[valid]:.1%} valid" if valid else "") if p)
+                  for _, row in sized.iterrows()]
+        text = [" ".join(p for p in (str(row[label]) if label else "", f"({c})" if c else "") if p)
+                for (_, row), c in zip(sized.iterrows(), counts)]
         sized = sized.assign(_label=text)
-    point_label = "_label" if label or n else None
+    point_label = "_label" if label or n or valid else None
     if "variant" not in sized:
         return size_vs_score(sized, "params_b", "score", "family", label=point_label, title=title,
                              ylabel=score_label("footnote-6", lmax_mode))

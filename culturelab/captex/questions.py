@@ -199,3 +199,73 @@ def paired_language_test(results: pd.DataFrame, by: Sequence[str] = ("method",))
                      "acc_native": float(wide["native"].mean()), "only_English": test["only_a"],
                      "only_native": test["only_b"], "p_value": test["p_value"]})
     return pd.DataFrame(rows)
+
+
+def _against_chance(low: float, high: float, chance: float) -> str:
+    """Where a 95 % CI lies against a chance level: above, below, or not distinguishable from it."""
+    return "above" if low > chance else "below" if high < chance else "not distinguishable from"
+
+
+def findings(overall: pd.DataFrame, bias: pd.DataFrame | None = None, *, chance: float = 0.25) -> str:
+    """What a run shows of its MCQ answers, as Markdown sentences rendered from its tables (no number
+    typed by hand, :mod:`culturelab.report`): per task and method (``overall``: :func:`accuracy_by`
+    by ``task`` and ``method``) the accuracy and where its CI lies against ``chance``; for generated
+    answers the share not scored and the share whose letter names one option and whose text another
+    (the ``conflict`` verdict); per task of ``bias`` (:func:`position_bias` rows) whether re-ordered
+    options keep the model on the same letter or on the same option, and its most common letter.
+
+    >>> overall = pd.DataFrame({"task": ["PB-MCQ"] * 2, "method": ["generate", "loglikelihood"], "accuracy": [0.2, 0.6],
+    ...                         "ci_low": [0.1, 0.5], "ci_high": [0.3, 0.7], "n": [40, 40], "n_clusters": [5, 5],
+    ...                         "invalid_rate": [0.3, 0.0], "conflict_share": [0.25, np.nan]})
+    >>> bias = pd.DataFrame({"task": ["PB-MCQ"], "letter_agreement": [0.9], "content_agreement": [0.3],
+    ...                      "top_letter_share": [0.8]})
+    >>> print(findings(overall, bias))  # doctest: +NORMALIZE_WHITESPACE
+    PB-MCQ by generate: accuracy 0.20 (95 % CI 0.10–0.30; 40 questions from 5 procedures), not distinguishable
+    from chance (1/4); 30.0% of the answers are not scored, 25.0% because their letter names one option and their
+    text another. PB-MCQ by loglikelihood: accuracy 0.60 (95 % CI 0.50–0.70; 40 questions from 5 procedures),
+    above chance (1/4). PB-MCQ with the options re-ordered: the model keeps the same letter in 90.0% of the
+    questions and the same option in 30.0%: it answers by position more than by content; its most common letter
+    takes 80.0% of its predictions.
+    """
+    out = []
+    for row in overall.itertuples(index=False):
+        text = (f"{row.task} by {row.method}: accuracy {row.accuracy:.2f} (95 % CI {row.ci_low:.2f}–{row.ci_high:.2f}; "
+                f"{row.n} questions from {row.n_clusters} procedures), "
+                f"{_against_chance(row.ci_low, row.ci_high, chance)} chance (1/{round(1 / chance)})")
+        if row.method == "generate":
+            conflict = getattr(row, "conflict_share", np.nan)
+            text += f"; {row.invalid_rate:.1%} of the answers are not scored" + (
+                f", {conflict:.1%} because their letter names one option and their text another"
+                if conflict > 0 else "")
+        out.append(text + ".")
+    for row in (bias.itertuples(index=False) if bias is not None else []):
+        how = ("by position more than by content" if row.letter_agreement > row.content_agreement else
+               "by content more than by position" if row.content_agreement > row.letter_agreement else
+               "by position and content alike")
+        out.append(f"{row.task} with the options re-ordered: the model keeps the same letter in "
+                   f"{row.letter_agreement:.1%} of the questions and the same option in {row.content_agreement:.1%}: "
+                   f"it answers {how}; its most common letter takes {row.top_letter_share:.1%} of its predictions.")
+    return " ".join(out)
+
+
+def type_findings(by_type: pd.DataFrame, *, paper: str = "AA easiest, SA hardest") -> str:
+    """Per method, the easiest and the hardest question type of a run (``by_type``: :func:`accuracy_by`
+    by ``method`` and ``qtype``) and whether their 95 % CIs overlap, beside the ``paper``'s pattern.
+
+    >>> t = pd.DataFrame({"method": ["g"] * 2, "qtype": ["AA", "SA"], "accuracy": [0.6, 0.2], "ci_low": [0.5, 0.1],
+    ...                   "ci_high": [0.7, 0.3]})
+    >>> type_findings(t)
+    'By g the easiest type is AA (0.60) and the hardest SA (0.20); their 95 % CIs do not overlap (the paper: AA easiest, SA hardest).'
+    >>> type_findings(t.assign(accuracy=0.0))
+    'By g every type scores 0.00 (the paper: AA easiest, SA hardest).'
+    """
+    out = []
+    for method, part in by_type.groupby("method", sort=False):
+        top, low = part.loc[part["accuracy"].idxmax()], part.loc[part["accuracy"].idxmin()]
+        if top["accuracy"] == low["accuracy"]:
+            out.append(f"By {method} every type scores {top['accuracy']:.2f}")
+            continue
+        overlap = "overlap" if top["ci_low"] <= low["ci_high"] else "do not overlap"
+        out.append(f"By {method} the easiest type is {top['qtype']} ({top['accuracy']:.2f}) and the hardest "
+                   f"{low['qtype']} ({low['accuracy']:.2f}); their 95 % CIs {overlap}")
+    return ". ".join(out) + f" (the paper: {paper})." if out else ""

@@ -29,6 +29,7 @@ from culturelab.stats import summarise
 from culturelab.tasks.reorder import (
     generate_orders,
     gold_answer,
+    modal_answers,
     render_shuffled,
     score_orders,
     shuffle_permutation,
@@ -121,15 +122,19 @@ def summarise_reordering(scored: pd.DataFrame, by: Sequence[str] = (), *, seed: 
 
 def by_steps_valid(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *, seed: int = 0) -> pd.DataFrame:
     """Per step count (and ``by``): ρ, τ, LD (95 % CIs) over the **valid** answers only — what
-    Fig. 5 draws — beside ``answers`` (all), ``valid_rate`` and ``n`` (valid answers).
+    Fig. 5 draws — beside ``answers`` (all), ``valid_rate``, ``n`` (valid answers) and, among the
+    valid answers, the most common one and the share equal to it (``modal_answer``, ``modal_share``;
+    :func:`culturelab.tasks.reorder.modal_answers`): where that share is high, n counts copies of one
+    answer, not independent readings.
 
     >>> t = pd.DataFrame({"decoding": ["free"] * 2 + ["constrained"] * 2, "n_steps": [5] * 4,
     ...                   "rho": [0.0, 1.0, 0.5, 0.7], "tau": [0.0, 1.0, 0.5, 0.7], "ld": [9, 0, 2, 1],
     ...                   "valid": [False, True, True, True], "exact": [False, True, False, False]})
-    >>> by_steps_valid(t)[["decoding", "rho", "answers", "valid_rate", "n"]].to_dict("records")
-    [{'decoding': 'constrained', 'rho': 0.6, 'answers': 2, 'valid_rate': 1.0, 'n': 2}, {'decoding': 'free', 'rho': 1.0, 'answers': 2, 'valid_rate': 0.5, 'n': 1}]
-    >>> by_steps_valid(t[t["decoding"] == "free"].assign(valid=False))[["rho", "ld_ci_high", "valid_rate", "n"]].to_dict("records")
-    [{'rho': nan, 'ld_ci_high': nan, 'valid_rate': 0.0, 'n': 0}]
+    >>> t = t.assign(perm=[[0, 1, 2, 3, 4]] * 4, pred_order=[[], [0, 1, 2, 3, 4], [1, 0, 2, 3, 4], [1, 0, 2, 3, 4]])
+    >>> by_steps_valid(t)[["decoding", "rho", "answers", "valid_rate", "n", "modal_share"]].to_dict("records")
+    [{'decoding': 'constrained', 'rho': 0.6, 'answers': 2, 'valid_rate': 1.0, 'n': 2, 'modal_share': 1.0}, {'decoding': 'free', 'rho': 1.0, 'answers': 2, 'valid_rate': 0.5, 'n': 1, 'modal_share': 1.0}]
+    >>> by_steps_valid(t[t["decoding"] == "free"].assign(valid=False))[["rho", "ld_ci_high", "valid_rate", "n", "modal_share"]].to_dict("records")
+    [{'rho': nan, 'ld_ci_high': nan, 'valid_rate': 0.0, 'n': 0, 'modal_share': nan}]
     """
     keys = [*by, "n_steps"]
     validity = scored.groupby(keys, observed=True)["valid"].agg(answers="size", valid_rate="mean").reset_index()
@@ -140,7 +145,8 @@ def by_steps_valid(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *, s
     else:  # no valid answer at all: the metrics are missing, not zero
         table = validity.assign(**{f"{m}{part}": np.nan for m in METRICS for part in ("", "_ci_low", "_ci_high")}, n=0)
     table["n"] = table["n"].fillna(0).astype(int)
-    return table
+    modal = modal_answers(scored, by)[[*keys, "modal_answer", "modal_share"]]
+    return table.merge(modal, on=keys, how="left")
 
 
 STEP_ESTIMATORS = ("options", "correct", "all_options")
@@ -264,24 +270,99 @@ def rescore_policies(scored: pd.DataFrame, policies: Sequence[str] = ("zero", "r
     return pd.DataFrame(rows)
 
 
-def paired_language_wilcoxon(scored: pd.DataFrame) -> pd.DataFrame:
-    """Wilcoxon signed-rank test, English vs native on the same procedures, for ρ, τ and LD.
+def policy_findings(free: pd.DataFrame, policies: pd.DataFrame, random: pd.DataFrame) -> str:
+    """What the invalid-answer policy does to a run's free answers, as Markdown sentences rendered from
+    its tables: how many are invalid and why (their ``issues``), their mean LD under ``zero`` against
+    what a random order of the same lengths gets (``random``: :func:`random_baseline_table`), and the
+    mean ρ of the same answers under ``zero`` and ``repair`` (``policies``: :func:`rescore_policies`).
+
+    >>> free = pd.DataFrame({"valid": [False, False, True], "issues": ["out_of_range", "out_of_range,duplicate", ""],
+    ...                      "ld": [7.0, 6.0, 2.0], "n_steps": [5, 5, 5]})
+    >>> policies = pd.DataFrame({"policy": ["zero", "repair"], "rho": [0.1, 0.4]})
+    >>> print(policy_findings(free, policies, pd.DataFrame({"n_steps": [5], "ld": [3.5]})))  # doctest: +NORMALIZE_WHITESPACE
+    2 of this run's 3 free answers are invalid (out_of_range 2, duplicate 1); under `zero` they score ρ = τ = 0
+    and their mean LD is 6.50, above the 3.50 of a random order of the same lengths. Re-scored with `repair`
+    (no new model call), the free answers' mean ρ is 0.40, against 0.10 under `zero`.
+    """
+    invalid = free[~free["valid"].astype(bool)]
+    if invalid.empty:
+        return f"All {len(free)} free answers of this run are valid orders: the invalid-answer policy changes nothing."
+    issues = invalid["issues"].str.split(",").explode().value_counts()
+    expected = float(random.set_index("n_steps").loc[invalid["n_steps"], "ld"].mean())
+    ld = float(invalid["ld"].mean())
+    rho = policies.set_index("policy")["rho"]
+    side = "above" if ld > expected else "below" if ld < expected else "at"
+    return (f"{len(invalid)} of this run's {len(free)} free answers are invalid ("
+            + ", ".join(f"{name} {count}" for name, count in issues.items()) + f"); under `zero` they score "
+            f"ρ = τ = 0 and their mean LD is {ld:.2f}, {side} the {expected:.2f} of a random order of the same "
+            f"lengths. Re-scored with `repair` (no new model call), the free answers' mean ρ is {rho['repair']:.2f}, "
+            f"against {rho['zero']:.2f} under `zero`.")
+
+
+#: the fewest pairs with which a two-sided Wilcoxon signed-rank test can reach p < 0.05 (its exact p ≥ 2/2ⁿ)
+MIN_PAIRS = 6
+
+
+def paired_language_wilcoxon(scored: pd.DataFrame, metrics: Sequence[str] = METRICS, *,
+                             valid: str = "valid") -> pd.DataFrame:
+    """Wilcoxon signed-rank test, English vs native on the same procedures, per metric, on the
+    procedures whose answers are ``valid`` in both languages: an invalid answer's score is what the
+    invalid-answer policy makes of its shape (an LD counting extra letters), not a reading of what
+    the model knows. ``n_procedures`` counts the procedures asked in both languages, ``n_pairs`` those
+    valid in both; with fewer than :data:`MIN_PAIRS` pairs the test is not run (NaN).
 
     >>> t = pd.DataFrame({"procedure_id": ["a", "a", "b", "b"], "lang_group": ["English", "native"] * 2,
-    ...                   "rho": [1.0, 0.0, 1.0, 0.5], "tau": [1.0, 0.0, 1.0, 0.5], "ld": [0, 2, 0, 1]})
-    >>> paired_language_wilcoxon(t)[["metric", "n_pairs", "mean_English", "mean_native"]].to_dict("records")[0]
-    {'metric': 'rho', 'n_pairs': 2, 'mean_English': 1.0, 'mean_native': 0.25}
+    ...                   "rho": [1.0, 0.0, 1.0, 0.5], "tau": [1.0, 0.0, 1.0, 0.5], "ld": [0, 2, 0, 1],
+    ...                   "valid": [True, True, True, False]})
+    >>> paired_language_wilcoxon(t)[["metric", "n_procedures", "n_pairs", "mean_English", "mean_native", "p_value"]].to_dict("records")[0]
+    {'metric': 'rho', 'n_procedures': 2, 'n_pairs': 1, 'mean_English': 1.0, 'mean_native': 0.0, 'p_value': nan}
     """
     from culturelab.stats import wilcoxon
 
+    ok = scored.assign(_ok=scored[valid].astype(bool)).pivot_table(index="procedure_id", columns="lang_group",
+                                                                    values="_ok", aggfunc="all")
     rows = []
-    for metric in METRICS:
+    for metric in metrics:
         wide = scored.pivot_table(index="procedure_id", columns="lang_group", values=metric, aggfunc="first")
         if not {"English", "native"} <= set(wide.columns):
             continue
-        wide = wide.dropna()
-        test = wilcoxon(wide["English"], wide["native"]) if len(wide) else {"p_value": np.nan, "median_diff": np.nan}
-        rows.append({"metric": metric, "n_pairs": len(wide), "mean_English": float(wide["English"].mean()),
-                     "mean_native": float(wide["native"].mean()), "median_diff": test["median_diff"],
-                     "p_value": test["p_value"]})
-    return pd.DataFrame(rows)
+        both = wide[["English", "native"]].dropna()
+        pairs = both[ok.reindex(both.index)[["English", "native"]].fillna(False).astype(bool).all(axis=1)]
+        test = wilcoxon(pairs["English"], pairs["native"]) if len(pairs) >= MIN_PAIRS else \
+            {"p_value": np.nan, "median_diff": np.nan}
+        rows.append({"metric": metric, "n_procedures": len(both), "n_pairs": len(pairs),
+                     "mean_English": float(pairs["English"].mean()) if len(pairs) else np.nan,
+                     "mean_native": float(pairs["native"].mean()) if len(pairs) else np.nan,
+                     "median_diff": test["median_diff"], "p_value": test["p_value"]})
+    return pd.DataFrame(rows, columns=["metric", "n_procedures", "n_pairs", "mean_English", "mean_native",
+                                       "median_diff", "p_value"])
+
+
+def language_findings(tests: pd.DataFrame, names: dict[str, str] | None = None, *, alpha: float = 0.05) -> str:
+    """What :func:`paired_language_wilcoxon` shows, as Markdown sentences (one per metric, ``names``
+    naming them): the means and the test on the pairs valid in both languages, or how few such pairs
+    there are.
+
+    >>> t = pd.DataFrame({"metric": ["ld", "rho"], "n_procedures": [70, 70], "n_pairs": [2, 40],
+    ...                   "mean_English": [3.0, 0.31], "mean_native": [2.0, 0.12], "p_value": [np.nan, 0.004]})
+    >>> print(language_findings(t, {"ld": "LD"}))  # doctest: +NORMALIZE_WHITESPACE
+    LD: 2 of the 70 procedures have valid answers in both languages, too few for a paired test (a two-sided
+    Wilcoxon test needs 6 to reach p < 0.05). rho on the 40 procedures answered validly in both languages:
+    English 0.31, native 0.12 (Wilcoxon p = 0.004): higher in English.
+    """
+    out, few = [], {}
+    for row in tests.itertuples(index=False):
+        name = (names or {}).get(row.metric, row.metric)
+        if row.n_pairs < MIN_PAIRS:  # metrics with as few pairs share one sentence
+            few.setdefault((row.n_pairs, row.n_procedures), []).append(name)
+            continue
+        verdict = ("no difference at the {alpha:g} level" if not row.p_value < alpha else
+                   "higher in English" if row.mean_English > row.mean_native else "higher in the native language")
+        out.append(f"{name} on the {row.n_pairs} procedures answered validly in both languages: English "
+                   f"{row.mean_English:.2f}, native {row.mean_native:.2f} (Wilcoxon p = {row.p_value:.3g}): "
+                   f"{verdict.format(alpha=alpha)}.")
+    for (pairs, procedures), listed in few.items():
+        named = ", ".join(listed[:-1]) + " and " + listed[-1] if len(listed) > 1 else listed[0]
+        out.insert(0, f"{named}: {pairs} of the {procedures} procedures have valid answers in both languages, too "
+                      f"few for a paired test (a two-sided Wilcoxon test needs {MIN_PAIRS} to reach p < {alpha:g}).")
+    return " ".join(out)

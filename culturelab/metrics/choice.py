@@ -16,21 +16,23 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from culturelab.parsing import lenient_share
+from culturelab.parsing import CONFLICT, LENIENT, verdict_share
 from culturelab.stats import summarise
 
 
 def accuracy_table(df: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -> pd.DataFrame:
     """Accuracy, 95 % Wilson interval (:func:`culturelab.stats.summarise`), invalid-answer rate and n
-    for each group of ``by``; with a ``parse_verdict`` column also the ``lenient_share``
-    (:func:`culturelab.parsing.lenient_share`).
+    for each group of ``by``; with a ``parse_verdict`` column also the ``lenient_share`` and the
+    ``conflict_share`` (a letter naming one option, the text another: never scored;
+    :func:`culturelab.parsing.verdict_share`).
 
     >>> t = pd.DataFrame({"model": ["a", "a", "b", "b"], "correct": [1, 1, 1, 0], "valid": [1, 1, 1, 0]})
     >>> accuracy_table(t, ["model"])[["model", "accuracy", "invalid_rate", "n"]].to_dict("records")
     [{'model': 'a', 'accuracy': 1.0, 'invalid_rate': 0.0, 'n': 2},
      {'model': 'b', 'accuracy': 0.5, 'invalid_rate': 0.5, 'n': 2}]
-    >>> accuracy_table(t.assign(parse_verdict=["strict", "lenient", "strict", "invalid"]), ["model"])["lenient_share"].tolist()
-    [0.5, 0.0]
+    >>> v = accuracy_table(t.assign(parse_verdict=["strict", "lenient", "strict", "conflict"]), ["model"])
+    >>> v["lenient_share"].tolist(), v["conflict_share"].tolist()
+    ([0.5, 0.0], [0.0, 0.5])
     """
     table = summarise(df.assign(correct=df["correct"].astype(float)), "correct", by, seed=seed)
     table = table.rename(columns={"mean": "accuracy"})
@@ -40,9 +42,10 @@ def accuracy_table(df: pd.DataFrame, by: Sequence[str] = (), *, seed: int = 0) -
         table["invalid_rate"] = inv.to_numpy()
     if "parse_verdict" in df.columns:
         verdicts = df["parse_verdict"]
-        share = verdicts.groupby([df[b] for b in by], sort=True, observed=True).apply(lenient_share) \
-            if by else pd.Series([lenient_share(verdicts)])
-        table["lenient_share"] = share.to_numpy()
+        for verdict in (LENIENT, CONFLICT):
+            share = verdicts.groupby([df[b] for b in by], sort=True, observed=True).apply(verdict_share, verdict) \
+                if by else pd.Series([verdict_share(verdicts, verdict)])
+            table[f"{verdict}_share"] = share.to_numpy()
     return table
 
 

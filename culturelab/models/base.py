@@ -37,7 +37,9 @@ KINDS = ("generate", "loglikelihood", "rank_candidates", "generate_constrained")
 #: The version of the constrained-decoding algorithm, in the cache key of every constrained request:
 #: bump it when what a backend does under a constraint changes (the label tokens it allows, its end
 #: rule), so that answers of the old algorithm are recomputed, never served as answers of the new one.
-CONSTRAINED_DECODING_VERSION = 1
+#: 2: labels scored over every tokenisation at their position (:mod:`culturelab.models.permutations`),
+#: not forced as one spelling (the bare letter).
+CONSTRAINED_DECODING_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,9 @@ class LanguageModel(ABC):
 
         ``constraint`` (one :class:`PermutationConstraint`, or one per prompt) restricts decoding to
         the orderings of its labels: every answer is a valid permutation, as long as the
-        constraint needs (``max_new_tokens`` and ``stop`` do not apply). These are requests of
+        constraint needs (``max_new_tokens`` and ``stop`` do not apply), written label by label, each
+        label scored over every tokenisation of it at its position
+        (:mod:`culturelab.models.permutations`). These are requests of
         their own kind, ``generate_constrained``, cached under the constraint; backends that cannot
         constrain decoding say so in :func:`culturelab.models.capabilities` and raise
         ``NotImplementedError``.

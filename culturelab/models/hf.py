@@ -1,10 +1,9 @@
 """Causal language models through 🤗 transformers (hub ids, local folders, bundled models).
 
 Generation can be constrained to the orderings of a set of labels
-(:class:`~culturelab.models.base.PermutationConstraint`): a logits processor
-(:class:`PermutationLogitsProcessor`) lets each row of a batch write, at every position, only the
-labels it has not written yet (with the separator before all but the first), then only an end
-token, so every answer is a valid permutation (:class:`PermutationTokens`).
+(:class:`~culturelab.models.base.PermutationConstraint`): the answer is written label by label, each
+label scored by its probability summed over every tokenisation the tokenizer writes it with at that
+position (:mod:`culturelab.models.permutations`), so every answer is a valid permutation.
 
 Log-likelihood scoring encodes each distinct context **once** together with all of its
 continuations (MCQ options, cloze candidates): one forward pass over the row
@@ -22,18 +21,21 @@ re-encoding the context per option.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
-from transformers import LogitsProcessor, LogitsProcessorList
 
 from culturelab.models.base import LanguageModel, LogLikelihood, PermutationConstraint
 from culturelab.models.device import default_dtype, resolve_device
 from culturelab.models.identity import local_fingerprint
+from culturelab.models.kvcache import copy_cache
+from culturelab.models.permutations import (
+    ANCHOR_CHARS,
+    PermutationTokens,
+    decode_permutations,
+    permutation_tokens,
+)
 
 #: mean context length (tokens) from which ``packed_scoring="auto"`` packs options into one row
 PACKED_MIN_CONTEXT = 128
@@ -57,106 +59,6 @@ try:  # cache layers that update their state tensors in place (hybrid linear-att
     from transformers.cache_utils import LinearAttentionCacheLayerMixin as _IN_PLACE_LAYERS
 except ImportError:  # pragma: no cover - older transformers have no such layers
     _IN_PLACE_LAYERS = ()
-
-
-def _copy_cache(cache: Any) -> Any:
-    """A key/value cache whose layers can be reordered, repeated or extended without touching
-    ``cache``: those operations put new tensors on the layer objects, which are copied here (the
-    tensors are shared, not copied)."""
-    copied = copy.copy(cache)
-    copied.layers = [copy.copy(layer) for layer in cache.layers]
-    return copied
-
-
-@dataclass(frozen=True)
-class PermutationTokens:
-    """A :class:`~culturelab.models.base.PermutationConstraint` in one tokenizer's ids: ``first[i]``
-    writes label ``i`` as the first item, ``later[i]`` the separator and label ``i`` after another.
-    No sequence of either set starts another, so a generated prefix is read in one way only.
-
-    >>> t = PermutationTokens(first=((10,), (11,), (12,)), later=((5, 10), (5, 11), (5, 12)))
-    >>> t.allowed([]), t.allowed([11]), t.allowed([11, 5]), t.allowed([11, 5, 10, 5]), t.allowed([11, 5, 10, 5, 12])
-    ([10, 11, 12], [5], [10, 12], [12], None)
-    >>> t.max_tokens
-    5
-    """
-
-    first: tuple[tuple[int, ...], ...]
-    later: tuple[tuple[int, ...], ...]
-
-    def __post_init__(self) -> None:
-        for seqs in (self.first, self.later):
-            for i, a in enumerate(seqs):
-                if not a or any(j != i and b[:len(a)] == a for j, b in enumerate(seqs)):
-                    raise ValueError(f"label token sequences must be non-empty and none may start another: {seqs}")
-
-    @property
-    def max_tokens(self) -> int:
-        """The longest answer, in tokens (without the end token)."""
-        return max(map(len, self.first)) + sum(sorted(map(len, self.later))[1:])
-
-    def allowed(self, generated: Sequence[int]) -> list[int] | None:
-        """The token ids that may follow ``generated`` (sorted), or ``None`` once every label is written."""
-        used: set[int] = set()
-        pos = 0
-        while len(used) < len(self.first):
-            seqs = self.later if used else self.first
-            rest = tuple(generated[pos:])
-            done = next((i for i, seq in enumerate(seqs) if i not in used and rest[:len(seq)] == seq), None)
-            if done is None:
-                k = len(rest)
-                return sorted({seq[k] for i, seq in enumerate(seqs)
-                               if i not in used and len(seq) > k and seq[:k] == rest})
-            used.add(done)
-            pos += len(seqs[done])
-        return None
-
-
-def permutation_tokens(tokenizer: Any, constraint: PermutationConstraint) -> PermutationTokens:
-    """The token sequences that write ``constraint``'s labels with ``tokenizer``: a later item is
-    what ``first label + separator + label`` adds to the first label's tokens (so tokenizers that
-    add a leading space to a text's first word split it as in a whole answer), checked by decoding.
-
-    >>> from culturelab.models.tiny import build_tiny_gpt2; import tempfile; from transformers import AutoTokenizer
-    >>> tok = AutoTokenizer.from_pretrained(build_tiny_gpt2(["A, B, C"] * 8, Path(tempfile.mkdtemp())))
-    >>> t = permutation_tokens(tok, PermutationConstraint.letters(3))
-    >>> tok.decode([*t.first[2], *t.later[0], *t.later[1]])
-    'C, A, B'
-    """
-    def encode(text: str) -> tuple[int, ...]:
-        return tuple(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    labels, sep = constraint.labels, constraint.sep
-    first = tuple(encode(label) for label in labels)
-    later = []
-    for label in labels:
-        whole = encode(labels[0] + sep + label)
-        later.append(whole[len(first[0]):] if whole[:len(first[0])] == first[0] else encode(sep + label))
-    tokens = PermutationTokens(first, tuple(later))
-    for i, label in enumerate(labels):
-        j = (i + 1) % len(labels)
-        text = tokenizer.decode([*first[i], *later[j]]) if len(labels) > 1 else tokenizer.decode(list(first[i]))
-        expected = label + sep + labels[j] if len(labels) > 1 else label
-        if text.strip() != expected:
-            raise ValueError(f"the tokenizer writes {expected!r} as {text!r}: labels {list(labels)} with separator "
-                             f"{sep!r} cannot be constrained token by token")
-    return tokens
-
-
-class PermutationLogitsProcessor(LogitsProcessor):
-    """Masks every token but those :meth:`PermutationTokens.allowed` allows, row by row: ``tables[r]``
-    is row ``r``'s constraint, ``start`` the column where generation began (left-padded batch),
-    ``end`` the end tokens allowed once a row's permutation is complete."""
-
-    def __init__(self, tables: Sequence[PermutationTokens], start: int, end: Sequence[int]):
-        self.tables, self.start, self.end = list(tables), start, list(end)
-
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        keep = torch.zeros_like(scores, dtype=torch.bool)
-        for row, (table, ids) in enumerate(zip(self.tables, input_ids[:, self.start:].tolist())):
-            allowed = table.allowed(ids)
-            keep[row, self.end if allowed is None else allowed] = True
-        return scores.masked_fill(~keep, float("-inf"))
 
 
 class HFCausalLM(LanguageModel):
@@ -219,59 +121,32 @@ class HFCausalLM(LanguageModel):
         return self.tokenizer(text, add_special_tokens=special)["input_ids"]
 
     # ------------------------------------------------------------------ generation
+    def _prompt_batches(self, texts: list[str], *, chat: bool,
+                        new_tokens: int) -> tuple[list[list[int]], list[tuple[int, list[int]]]]:
+        """The token ids of prompts as the model sees them (:meth:`format_prompt`; cut to leave
+        ``new_tokens`` free) and the batches to run them in: ``(offset, indices)``, prompts of similar
+        length together."""
+        special = not (chat and self.has_chat_template)  # a chat template already contains the BOS token
+        encoded = [self._encode(t, special=special)[-(self.max_length - new_tokens):] for t in texts]
+        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
+        return encoded, [(start, order[start : start + self.batch_size]) for start in range(0, len(order), self.batch_size)]
+
     @torch.inference_mode()
     def _generate(self, prompts: list[str], *, max_new_tokens: int, temperature: float, top_p: float,
                   stop: list[str], chat: bool, system: str | None, seed: int | None) -> list[str]:
-        extra = {"stop_strings": list(stop), "tokenizer": self.tokenizer} if stop else {}
-        return self._generate_batches(prompts, max_new_tokens, lambda idx, width: {"max_new_tokens": max_new_tokens,
-                                                                                   **extra},
-                                      temperature=temperature, top_p=top_p, chat=chat, system=system, seed=seed)
-
-    @torch.inference_mode()
-    def _generate_constrained(self, prompts: list[str], constraints: list[PermutationConstraint], *,
-                              temperature: float, top_p: float, chat: bool, system: str | None,
-                              seed: int | None) -> list[str]:
-        """Each row writes an ordering of its constraint's labels, then an end token
-        (:class:`PermutationLogitsProcessor`)."""
-        tables = [self._permutation_tokens(c) for c in constraints]
-        end = self._end_tokens()
-
-        def batch(idx: list[int], width: int) -> dict[str, Any]:
-            rows = [tables[i] for i in idx]
-            return {"max_new_tokens": max(t.max_tokens for t in rows) + 1, "eos_token_id": end,
-                    "logits_processor": LogitsProcessorList([PermutationLogitsProcessor(rows, width, end)])}
-
-        return self._generate_batches(prompts, max(t.max_tokens for t in tables) + 1, batch, temperature=temperature,
-                                      top_p=top_p, chat=chat, system=system, seed=seed)
-
-    def _permutation_tokens(self, constraint: PermutationConstraint) -> PermutationTokens:
-        """:func:`permutation_tokens` with this model's tokenizer, kept per constraint."""
-        tables = self.__dict__.setdefault("_permutation_tables", {})
-        if constraint not in tables:
-            tables[constraint] = permutation_tokens(self.tokenizer, constraint)
-        return tables[constraint]
-
-    def _end_tokens(self) -> list[int]:
-        """The ids that end a generation: the generation config's and the tokenizer's end-of-sequence."""
-        configured = getattr(self.model.generation_config, "eos_token_id", None)
-        ids = configured if isinstance(configured, list) else [configured]
-        return sorted({i for i in [*ids, self.tokenizer.eos_token_id] if i is not None})
-
-    def _generate_batches(self, prompts: list[str], new_tokens: int, batch_kwargs: Callable[[list[int], int], dict],
-                          *, temperature: float, top_p: float, chat: bool, system: str | None,
-                          seed: int | None) -> list[str]:
-        """Generate in left-padded batches of similar length; ``batch_kwargs(rows, width)`` gives each
-        batch's arguments to ``model.generate`` (at least ``max_new_tokens``; prompts are cut to leave
-        ``new_tokens`` free)."""
-        texts = [self.format_prompt(p, chat=chat, system=system) for p in prompts]
-        # a chat template already contains the BOS token
-        special = not (chat and self.has_chat_template)
-        encoded = [self._encode(t, special=special)[-(self.max_length - new_tokens):] for t in texts]
-        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
+        """Generate in left-padded batches of similar length (``stop`` strings end a row early)."""
+        encoded, batches = self._prompt_batches([self.format_prompt(p, chat=chat, system=system) for p in prompts],
+                                                chat=chat, new_tokens=max_new_tokens)
         out: list[str] = [""] * len(encoded)
         pad = self.tokenizer.pad_token_id
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
+        gen_kwargs: dict[str, Any] = {"pad_token_id": pad, "do_sample": temperature > 0, "max_new_tokens": max_new_tokens}
+        if stop:
+            gen_kwargs.update(stop_strings=list(stop), tokenizer=self.tokenizer)
+        if temperature > 0:
+            gen_kwargs.update(temperature=temperature, top_p=top_p)
+        else:
+            gen_kwargs.update(temperature=None, top_p=None, top_k=None)
+        for start, idx in batches:
             width = max(len(encoded[i]) for i in idx)
             ids = torch.full((len(idx), width), pad, dtype=torch.long)
             mask = torch.zeros((len(idx), width), dtype=torch.long)
@@ -280,17 +155,38 @@ class HFCausalLM(LanguageModel):
                 mask[row, width - len(encoded[i]):] = 1
             if seed is not None:
                 torch.manual_seed(seed + start)
-            gen_kwargs: dict[str, Any] = {"pad_token_id": pad, "do_sample": temperature > 0,
-                                          **batch_kwargs(idx, width)}
-            if temperature > 0:
-                gen_kwargs.update(temperature=temperature, top_p=top_p)
-            else:
-                gen_kwargs.update(temperature=None, top_p=None, top_k=None)
             result = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
                                          **gen_kwargs)
             for row, i in enumerate(idx):
                 out[i] = self.tokenizer.decode(result[row, width:], skip_special_tokens=True)
         return out
+
+    @torch.inference_mode()
+    def _generate_constrained(self, prompts: list[str], constraints: list[PermutationConstraint], *,
+                              temperature: float, top_p: float, chat: bool, system: str | None,
+                              seed: int | None) -> list[str]:
+        """Each row writes an ordering of its constraint's labels, label by label
+        (:func:`culturelab.models.permutations.decode_permutations`), in batches of similar length."""
+        texts = [self.format_prompt(p, chat=chat, system=system) for p in prompts]
+        tables = [self._permutation_tokens(c, text) for c, text in zip(constraints, texts)]
+        encoded, batches = self._prompt_batches(texts, chat=chat, new_tokens=max(t.max_tokens for t in tables))
+        out: list[str] = [""] * len(encoded)
+        for start, idx in batches:
+            generator = torch.Generator().manual_seed(seed + start) if seed is not None else None
+            labels = decode_permutations(self, [encoded[i] for i in idx], [tables[i] for i in idx],
+                                         temperature=temperature, top_p=top_p, generator=generator)
+            for i, written in zip(idx, labels):
+                out[i] = constraints[i].sep.join(constraints[i].labels[k] for k in written)
+        return out
+
+    def _permutation_tokens(self, constraint: PermutationConstraint, context: str) -> PermutationTokens:
+        """:func:`~culturelab.models.permutations.permutation_tokens` with this model's tokenizer, after
+        the end of ``context`` (the prompt as the model sees it), kept per constraint and prompt end."""
+        tables = self.__dict__.setdefault("_permutation_tables", {})
+        key = (constraint, context[-ANCHOR_CHARS:])
+        if key not in tables:
+            tables[key] = permutation_tokens(self.tokenizer, constraint, key[1])
+        return tables[key]
 
     # ------------------------------------------------------------------ scoring
     def _encode_pairs(self, requests: list[tuple[str, str]]) -> list[tuple[tuple[int, ...], list[int]]]:
@@ -510,14 +406,14 @@ class HFCausalLM(LanguageModel):
         """The keys/values of ``prefix`` repeated over a batch of ``repeats`` rows. The last prefix's
         are kept, so consecutive batches that share it (a task's instruction) encode it once."""
         if self._last_prefix is not None and self._last_prefix[0] == prefix:
-            cache = _copy_cache(self._last_prefix[1])
+            cache = copy_cache(self._last_prefix[1])
         else:
             cache = self.model(input_ids=torch.tensor([prefix], device=self.device), use_cache=True,
                                logits_to_keep=1).past_key_values
             # linear-attention layers update their states in place: such a cache is used once, never kept
             kept = not any(isinstance(layer, _IN_PLACE_LAYERS) for layer in getattr(cache, "layers", []))
             self._last_prefix = (prefix, cache) if kept else None
-            cache = _copy_cache(cache) if kept else cache
+            cache = copy_cache(cache) if kept else cache
         cache.batch_repeat_interleave(repeats)
         return cache
 
@@ -556,7 +452,7 @@ class HFCausalLM(LanguageModel):
             cmask[row, : len(c) - 1] = 1
         ids, targets, cmask = ids.to(self.device), targets.to(self.device), cmask.to(self.device)
         g_idx = torch.tensor([g for g, _, _, _ in chunk], device=self.device)
-        cache = _copy_cache(ctx_cache)
+        cache = copy_cache(ctx_cache)
         cache.reorder_cache(g_idx)
         row_ctx_mask = ctx_mask.index_select(0, g_idx)
         attn = torch.cat([row_ctx_mask, cmask], dim=1)

@@ -6,7 +6,7 @@ One file per parser, one row per answer: ``id``, ``split`` (``dev``: seen while 
 ``raw`` (the answer as generated), ``context`` (JSON: what the parser needs besides the text — the
 options, the number of steps, the language), ``expected`` (JSON: what a human grader reads — an option
 number 1–4, a letter, a letter sequence, a list of ingredients — or null) and ``verdict`` (the grader's:
-``strict``, ``lenient``, ``refusal`` or ``invalid``; see :mod:`culturelab.parsing`).
+``strict``, ``lenient``, ``conflict``, ``refusal`` or ``invalid``; see :mod:`culturelab.parsing`).
 
 >>> gold = load("percul")
 >>> len(gold) >= 40, sorted(gold["verdict"].unique())

@@ -94,7 +94,7 @@ def score_generation(model: LanguageModel, frame: pd.DataFrame, *,
     """Let the model answer, parse the choice (:func:`~culturelab.parsing.parse_choice`, strict
     unless ``lenient``; or ``parser``); invalid → wrong, counted. Adds ``raw_output``, ``pred`` (−1
     when not scored), ``valid``, ``correct``, ``parse_method``, ``parse_verdict`` (strict, lenient,
-    refusal, invalid), ``parse_answer`` (the option read, 0-based, also when not scored) and ``method``.
+    conflict, refusal, invalid), ``parse_answer`` (the option read, 0-based, also when not scored) and ``method``.
 
     >>> class Fake: generate = lambda self, prompts, **kw: ["Answer: B", "no idea"]  # a stand-in model
     >>> f = pd.DataFrame({"prompt": ["p1", "p2"], "options": [["x", "y"]] * 2, "answer": [1, 0]})

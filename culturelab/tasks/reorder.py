@@ -112,11 +112,38 @@ def generate_orders(model: LanguageModel, prompts: Sequence[str], n_steps: Seque
     raise ValueError(f"decoding must be one of {DECODINGS}, not {decoding!r}")
 
 
+def _written_letters(valid: pd.DataFrame) -> list[list[str]]:
+    """The letters each valid answer wrote, in its order (from ``perm`` and ``pred_order``)."""
+    return [[LETTERS[list(perm).index(g)] for g in order] for perm, order in zip(valid["perm"], valid["pred_order"])]
+
+
+def modal_answers(scored: pd.DataFrame, by: Sequence[str] = ("decoding",)) -> pd.DataFrame:
+    """Per group of ``by`` and step count, over the valid answers: how many (``valid_answers``), the
+    most common answer (``modal_answer``, the letters as written) and the share of the valid answers
+    that are it (``modal_share``). A model that writes one answer whatever the steps gives a share
+    near 1: the answers of a point are then copies, not independent readings of the model's knowledge.
+
+    >>> t = pd.DataFrame({"decoding": ["c"] * 3, "valid": [True] * 3, "perm": [[1, 0, 2, 3]] * 3,
+    ...                   "pred_order": [[2, 1, 0, 3], [2, 1, 0, 3], [1, 0, 2, 3]], "n_steps": [4] * 3})
+    >>> modal_answers(t).round(3).to_dict("records")
+    [{'decoding': 'c', 'n_steps': 4, 'valid_answers': 3, 'modal_answer': 'C, A, B, D', 'modal_share': 0.667}]
+    """
+    keys = [*by, "n_steps"]
+    valid = scored[scored["valid"].astype(bool)]
+    frame = valid[keys].assign(answer=[ANSWER_SEP.join(x) for x in _written_letters(valid)])
+    rows = [{**dict(zip(keys, key if isinstance(key, tuple) else (key,))), "valid_answers": len(part),
+             "modal_answer": part["answer"].value_counts().index[0],
+             "modal_share": part["answer"].value_counts().iloc[0] / len(part)}
+            for key, part in frame.groupby(keys, sort=True, observed=True)]
+    return pd.DataFrame(rows, columns=[*keys, "valid_answers", "modal_answer", "modal_share"])
+
+
 def answer_habits(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), example: str = "C, A, B") -> pd.DataFrame:
     """How much of the valid answers is habit rather than content, per group: the share that
     starts with the instruction's ``example`` letters (chance for a uniform random order of n ≥ 5
     steps: 1 / (n(n−1)(n−2)), at most 1/60), the share that repeats the letters in the order shown
-    (A, B, C, …; chance 1/n!), and the share equal to the most common answer of its step count.
+    (A, B, C, …; chance 1/n!), and the share equal to the most common answer of its step count
+    (:func:`modal_answers`).
 
     >>> t = pd.DataFrame({"decoding": ["c"] * 3, "valid": [True] * 3, "perm": [[1, 0, 2, 3]] * 3,
     ...                   "pred_order": [[2, 1, 0, 3], [2, 1, 0, 3], [1, 0, 2, 3]], "n_steps": [4] * 3})
@@ -125,29 +152,33 @@ def answer_habits(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), examp
     """
     first = [part.strip() for part in example.split(",")]
     valid = scored[scored["valid"].astype(bool)]
-    letters = [[LETTERS[list(perm).index(g)] for g in order] for perm, order in zip(valid["perm"], valid["pred_order"])]
-    frame = valid[[*by, "n_steps"]].assign(
-        answer=[", ".join(x) for x in letters],
-        starts_with_example=[x[:len(first)] == first for x in letters],
-        as_shown=[x == list(LETTERS[:len(x)]) for x in letters])
-    modal = frame.groupby([*by, "n_steps"])["answer"].transform(lambda a: a.value_counts().iloc[0] / len(a))
-    return (frame.assign(modal_answer=modal).groupby(list(by))
-            .agg(valid_answers=("answer", "size"), starts_with_example=("starts_with_example", "mean"),
-                 as_shown=("as_shown", "mean"), modal_answer=("modal_answer", "mean")).reset_index())
+    letters = _written_letters(valid)
+    frame = valid[list(by)].assign(starts_with_example=[x[:len(first)] == first for x in letters],
+                                   as_shown=[x == list(LETTERS[:len(x)]) for x in letters])
+    modal = modal_answers(valid, by)
+    copies = (modal["modal_share"] * modal["valid_answers"]).groupby([modal[b] for b in by], sort=True).sum()
+    table = (frame.groupby(list(by), sort=True).agg(valid_answers=("as_shown", "size"),
+                                                    starts_with_example=("starts_with_example", "mean"),
+                                                    as_shown=("as_shown", "mean")).reset_index())
+    return table.assign(modal_answer=copies.to_numpy() / table["valid_answers"].to_numpy())
 
 
 def decoding_summary(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *, seed: int = 0) -> pd.DataFrame:
     """Per ``by`` group: all ``answers`` and the share of valid ones (``valid_rate``), and over the
     valid answers (``valid_answers``) the mean ρ with its 95 % CI (``rho``, ``rho_ci_low``,
-    ``rho_ci_high``; NaN without a valid answer) and the share that starts with the instruction's
-    example (:func:`answer_habits`) — what a notebook's prose states of each decoding
-    (:func:`culturelab.report.cell`).
+    ``rho_ci_high``; NaN without a valid answer), the share that starts with the instruction's
+    example and the share equal to the most common answer of its step count (:func:`answer_habits`)
+    — what a notebook's prose states of each decoding (:func:`culturelab.report.cell`). With a
+    ``procedure_id`` column, ``valid_procedures`` counts the procedures the valid answers come from
+    (the independent unit: one procedure is asked in two languages with one shuffle).
 
     >>> t = pd.DataFrame({"decoding": ["free"] * 2 + ["constrained"] * 2, "valid": [False, False, True, True],
     ...                   "rho": [0.0, 0.0, 0.5, 1.0], "perm": [[1, 0, 2]] * 4, "n_steps": [3] * 4,
     ...                   "pred_order": [[], [], [2, 1, 0], [0, 1, 2]]})
-    >>> decoding_summary(t)[["decoding", "answers", "valid_rate", "valid_answers", "rho", "starts_with_example"]].to_dict("records")
-    [{'decoding': 'free', 'answers': 2, 'valid_rate': 0.0, 'valid_answers': 0, 'rho': nan, 'starts_with_example': nan}, {'decoding': 'constrained', 'answers': 2, 'valid_rate': 1.0, 'valid_answers': 2, 'rho': 0.75, 'starts_with_example': 0.5}]
+    >>> decoding_summary(t)[["decoding", "answers", "valid_rate", "valid_answers", "rho", "starts_with_example", "modal_answer"]].to_dict("records")
+    [{'decoding': 'free', 'answers': 2, 'valid_rate': 0.0, 'valid_answers': 0, 'rho': nan, 'starts_with_example': nan, 'modal_answer': nan}, {'decoding': 'constrained', 'answers': 2, 'valid_rate': 1.0, 'valid_answers': 2, 'rho': 0.75, 'starts_with_example': 0.5, 'modal_answer': 0.5}]
+    >>> decoding_summary(t.assign(procedure_id=["a", "a", "b", "b"]))["valid_procedures"].tolist()
+    [0, 1]
     >>> decoding_summary(t.iloc[:2])[["valid_answers", "rho", "starts_with_example"]].to_dict("records")  # none valid
     [{'valid_answers': 0, 'rho': nan, 'starts_with_example': nan}]
     """
@@ -159,15 +190,17 @@ def decoding_summary(scored: pd.DataFrame, by: Sequence[str] = ("decoding",), *,
     # ρ is no proportion (never Wilson's); one procedure asked in two languages is resampled whole
     cluster = "procedure_id" if "procedure_id" in valid else None
     rho = summarise(valid, "rho", keys, seed=seed, binary=False, cluster=cluster).rename(
-        columns={"mean": "rho", "ci_low": "rho_ci_low", "ci_high": "rho_ci_high", "n": "valid_answers"}).drop(
-        columns="n_clusters", errors="ignore")
-    habits = answer_habits(valid, keys)[[*keys, "starts_with_example"]] if len(valid) else None
+        columns={"mean": "rho", "ci_low": "rho_ci_low", "ci_high": "rho_ci_high", "n": "valid_answers",
+                 "n_clusters": "valid_procedures"})
+    habits = answer_habits(valid, keys)[[*keys, "starts_with_example", "modal_answer"]] if len(valid) else None
     table = table.merge(rho, on=keys, how="left") if len(valid) else table.assign(
-        rho=np.nan, rho_ci_low=np.nan, rho_ci_high=np.nan, valid_answers=0)
-    table = table.merge(habits, on=keys, how="left") if habits is not None else table.assign(starts_with_example=np.nan)
-    table["valid_answers"] = table["valid_answers"].fillna(0).astype(int)
-    return table[[*keys, "answers", "valid_rate", "valid_answers", "rho", "rho_ci_low", "rho_ci_high",
-                  "starts_with_example"]]
+        rho=np.nan, rho_ci_low=np.nan, rho_ci_high=np.nan, valid_answers=0, valid_procedures=0)
+    table = table.merge(habits, on=keys, how="left") if habits is not None else table.assign(
+        starts_with_example=np.nan, modal_answer=np.nan)
+    counts = ["valid_answers", *(["valid_procedures"] if cluster else [])]
+    table[counts] = table[counts].fillna(0).astype(int)
+    return table[[*keys, "answers", "valid_rate", *counts, "rho", "rho_ci_low", "rho_ci_high",
+                  "starts_with_example", "modal_answer"]]
 
 
 def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's protocol",
@@ -175,19 +208,23 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
     """What a run shows of each decoding, as Markdown sentences rendered from its
     :func:`decoding_summary` (no number typed by hand: :mod:`culturelab.report`): the share of valid
     free answers, and whether the constrained answers' mean ρ lies above, on or below the random
-    expectation of 0 (its 95 % CI; fewer answers than the figures' small-n rule are too few to
-    say), with the share that copies the instruction's example. ``free_follows`` names whose protocol
-    free generation is, ``figure`` the figure without a free curve when no free answer is valid.
+    expectation of 0 (its 95 % CI; fewer procedures — or, without them, answers — than the figures'
+    small-n rule are too few to say), with the share that copies the instruction's example and the
+    share equal to the most common answer of its step count (then the n of ``figure``'s points
+    counts copies). ``free_follows`` names whose protocol free generation is, ``figure`` the figure
+    without a free curve when no free answer is valid.
 
     >>> t = pd.DataFrame({"decoding": ["free", "constrained"], "answers": [4, 40], "valid_rate": [0.0, 1.0],
     ...                   "valid_answers": [0, 40], "rho": [np.nan, 0.05], "rho_ci_low": [np.nan, -0.2],
-    ...                   "rho_ci_high": [np.nan, 0.3], "starts_with_example": [np.nan, 0.75]})
+    ...                   "rho_ci_high": [np.nan, 0.3], "starts_with_example": [np.nan, 0.75],
+    ...                   "modal_answer": [np.nan, 0.8]})
     >>> print(decoding_findings(t, figure="Fig. 5"))  # doctest: +NORMALIZE_WHITESPACE
     Under free generation (the paper's protocol) 0.0% of this run's 4 answers are valid orders: Fig. 5 has no free
     curve. Constrained to valid orders (a protocol deviation), the mean ρ over its 40 answers is 0.05 (95 % CI -0.20
     to 0.30): on the random expectation of 0. 75.0% of them open with the instruction's example "C, A, B" (a random
     order of five or more steps does so at most 1/60 of the time): the format example pulls the answers more than
-    the steps do.
+    the steps do. 80.0% of them are the most common answer of their step count, so the n under Fig. 5's points
+    counts copies of one answer, not independent readings.
     >>> t.loc[0, ["valid_rate", "valid_answers", "rho"]] = [0.5, 2, 1.0]
     >>> print(decoding_findings(t.iloc[:1]))
     Under free generation (the paper's protocol) 50.0% of this run's 4 answers are valid orders; 2 valid answers are
@@ -207,14 +244,20 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
                    f"answers are valid orders{rest}.")
     if "constrained" in rows.index:
         c = rows.loc["constrained"]
-        place = ("too few to place against" if c["valid_answers"] < MIN_N else
+        enough = int(c.get("valid_procedures", c["valid_answers"])) >= MIN_N  # the independent unit
+        place = ("too few to place against" if not enough else
                  "above" if c["rho_ci_low"] > 0 else "below" if c["rho_ci_high"] < 0 else "on")
         pull = (": the format example pulls the answers more than the steps do"
-                if c["starts_with_example"] > 0.5 and c["valid_answers"] >= MIN_N else "")
+                if c["starts_with_example"] > 0.5 and enough else "")
+        copies = (f", so the n under {figure}'s points counts copies of one answer, not independent readings"
+                  if c["modal_answer"] > 0.5 else "")
+        interval = (f" (95 % CI {c['rho_ci_low']:.2f} to {c['rho_ci_high']:.2f})"
+                    if np.isfinite([c["rho_ci_low"], c["rho_ci_high"]]).all() else "")
         out.append(f"Constrained to valid orders (a protocol deviation), the mean ρ over its {int(c['answers'])} "
-                   f"answers is {c['rho']:.2f} (95 % CI {c['rho_ci_low']:.2f} to {c['rho_ci_high']:.2f}): {place} "
+                   f"answers is {c['rho']:.2f}{interval}: {place} "
                    f"the random expectation of 0. {c['starts_with_example']:.1%} of them open with the instruction's "
-                   f'example "C, A, B" (a random order of five or more steps does so at most 1/60 of the time){pull}.')
+                   f'example "C, A, B" (a random order of five or more steps does so at most 1/60 of the time){pull}. '
+                   f"{c['modal_answer']:.1%} of them are the most common answer of their step count{copies}.")
     return " ".join(out)
 
 

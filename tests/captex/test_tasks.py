@@ -189,14 +189,17 @@ def test_constrained_reordering_on_the_real_backend_is_valid_and_never_beside_th
 def test_procedure_scores_and_table4_row(data):
     reorder = pd.DataFrame({"procedure_id": ["a", "a"], "country": ["Iran"] * 2, "category": ["Food and Cuisine"] * 2,
                             "lang_group": ["English", "native"], "rho": [1.0, 0.0], "tau": [1.0, 0.0], "ld": [0, 4],
-                            "ld_norm": [0.0, 0.8]})
+                            "ld_norm": [0.0, 0.8], "valid": [True, False]})
     pb = pd.DataFrame({"procedure_id": ["a"] * 4, "country": ["Iran"] * 4, "category": ["Food and Cuisine"] * 4,
                        "lang_group": ["English", "English", "native", "native"], "method": ["generate"] * 4,
-                       "correct": [True, True, False, True]})
+                       "correct": [True, True, False, True], "valid": True})
     per_lang = ev.procedure_scores({"reorder": reorder, "pb_mcq": pb}, by_language=True)
     assert per_lang.set_index("lang_group")["pb_mcq"].to_dict() == {"English": 1.0, "native": 0.5}
+    # beside every score, how much of it rests on valid answers (the native order was invalid, scored 0)
+    assert per_lang.set_index("lang_group")[["reorder_valid", "all_valid"]].to_dict("index") == {
+        "English": {"reorder_valid": 1.0, "all_valid": True}, "native": {"reorder_valid": 0.0, "all_valid": False}}
     pooled = ev.procedure_scores({"reorder": reorder, "pb_mcq": pb})
-    assert pooled["rho"].item() == 0.5 and pooled["pb_mcq"].item() == 0.75
+    assert pooled["rho"].item() == 0.5 and pooled["pb_mcq"].item() == 0.75 and pooled["reorder_valid"].item() == 0.5
     row = ev.table4_row({"reorder": reorder, "pb_mcq": pb})
     assert row["rho"] == 0.5 and row["ld"] == 2 and row["pb_mcq"] == 0.75
 

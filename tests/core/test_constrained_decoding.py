@@ -1,6 +1,7 @@
-"""Decoding constrained to permutations: every answer is a valid order, greedy decoding picks the
-best allowed token at each step (equal to an unbatched reference loop), constrained requests are
-cached apart from free ones, backends that cannot constrain say so, and ``plan`` counts them."""
+"""Decoding constrained to permutations: every answer is a valid order, greedy decoding picks at each
+position the label with the most probability summed over its tokenisations (equal to an unbatched
+reference loop; a label is not scored by one forced spelling), constrained requests are cached apart
+from free ones, backends that cannot constrain say so, and ``plan`` counts them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import torch
 from culturelab.models import capabilities, load_model
 from culturelab.models.base import PermutationConstraint
 from culturelab.models.counting import CountingModel
-from culturelab.models.hf import HFCausalLM, PermutationTokens, permutation_tokens
+from culturelab.models.hf import HFCausalLM
+from culturelab.models.permutations import PermutationTokens, permutation_tokens
 from culturelab.models.replay import ReplayModel
 
 PROMPTS = ["rice is cooked with", "Order: A. tea B. sugar C. boil", "the soup has lentils and onion, then",
@@ -43,24 +45,74 @@ def test_every_constrained_answer_is_a_permutation(tiny):
 
 
 def _reference_greedy(lm: HFCausalLM, prompt: str, constraint: PermutationConstraint) -> str:
-    """One prompt at a time, no padding: the best allowed token at each step from a full forward pass."""
-    table = permutation_tokens(lm.tokenizer, constraint)
+    """One prompt at a time, no padding, no cache: at each position every remaining label's
+    probability summed over its tokenisations, each from a full forward pass; the best label's
+    likeliest tokenisation is written."""
+    table = permutation_tokens(lm.tokenizer, constraint, prompt)
     ids = lm._encode(prompt)
-    out: list[int] = []
+    tokens: list[int] = []
+    written: list[int] = []
     with torch.inference_mode():
-        while (allowed := table.allowed(out)) is not None:
-            logits = lm.model(input_ids=torch.tensor([ids + out])).logits[0, -1]
-            out.append(max(allowed, key=lambda t: logits[t].item()))
-    return lm.tokenizer.decode(out)
+        while len(written) < len(constraint.labels):
+            scores, best = {}, {}
+            for label, paths in table.paths(written).items():
+                lps = []
+                for path in paths:
+                    logits = lm.model(input_ids=torch.tensor([ids + tokens + list(path)])).logits[0].float()
+                    lp = torch.log_softmax(logits, -1)
+                    start = len(ids) + len(tokens) - 1
+                    lps.append(sum(lp[start + j, t].item() for j, t in enumerate(path)))
+                scores[label] = torch.logsumexp(torch.tensor(lps, dtype=torch.float64), 0).item()
+                best[label] = paths[max(range(len(paths)), key=lps.__getitem__)]
+            label = max(scores, key=scores.get)
+            tokens += best[label]
+            written.append(label)
+    return constraint.sep.join(constraint.labels[k] for k in written)
 
 
-def test_batched_greedy_equals_the_best_allowed_token_step_by_step(tiny):
-    sizes = [3, 5, 2, 4, 3]  # five prompts of different lengths: two left-padded batches of tiny's batch size 4
+def test_batched_greedy_equals_the_best_label_step_by_step(tiny):
+    sizes = [3, 4, 2, 3, 2]  # five prompts of different lengths: two left-padded batches of tiny's batch size 4
     batched = tiny.generate(PROMPTS[:5], constraint=_constraints(sizes), chat=False)
     assert batched == [_reference_greedy(tiny, p, c) for p, c in zip(PROMPTS, _constraints(sizes))]
     # and free generation, unconstrained, rarely writes a permutation: the constraint does the work
     free = tiny.generate(PROMPTS[:5], max_new_tokens=12, chat=False)
     assert not any(c.accepts(t) for t, c in zip(free, _constraints(sizes)))
+
+
+@pytest.fixture(scope="module")
+def fixed_lm(tmp_path_factory):
+    """A tiny GPT-2 whose next-token distribution is the same after any text: bare letters favour C,
+    letters after a space A (C, A, B bare; " A" ≫ " C" > " B"), so forcing the bare first letter
+    would answer C where the letters' whole probability says A."""
+    from culturelab.models.tiny import build_tiny_gpt2
+
+    folder = build_tiny_gpt2(["Answer: C, A, B", "Answer: A", "Answer: B", "Answer:\nC"] * 8,
+                             tmp_path_factory.mktemp("fixed-gpt2"))
+    lm = HFCausalLM(str(folder), device="cpu", cache=False, progress=False)
+    vocab = lm.tokenizer.get_vocab()
+    logits = torch.zeros(len(vocab))
+    for token, value in {"C": 2.0, "A": 1.5, "B": 1.0, "ĠA": 5.0, "ĠC": 3.5, "ĠB": 3.0, ",": 4.0, "Ċ": 1.0}.items():
+        logits[vocab[token]] = value
+    with torch.no_grad():  # the final norm outputs a constant vector: the logits are the same at every position
+        lm.model.transformer.ln_f.weight.zero_()
+        lm.model.transformer.ln_f.bias.zero_()
+        lm.model.transformer.ln_f.bias[0] = 1.0
+        lm.model.lm_head.weight[:, 0] = logits
+    return lm, logits, vocab
+
+
+def test_a_label_is_scored_over_all_its_tokenisations_not_its_bare_token(fixed_lm):
+    lm, logits, vocab = fixed_lm
+    prompt = "Order the steps.\nAnswer:"
+    bare = max("ABC", key=lambda x: logits[vocab[x]].item())  # what forcing the bare first letter picks
+    answer = lm.generate([prompt], constraint=PermutationConstraint.letters(3), chat=False)[0]
+    assert bare == "C" and answer == "A, C, B" == _reference_greedy(lm, prompt, PermutationConstraint.letters(3))
+    from culturelab.models import base
+
+    assert base.CONSTRAINED_DECODING_VERSION >= 2  # answers of the bare-token algorithm (1) are never served
+    table = permutation_tokens(lm.tokenizer, PermutationConstraint.letters(3), prompt)
+    spelled = {lm.tokenizer.decode(list(p)) for p in table.first[0]}
+    assert {"A", " A", "\nA", "\n A"} <= spelled  # bare, after a space, after a line break
 
 
 def test_label_tokens_of_the_bundled_tokenizers_decode_to_the_answer():
@@ -70,16 +122,17 @@ def test_label_tokens_of_the_bundled_tokenizers_decode_to_the_answer():
 
     for name in ("gemma3-270m", "smollm2-135m"):
         tok = AutoTokenizer.from_pretrained(bundled_model_dir(name))
-        table = permutation_tokens(tok, PermutationConstraint.letters(10))
+        table = permutation_tokens(tok, PermutationConstraint.letters(10), "…the letters.\nAnswer:")
         order = [9, 2, 0, 5, 1, 8, 3, 7, 4, 6]
-        ids = [*table.first[order[0]], *(t for i in order[1:] for t in table.later[i])]
-        assert tok.decode(ids) == ", ".join(chr(65 + i) for i in order), name
-        assert table.allowed(ids) is None and table.allowed(ids[:1]) == sorted({s[0] for s in table.later})
+        for k in range(len(table.first[0])):  # every spelling of the first label, then the natural later ones
+            ids = [*table.first[order[0]][k], *(t for i in order[1:] for t in table.later[i][0])]
+            assert tok.decode(ids).strip() == ", ".join(chr(65 + i) for i in order), name
+        assert {tok.decode(list(p)) for p in table.first[2]} >= {"C", " C", "\nC", "\n C"}, name
 
 
 def test_ambiguous_label_tokens_are_refused():
     with pytest.raises(ValueError, match="none may start another"):
-        PermutationTokens(first=((1,), (1, 2)), later=((5, 1), (5, 1, 2)))
+        PermutationTokens(first=(((1,),), ((1, 2),)), later=(((5, 1),), ((5, 1, 2),)))
     with pytest.raises(ValueError, match="distinct"):
         PermutationConstraint(("A", "A"))
     with pytest.raises(ValueError, match="separator"):

@@ -11,6 +11,7 @@ import pytest
 
 from culturelab import parsing_gold
 from culturelab.parsing import (
+    CONFLICT,
     INVALID,
     LENIENT,
     REFUSAL,
@@ -102,6 +103,43 @@ def test_parse_choice_verdicts(text, answer, verdict):
         answer if verdict in (STRICT, LENIENT) else None)
 
 
+OPTIONS = ["Soak the rice for two hours", "Boil the rice in salted water", "Serve with tea", "Wash the pot"]
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ("A. Boil the rice in salted water", (0, 1)),  # the letter says A, the text is B's
+    ("Answer: C. Soak the rice for two hours.", (2, 0)),  # after an answer cue
+    ("(D) boil the rice in salted water", (3, 1)),  # case and punctuation do not matter
+    ("A. Boil the rice in sal\ufffd", (0, 1)),  # cut off by the token budget: the start of B's text
+])
+def test_a_letter_that_names_one_option_and_a_text_that_names_another_is_a_conflict(text, answer):
+    for lenient in (False, True):  # never scored, in either mode
+        p = parse_choice(text, 4, OPTIONS, lenient=lenient)
+        assert (p.verdict, p.answer, p.valid, p.index) == (CONFLICT, answer, False, None)
+    # the letter with its own text, cut or whole, or with no option's text, stays a strict answer
+    for same in ("B. Boil the rice in salted water", "B. Boil the ri", "B. because it boils", "B. Boil"):
+        assert parse_choice(same, 4, OPTIONS).verdict == STRICT and parse_choice(same, 4, OPTIONS).index == 1
+    assert parse_choice(text, 4).verdict == STRICT  # without the options nothing can disagree with the letter
+
+
+def test_conflicts_are_counted_wherever_verdicts_are_tallied():
+    from culturelab.metrics.choice import accuracy_table
+    from culturelab.tasks.mcq import score_generation
+
+    class Fake:  # a model answering "A. <B's text>", "B. <B's text>" and "C"
+        def generate(self, prompts, **kwargs):
+            return ["A. Boil the rice in salted water", "B. Boil the rice in salted water", "C"]
+
+    frame = pd.DataFrame({"prompt": ["p1", "p2", "p3"], "options": [OPTIONS] * 3, "answer": [0, 1, 2]})
+    scored = score_generation(Fake(), frame)
+    assert scored["parse_verdict"].tolist() == [CONFLICT, STRICT, STRICT]
+    assert scored["correct"].tolist() == [False, True, True] and scored["pred"].tolist() == [-1, 1, 2]
+    assert verdict_shares(scored)[CONFLICT].item() == pytest.approx(1 / 3)
+    table = accuracy_table(scored)
+    assert table["conflict_share"].item() == pytest.approx(1 / 3) and table["invalid_rate"].item() == pytest.approx(1 / 3)
+    assert CONFLICT in VERDICTS and set(audit(scored, "parse_answer", n=1)["parse_verdict"]) == {CONFLICT, STRICT}
+
+
 def test_parse_order_verdicts_and_strict_scoring_of_written_out_steps():
     steps = ["Boil the rice in salted water", "Wash the rice until clear", "Soak the rice for two hours"]
     text = "1. Wash the rice until the water is clear.\n2. Soak the rice for two hours.\n3. Boil the rice."
@@ -124,9 +162,9 @@ def test_verdict_shares_and_lenient_share():
 
 def test_audit_is_seeded_and_shows_every_verdict():
     t = pd.DataFrame({"raw_output": [f"answer {i}\nmore" for i in range(40)], "pred": range(40),
-                      "parse_verdict": [STRICT] * 37 + [REFUSAL, LENIENT, INVALID]})
+                      "parse_verdict": [STRICT] * 36 + [REFUSAL, LENIENT, CONFLICT, INVALID]})
     a, b = audit(t, "pred", n=5, seed=1), audit(t, "pred", n=5, seed=1)
-    assert a.equals(b) and len(a) == 5 and set(a["parse_verdict"]) == set(VERDICTS)
+    assert a.equals(b) and len(a) == 5 and set(a["parse_verdict"]) == set(VERDICTS)  # each verdict seen
     assert not audit(t, "pred", n=5, seed=2).equals(a)
     assert "⏎" in a["raw_output"].iloc[0] and list(a.columns) == ["raw_output", "pred", "parse_verdict"]
     assert audit(t.iloc[:0], "pred").empty
