@@ -234,8 +234,9 @@ def test_reported_figures_are_not_stamped_as_sample(tmp_path, monkeypatch):
     run = cl.start_run("captex/01_dataset", {"seed": 0, "data_dir": "", "data_source": "sample",
                                               "countries": [], "categories": []})
     run.set_data_source("sample")
-    stamped, reported = plt.figure(), plt.figure()
-    run.savefig(stamped, "a")
+    counts = pd.DataFrame({"steps": ["5", "6"], "source": "procedures", "count": [3, 4]})
+    stamped, reported = (cl.plots.grouped_bars(counts, "steps", "count", "source") for _ in range(2))
+    run.savefig(stamped, "a", kind="data")
     run.savefig(reported, "b", data_source="reported")
     assert stamped.get_suptitle() == "sample data (not the paper's data)"  # in the title, not a footer
     assert reported.get_suptitle() == "" and reported.texts == []
