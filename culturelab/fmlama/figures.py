@@ -336,6 +336,8 @@ def accuracy_panels(rows: pd.DataFrame, *, panel: str = "setting", x: str = "gro
         shares = part.loc[(part[x] == overall) & ~part[hue].isin(reported), valid] if valid in part else []
         ax.set_title(f"{name} (ours: {shares.iloc[0]:.0%} of the answers valid)".replace("%", " %")
                      if len(shares) else str(name))
+    for ax in axes[1:]:  # one scale: its label once
+        ax.set_ylabel("")
     shared_legend(fig, axes)
     heading(fig, title)
     return fig
