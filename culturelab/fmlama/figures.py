@@ -199,9 +199,10 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
                  group: str = "ALL", metric: str = "mAP", title: str = "",
                  chance: Mapping[str, float] | None = None, xlabel: str = "", min_n: int = MIN_N) -> plt.Figure:
     """Figure 3: per model (one panel each), the score in each setting; circles without context,
-    hollow squares with, n (``n_dishes``, when given) beside each dot (faded on fewer than ``min_n``). ``scores`` has ``model,
-    setting, context, group, metric, mean``; ``chance`` (setting → the random-ranking score of its
-    pool) is a dotted dash at each setting. The legend names only the contexts drawn.
+    hollow squares with (side by side), n (``n_dishes``, when given) beside each dot, faded on fewer
+    than ``min_n``. ``scores`` has ``model, setting, context, group, metric, mean``; ``chance``
+    (setting → the random-ranking score of its pool) is a dotted dash at each setting. The legend
+    names only the contexts drawn.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": "m", "setting": ["EN_en", "EN_zh"],
     ...                   "context": False, "mean": [10.0, 6.0]})
