@@ -215,7 +215,7 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
     part = scores[(scores["group"] == group) & (scores["metric"] == metric)]
     models = list(dict.fromkeys(part["model"]))
     contexts = [c for c in (False, True) if (part["context"] == c).any()]
-    fig, axes = panel_grid(len(models), panel=(2.6, 2.6), sharey=True)
+    fig, axes = panel_grid(len(models), panel=(max(2.6, 0.55 * len(settings) + 0.6), 2.6), sharey=True)
     colours = palette(len(settings))
     dodge = {False: -0.12, True: 0.12} if len(contexts) > 1 else {False: 0.0, True: 0.0}  # side by side
     for ax, model in zip(axes, models):
