@@ -18,17 +18,46 @@ import numpy as np
 import pandas as pd
 
 from culturelab.plots import (
+    MIN_N,
     apply_style,
     claim,
+    fade,
     figsize,
     grouped_bars,
+    note_small_n,
     palette,
     panel_grid,
-    place_legend,
+    shared_legend,
     small_text,
+    too_few,
 )
+from culturelab.plots.honest import SMALL_N
+from culturelab.plots.layout import SHARED_LEGEND, current
 from culturelab.plots.recipe import drawing
-from culturelab.plots.style import MARKERS
+from culturelab.plots.style import MARKERS, STAMPED
+
+#: the legend label of a chance line drawn on several panels (its value differs per panel)
+CHANCE = "chance (random ranking)"
+
+
+def heading(fig: plt.Figure, title: str) -> None:
+    """``title`` over the whole figure, placed above everything drawn (a legend above the panels
+    included) when the figure is saved (:func:`culturelab.plots.style.place_margins`).
+
+    >>> fig = plt.figure(); heading(fig, "Figure 3"); fig.get_suptitle()
+    'Figure 3'
+    >>> plt.close(fig)
+    """
+    if title:
+        fig.suptitle(title, fontsize=plt.rcParams["figure.titlesize"]).set_gid(STAMPED)
+
+
+def _legend_above(fig: plt.Figure, handles: list) -> None:
+    """A figure legend of proxy ``handles`` above the panels (laid out as :func:`culturelab.plots.shared_legend`)."""
+    fig.tight_layout()
+    legend = fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
+                        ncols=len(handles))
+    legend.set_gid(SHARED_LEGEND)
 
 
 @drawing
@@ -132,28 +161,32 @@ def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"),
     (``n_dishes``) per bar; ``chance`` (metric → the random-ranking score of the pool:
     :func:`metrics.random_ranking_ap`, :func:`metrics.random_ranking_ws`) dotted on its panel;
     ``method`` (how candidates were ranked) in the title and ``encoder`` (whose vectors mWS
-    compares) in the mWS panel's title.
+    compares) in the mWS panel's title. One panel per metric present, one legend above them.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": ["mAP", "mAP", "mWS", "mWS"], "model": "m",
     ...                   "context": [False, True] * 2, "mean": [5.0, 6.0, 0.8, 0.9]})
-    >>> [a.get_title() for a in context_bars(s, encoder="bundled:e5-small", chance={"mWS": 0.7}).axes]
-    ['mAP (ALL)', 'mWS (ALL; bundled:e5-small vectors)']
+    >>> fig = context_bars(s, encoder="bundled:e5-small", chance={"mAP": 4.0, "mWS": 0.7})
+    >>> [a.get_title() for a in fig.axes], [t.get_text() for t in fig.legends[0].get_texts()]
+    (['mAP (ALL)', 'mWS (ALL; bundled:e5-small vectors)'], ['chance (random ranking)', 'without context', 'with context'])
+    >>> plt.close("all")
     """
     apply_style()
     chance = dict(chance or {})
     part = summary[(summary["group"] == group) & summary["metric"].isin(metrics)]
     metrics = [m for m in metrics if m in set(part["metric"])]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.0), squeeze=False)
-    for ax, metric in zip(axes[0], metrics):
+    fig, axes = panel_grid(len(metrics), panel=(3.3, 3.0))
+    for ax, metric in zip(axes, metrics):
         rows = part[part["metric"] == metric].assign(
             context=lambda t: t["context"].map({False: "without context", True: "with context"}))
         grouped_bars(rows, x="model", y="mean", hue="context", ax=ax, ylabel=metric, rotate=20,
                      n="n_dishes" if "n_dishes" in rows else None, chance=chance.get(metric), legend=False)
+        for line in ax.lines:  # one legend entry for the chance lines of every panel
+            if line.get_label().startswith("chance"):
+                line.set_label(CHANCE)
         ax.set_title(f"{metric} ({group}; {encoder} vectors)" if metric == "mWS" and encoder else f"{metric} ({group})")
-        place_legend(ax, fontsize=7)
     models = [m for m in dict.fromkeys(part["model"].astype(str)) if "baseline" not in m]
-    fig.suptitle(f"{title}: {', '.join(models)}" + (f" ({method})" if method else ""), fontsize=10)
-    fig.tight_layout()
+    shared_legend(fig, axes)
+    heading(fig, f"{title}: {', '.join(models)}" + (f" ({method})" if method else ""))
     shown = [chance[m] for m in metrics if chance.get(m) is not None]
     missing = [m for m in metrics if chance.get(m) is None]
     claim(fig, kind="score", model=models, method=method or None, chance=shown or None,
@@ -164,48 +197,60 @@ def context_bars(summary: pd.DataFrame, metrics: Sequence[str] = ("mAP", "mWS"),
 @drawing
 def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "EN_zh", "ZH_zh", "ZH_en"),
                  group: str = "ALL", metric: str = "mAP", title: str = "",
-                 chance: Mapping[str, float] | None = None) -> plt.Figure:
-    """Figure 3: per model, the score in each setting; circles without context, squares with, n
-    (``n_dishes``, when given) beside each dot. ``scores`` has ``model, setting, context, group,
-    metric, mean``; ``chance`` (setting → the random-ranking score of its pool) is a dotted dash at
-    each setting.
+                 chance: Mapping[str, float] | None = None, xlabel: str = "", min_n: int = MIN_N) -> plt.Figure:
+    """Figure 3: per model (one panel each), the score in each setting; circles without context,
+    hollow squares with (side by side), n (``n_dishes``, when given) beside each dot, faded on fewer
+    than ``min_n``. ``scores`` has ``model, setting, context, group, metric, mean``; ``chance``
+    (setting → the random-ranking score of its pool) is a dotted dash at each setting. The legend
+    names only the contexts drawn.
 
     >>> s = pd.DataFrame({"group": "ALL", "metric": "mAP", "model": "m", "setting": ["EN_en", "EN_zh"],
     ...                   "context": False, "mean": [10.0, 6.0]})
-    >>> [a.get_title() for a in setting_dots(s).axes]
-    ['m']
+    >>> fig = setting_dots(s)
+    >>> [a.get_title() for a in fig.axes], [t.get_text() for t in fig.legends[0].get_texts()]
+    (['m'], ['without context'])
+    >>> plt.close("all")
     """
     apply_style()
     part = scores[(scores["group"] == group) & (scores["metric"] == metric)]
     models = list(dict.fromkeys(part["model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(2.3 * len(models) + 0.6, 2.8), sharey=True, squeeze=False)
+    contexts = [c for c in (False, True) if (part["context"] == c).any()]
+    fig, axes = panel_grid(len(models), panel=(max(2.6, 0.55 * len(settings) + 0.6), 2.6), sharey=True)
     colours = palette(len(settings))
-    for ax, model in zip(axes[0], models):
+    dodge = {False: -0.12, True: 0.12} if len(contexts) > 1 else {False: 0.0, True: 0.0}  # side by side
+    for ax, model in zip(axes, models):
         for i, (setting, colour) in enumerate(zip(settings, colours)):
             for ctx, marker in ((False, "o"), (True, "s")):
                 cell = part[(part["model"] == model) & (part["setting"] == setting) & (part["context"] == ctx)]
                 if len(cell):
-                    y = float(cell["mean"].iloc[0])
-                    ax.scatter([i], [y], color=colour, marker=marker, s=28,
-                               facecolors="none" if ctx else colour, linewidths=1.2)
-                    if "n_dishes" in cell:
-                        ax.annotate(f"n={int(cell['n_dishes'].iloc[0])}", (i, y), xytext=(5, -2 if ctx else 4),
-                                    textcoords="offset points", fontsize=5.5, color="#555555")
+                    x, y = i + dodge[ctx], float(cell["mean"].iloc[0])
+                    count = float(cell["n_dishes"].iloc[0]) if "n_dishes" in cell else np.nan
+                    small = bool(too_few([count], min_n)[0]) and not np.isnan(count)
+                    shown = fade(colour) if small else colour
+                    ax.scatter([x], [y], color=shown, marker=marker, s=16 if current().paper else 28,
+                               facecolors="none" if ctx else shown, linewidths=1.2, zorder=3,
+                               gid=SMALL_N if small else None)
+                    if small:
+                        note_small_n(fig, min_n, what="faded points")
+                    if not np.isnan(count):
+                        left = dodge[ctx] < 0  # the first context's n on its left, away from the other
+                        ax.annotate(f"n={int(count)}", (x, y), xytext=(-3 if left else 3, 3), ha="right" if left else "left",
+                                    textcoords="offset points", fontsize=small_text(5.5), color="#444444")
             if chance is not None and setting in chance:
                 ax.hlines(chance[setting], i - 0.3, i + 0.3, colors="#555555", linestyles=":", linewidth=1.1)
         ax.set_xticks(range(len(settings)))
-        ax.set_xticklabels(settings, rotation=30)
+        ax.set_xticklabels(settings, rotation=30 if max(map(len, settings)) > 3 else 0)
+        if xlabel:
+            ax.set_xlabel(xlabel)
         ax.set_title(model)
-    axes[0][0].set_ylabel(f"{metric} ({group})")
-    handles = [plt.Line2D([], [], marker="o", linestyle="", color="#444444", label="without context"),
-               plt.Line2D([], [], marker="s", linestyle="", markerfacecolor="none", color="#444444",
-                          label="with context")]
+    axes[0].set_ylabel(f"{metric} ({group})")
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color="#444444", label="without context")] * (False in contexts)
+    handles += [plt.Line2D([], [], marker="s", linestyle="", markerfacecolor="none", color="#444444",
+                           label="with context")] * (True in contexts)
     if chance is not None:
-        handles.append(plt.Line2D([], [], linestyle=":", color="#555555", label="chance (random ranking)"))
-    fig.legend(handles=handles, frameon=False, loc="upper center", ncols=len(handles), bbox_to_anchor=(0.5, 1.06))
-    if title:
-        fig.suptitle(title, y=1.12, fontsize=10)
-    fig.tight_layout()
+        handles.append(plt.Line2D([], [], linestyle=":", color="#555555", label=CHANCE))
+    _legend_above(fig, handles)
+    heading(fig, title)
     claim(fig, kind="score", chance=list(chance.values()) if chance else None,
           no_chance=None if chance else "released scores: the ranked candidates are not released")
     return fig
@@ -215,32 +260,37 @@ def setting_dots(scores: pd.DataFrame, *, settings: Sequence[str] = ("EN_en", "E
 def group_lines(scores: pd.DataFrame, groups: Sequence[str], *, settings: Sequence[str] = ("EN_en", "EN_zh",
                 "ZH_zh", "ZH_en"), model: str = "Avg", metric: str = "mAP", title: str = "",
                 chance: Mapping[str, float] | None = None) -> plt.Figure:
-    """Figure 10: score per cultural group, one line per setting; solid without context,
-    dashed with; ``chance`` (group → random-ranking score) a dotted grey line.
+    """Figure 10: score per cultural group, one line per setting, one panel per context present
+    (without, with the "In [C], …" context); ``chance`` (group → random-ranking score) a dotted
+    grey line; one legend above the panels.
 
     >>> s = pd.DataFrame({"model": "Avg", "metric": "mAP", "setting": "EN_en", "context": False,
     ...                   "group": ["Italy", "Japan"], "mean": [10.0, 8.0]})
-    >>> len(group_lines(s, ["Italy", "Japan"]).axes[0].lines), len(group_lines(s, ["Italy"], chance={"Italy": 1.0}).axes[0].lines)
-    (8, 9)
+    >>> [len(a.lines) for a in group_lines(s, ["Italy", "Japan"]).axes]
+    [4]
+    >>> [a.get_title() for a in group_lines(pd.concat([s, s.assign(context=True)]), ["Italy"], chance={"Italy": 1.0}).axes]
+    ['without context', 'with context']
+    >>> plt.close("all")
     """
     apply_style()
     part = scores[(scores["model"] == model) & (scores["metric"] == metric)]
-    fig, ax = plt.subplots(figsize=(5.2, 3.0))
-    for i, (setting, colour) in enumerate(zip(settings, palette(len(settings)))):
-        for ctx, style in ((False, "-"), (True, "--")):
+    contexts = [c for c in (False, True) if (part["context"] == c).any()]
+    fig, axes = panel_grid(len(contexts), panel=(3.4, 2.8), sharey=True)
+    for ax, ctx in zip(axes, contexts):
+        for i, (setting, colour) in enumerate(zip(settings, palette(len(settings)))):
             rows = part[(part["setting"] == setting) & (part["context"] == ctx)].set_index("group")
             values = [float(rows["mean"].get(g, np.nan)) for g in groups]
-            ax.plot(range(len(groups)), values, color=colour, linestyle=style, marker=MARKERS[i % len(MARKERS)],
-                    markersize=3.5, linewidth=1.1, label=f"{setting}{' + context' if ctx else ''}")
-    if chance is not None:
-        ax.plot(range(len(groups)), [float(chance.get(g, np.nan)) for g in groups], color="#555555", linestyle=":",
-                linewidth=1.1, label="random ranking")
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups, rotation=30)
-    ax.set_ylabel(f"{metric} ({model})")
-    if title:
-        ax.set_title(title)
-    place_legend(ax, fontsize=6, ncols=2)
+            ax.plot(range(len(groups)), values, color=colour, marker=MARKERS[i % len(MARKERS)],
+                    markersize=3.5, linewidth=1.1, label=setting)
+        if chance is not None:
+            ax.plot(range(len(groups)), [float(chance.get(g, np.nan)) for g in groups], color="#555555",
+                    linestyle=":", linewidth=1.1, label="random ranking")
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels(groups, rotation=30, ha="right", rotation_mode="anchor")
+        ax.set_title("with context" if ctx else "without context")
+    axes[0].set_ylabel(f"{metric} ({model})")
+    shared_legend(fig, axes)
+    heading(fig, title)
     claim(fig, kind="reported")
     return fig
 
@@ -258,3 +308,37 @@ def ci_bars(cis: pd.DataFrame, *, x: str = "group", hue: str = "model", y: str =
     """
     return grouped_bars(cis, x=x, y=y, hue=hue, err_low="ci_low", err_high="ci_high", ylabel=ylabel or y,
                         title=title or None, rotate=30, n=n, chance=chance, reported=reported)
+
+
+@drawing
+def accuracy_panels(rows: pd.DataFrame, *, panel: str = "setting", x: str = "group", hue: str = "source",
+                    y: str = "accuracy", ylabel: str = "accuracy (%)", title: str = "", n: str = "n",
+                    valid: str | None = "valid_share", overall: str = "All", reported: Sequence[str] = ()) -> plt.Figure:
+    """Table 13 as bars: one panel per ``panel`` value (a code-switching setting), bars of ``y`` per
+    ``x`` (group), one per ``hue`` level (ours, the paper's: ``reported`` levels), 95 % intervals
+    (``ci_low``/``ci_high``) where given, n under each bar of ours; the share of valid answers behind
+    ours (``valid``, of the ``overall`` row) in each panel's title; one legend above the panels.
+
+    >>> t = pd.DataFrame({"setting": ["EN_en"] * 2, "group": ["Italy", "All"], "source": "ours", "accuracy": [60.0, 50.0],
+    ...                   "ci_low": [40.0, 45.0], "ci_high": [75.0, 55.0], "n": [40, 500], "valid_share": [1.0, 0.98]})
+    >>> fig = accuracy_panels(t)
+    >>> [a.get_title() for a in fig.axes], [t.get_text() for t in fig.axes[0].texts]
+    (['EN_en (ours: 98 % of the answers valid)'], ['n=40', 'n=500'])
+    >>> plt.close("all")
+    """
+    apply_style()
+    panels = list(dict.fromkeys(rows[panel]))
+    fig, axes = panel_grid(len(panels), panel=(4.2, 3.0), sharey=True)
+    has_ci = {"ci_low", "ci_high"} <= set(rows.columns)
+    for ax, name in zip(axes, panels):
+        part = rows[rows[panel] == name]
+        grouped_bars(part, x=x, y=y, hue=hue, ax=ax, ylabel=ylabel, rotate=30, n=n, reported=reported,
+                     err_low="ci_low" if has_ci else None, err_high="ci_high" if has_ci else None, legend=False)
+        shares = part.loc[(part[x] == overall) & ~part[hue].isin(reported), valid] if valid in part else []
+        ax.set_title(f"{name} (ours: {shares.iloc[0]:.0%} of the answers valid)".replace("%", " %")
+                     if len(shares) else str(name))
+    for ax in axes[1:]:  # one scale: its label once
+        ax.set_ylabel("")
+    shared_legend(fig, axes)
+    heading(fig, title)
+    return fig

@@ -370,12 +370,14 @@ def score_answers(answers: Sequence[str], gold: Sequence[Sequence[str]], lang: s
 def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Sequence[str] | None = None,
                       all_label: str = "All", seed: int = 0) -> pd.DataFrame:
     """Accuracy (%) per group and pooled over all dishes, with a 95 % Wilson interval and counts —
-    the layout of Table 13 (``groups`` fixes the row order) — and the ``lenient`` share of answers
-    (read only by lenient rules, :mod:`culturelab.parsing`; NaN without a ``parse_verdict`` column).
+    the layout of Table 13 (``groups`` fixes the row order) —, the share of valid answers
+    (``valid_share``: read by the reading, a figure shows it beside the accuracy) and the ``lenient``
+    share of answers (read only by lenient rules, :mod:`culturelab.parsing`; NaN without a
+    ``parse_verdict`` column).
 
-    >>> t = pd.DataFrame({"group": ["A", "A", "B"], "correct": [True, False, True], "valid": True})
-    >>> accuracy_by_group(t)[["group", "accuracy", "n"]].to_dict("records")
-    [{'group': 'A', 'accuracy': 50.0, 'n': 2}, {'group': 'B', 'accuracy': 100.0, 'n': 1}, {'group': 'All', 'accuracy': 66.66666666666666, 'n': 3}]
+    >>> t = pd.DataFrame({"group": ["A", "A", "B"], "correct": [True, False, True], "valid": [True, False, True]})
+    >>> accuracy_by_group(t)[["group", "accuracy", "n", "valid_share"]].to_dict("records")
+    [{'group': 'A', 'accuracy': 50.0, 'n': 2, 'valid_share': 0.5}, {'group': 'B', 'accuracy': 100.0, 'n': 1, 'valid_share': 1.0}, {'group': 'All', 'accuracy': 66.66666666666666, 'n': 3, 'valid_share': 0.6666666666666666}]
     """
     rows = []
     names = list(groups) if groups is not None else sorted(scored[group].unique())
@@ -386,6 +388,7 @@ def accuracy_by_group(scored: pd.DataFrame, *, group: str = "group", groups: Seq
         rows.append({group: name, "accuracy": 100 * values.mean() if len(values) else float("nan"),
                      "ci_low": 100 * lo, "ci_high": 100 * hi, "n": len(values),
                      "n_correct": int(values.sum()), "invalid": int((~part["valid"]).sum()),
+                     "valid_share": float(part["valid"].mean()) if len(part) else float("nan"),
                      "lenient": lenient_share(part["parse_verdict"]) if "parse_verdict" in part else float("nan")})
     return pd.DataFrame(rows)
 

@@ -91,6 +91,9 @@ def without_gold(per_dish: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 #: equal scores: ``expected`` (ours: every metric at its expected value over the orders of the ties) or
 #: ``candidate_order`` (the paper's code: Python's ``sorted``, ties in the sorted candidate order)
 TIES = ("expected", "candidate_order")
+#: per-dish metrics that are a hit rate (a 0/1 value per dish and template): a mean of them is a
+#: proportion; AP and WS are not, whatever values they take
+HIT_RATES = ("p1",)
 
 
 def order_ties(scores: np.ndarray) -> np.ndarray:
@@ -256,12 +259,15 @@ def format_cell(mean: float, std: float, *, digits: int = 2, std_digits: int = 2
 def group_cis(per_dish: pd.DataFrame, metric: str, by: Sequence[str], *, group: str = "group",
               seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
     """95 % CI per group of the per-dish metric averaged over templates: dishes are the unit, so
-    templates of one dish stay together (:func:`culturelab.stats.mean_ci`: bootstrap over dishes,
-    Wilson when every dish's value is 0 or 1).
+    templates of one dish stay together (:func:`culturelab.stats.mean_ci`: bootstrap over dishes;
+    Wilson when every dish's value is 0 or 1 and the metric is a hit rate — never for AP or WS,
+    which are no proportions, whatever values they take: one dish gets no interval).
 
     >>> t = pd.DataFrame({"m": "x", "group": "A", "url": list("abcd"), "ap": [0.0, 1.0, 0.0, 1.0]})
     >>> group_cis(t, "ap", ["m"])[["group", "mean", "n_dishes"]].to_dict("records")
     [{'group': 'A', 'mean': 0.5, 'n_dishes': 4}, {'group': 'ALL', 'mean': 0.5, 'n_dishes': 4}]
+    >>> group_cis(t.head(1).assign(ap=1.0), "ap", ["m"])[["ci_low", "ci_high"]].iloc[0].tolist()
+    [nan, nan]
     """
     per = per_dish.groupby([*by, group, "url"], observed=True, sort=False)[metric].mean().reset_index()
     per = pd.concat([per, per.assign(**{group: "ALL"})], ignore_index=True)
@@ -269,7 +275,7 @@ def group_cis(per_dish: pd.DataFrame, metric: str, by: Sequence[str], *, group: 
     for key, part in per.groupby([*by, group], observed=True, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         vals = part[metric].to_numpy(dtype=float)
-        lo, hi = mean_ci(vals, seed=seed, n_resamples=n_resamples)
+        lo, hi = mean_ci(vals, seed=seed, n_resamples=n_resamples, binary=None if metric in HIT_RATES else False)
         rows.append({**dict(zip([*by, group], key)), "mean": float(np.nanmean(vals)) if len(vals) else np.nan,
                      "ci_low": lo, "ci_high": hi, "n_dishes": int(np.isfinite(vals).sum())})
     return pd.DataFrame(rows)

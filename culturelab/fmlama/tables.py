@@ -23,11 +23,13 @@ from culturelab.fmlama.data import GROUPS
 from culturelab.fmlama.metrics import (
     candidate_set,
     format_cell,
+    group_cis,
     group_means,
     metric_correlation,
     over_templates,
 )
 from culturelab.fmlama.probing import BASELINE, RANDOM, ProbeJob, full_pool_chance, probe_chance
+from culturelab.plots import MIN_N
 from culturelab.protocol import LABEL_COLUMNS
 
 ROW_ORDER = (*GROUPS, "Others", "ALL")
@@ -60,13 +62,61 @@ def summarise_probing(per_dish: pd.DataFrame, *, by: Sequence[str] = ("model", "
 
 
 def order_groups(frame: pd.DataFrame, column: str = "group", order: Sequence[str] = ROW_ORDER) -> pd.DataFrame:
-    """Rows in the paper's group order (unknown groups last).
+    """Rows in the paper's group order (unknown groups, e.g. pooled ones, after the known ones, ALL last).
 
-    >>> order_groups(pd.DataFrame({"group": ["ALL", "Others", "Italy"]}))["group"].tolist()
-    ['Italy', 'Others', 'ALL']
+    >>> order_groups(pd.DataFrame({"group": ["ALL", "2 other groups", "Others", "Italy"]}))["group"].tolist()
+    ['Italy', 'Others', '2 other groups', 'ALL']
     """
     rank = {g: i for i, g in enumerate(order)}
-    return frame.sort_values(column, key=lambda s: s.map(lambda g: rank.get(g, len(rank))), kind="stable")
+    last = len(rank) + 1 if "ALL" not in rank else rank["ALL"]
+    return frame.sort_values(column, key=lambda s: s.map(lambda g: rank.get(g, last - 0.5)), kind="stable")
+
+
+def pool_small(table: pd.DataFrame, column: str = "group", *, within: Sequence[str] = (), min_n: int = MIN_N,
+               unit: str = "url", noun: str = "groups") -> pd.Series:
+    """``table[column]`` with the levels that hold fewer than ``min_n`` distinct ``unit`` values (dishes)
+    pooled into one level, ``"<k> other <noun>"``, so that a figure's marks rest on enough dishes (the
+    small-n rule of :mod:`culturelab.plots`); counted apart within each value of ``within`` (e.g. the
+    language). A lone small level keeps its name (pooling it alone would change nothing).
+
+    >>> t = pd.DataFrame({"group": list("aaabcd"), "url": list("uvwxyz")})
+    >>> pool_small(t, min_n=3).tolist()
+    ['a', 'a', 'a', '3 other groups', '3 other groups', '3 other groups']
+    >>> pool_small(t.head(4), min_n=3).tolist()
+    ['a', 'a', 'a', 'b']
+    """
+    def pooled(part: pd.DataFrame) -> pd.Series:
+        sizes = part.groupby(column, observed=True)[unit].nunique()
+        small = sizes.index[sizes < min_n]
+        if len(small) < 2:
+            return part[column]
+        return part[column].where(~part[column].isin(small), f"{len(small)} other {noun}")
+
+    if not within:
+        return pooled(table)
+    return pd.concat([pooled(part) for _, part in table.groupby(list(within), sort=False)]).reindex(table.index)
+
+
+def pooled_intervals(per_dish: pd.DataFrame, metric: str = "ap", by: Sequence[str] = ("lang", "model"), *,
+                     min_n: int = MIN_N, seed: int = 0) -> pd.DataFrame:
+    """Per-group 95 % bootstrap intervals of a per-dish ``metric`` over dishes, in the paper's unit, for a
+    figure: groups of fewer than ``min_n`` dishes pooled (:func:`pool_small`, per ``by[0]``), a level that
+    holds every dish left out (it would repeat ALL), rows in the paper's group order. Only ALL is left
+    when no group holds ``min_n`` dishes.
+
+    >>> t = pd.DataFrame({"lang": "en", "model": "m", "group": list("aaab"), "url": list("wxyz"),
+    ...                   "ap": [0.1, 0.2, 0.3, 0.4]})
+    >>> pooled_intervals(t, min_n=3)[["group", "mean", "n_dishes"]].round(1).to_dict("records")
+    [{'group': 'a', 'mean': 20.0, 'n_dishes': 3}, {'group': 'b', 'mean': 40.0, 'n_dishes': 1}, {'group': 'ALL', 'mean': 25.0, 'n_dishes': 4}]
+    >>> pooled_intervals(t, min_n=5)["group"].tolist()  # 'a' and 'b' pooled: every dish, so only ALL
+    ['ALL']
+    """
+    pooled = per_dish.assign(group=pool_small(per_dish, within=list(by)[:1], min_n=min_n))
+    cis = group_cis(pooled, metric, list(by), seed=seed)
+    cis[["mean", "ci_low", "ci_high"]] *= METRICS[metric][1]
+    total = cis[cis["group"] == "ALL"].set_index(list(by))["n_dishes"]
+    every = cis.set_index(list(by)).index.map(total).to_numpy() == cis["n_dishes"].to_numpy()
+    return order_groups(cis[(cis["group"] == "ALL") | ~every]).reset_index(drop=True)
 
 
 def wide_cells(summary: pd.DataFrame, metric: str, *, context: bool = False, columns: str = "model") -> pd.DataFrame:

@@ -25,3 +25,14 @@ def test_group_cis_of_a_0_1_metric_are_wilson_and_of_ap_bootstrap():
     assert [p1["ci_low"], p1["ci_high"]] == pytest.approx(proportion_ci(0, 3))  # not [0, 0]
     ap = M.group_cis(per_dish, "ap", ["model"]).set_index("group").loc["A"]
     assert 0.2 <= ap["ci_low"] < ap["mean"] < ap["ci_high"] <= 0.5
+
+
+def test_ap_is_no_proportion_even_when_every_dish_scores_0_or_1():
+    """Issue 29: one dish's AP of 1.0 drew a Wilson interval [20.7, 100] in table2_groups_ci_en."""
+    one = pd.DataFrame({"model": "m", "group": "A", "url": ["a"], "ap": [1.0]})
+    ci = M.group_cis(one, "ap", ["model"]).set_index("group").loc["A"]
+    assert ci[["ci_low", "ci_high"]].isna().all()  # one dish: no interval at all
+    three = pd.DataFrame({"model": "m", "group": "A", "url": list("abc"), "ap": [0.0, 1.0, 1.0]})
+    ci = M.group_cis(three, "ap", ["model"]).set_index("group").loc["A"]
+    assert [ci["ci_low"], ci["ci_high"]] != pytest.approx(proportion_ci(2, 3))
+    assert 0.0 <= ci["ci_low"] <= ci["mean"] <= ci["ci_high"] <= 1.0
