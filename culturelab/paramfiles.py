@@ -90,12 +90,17 @@ def sliced(path: str | Path, n: int = 4, *, run_name: str | None = None) -> dict
     >>> spec["run_name"], spec["protocol"], spec["notebooks"]["percul/01_benchmark"]["max_instances"]
     ('s', None, 2)
     """
-    from culturelab.runner import all_notebooks, notebook_defaults, notebook_file
+    from culturelab import config
+    from culturelab.params import notebook_defaults
 
     spec = read(path)
     notebooks = dict(spec.get("notebooks") or {})
-    for name in all_notebooks():
-        declared = notebook_defaults(notebook_file(name))
+    root = config.notebooks_dir()
+    for file in sorted(root.rglob("*.ipynb")):  # every notebook (not runner.all_notebooks: runner reads this module)
+        if ".ipynb_checkpoints" in file.parts:
+            continue
+        name = file.relative_to(root).with_suffix("").as_posix()
+        declared = notebook_defaults(file)
         knobs = [k for k in [*size_knobs(name), "n_questions"]  # sizes: integers, 0 = all (not the data's lists)
                  if isinstance(declared.get(k), int) and not isinstance(declared[k], bool)]
         if knobs:

@@ -164,6 +164,7 @@ class Run:
 
         self.out_dir = config.runs_dir() / self.name / self.notebook
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        self._forget_figures()
         paper = self.notebook.split("/")[0] if "/" in self.notebook else self.notebook.removeprefix("00_")
         self.paper = paper
         self.figures_dir = config.figures_dir(self.name) / paper
@@ -369,6 +370,24 @@ class Run:
             self.info["models"][spec]["calls"] = vars(model.stats)
         self._write_info()
         return self.info
+
+    def _forget_figures(self) -> None:
+        """Remove the figures an earlier run of this notebook saved here (their data, specs and
+        renderings): a run's folder holds what this run draws, so that ``culturelab figures`` draws
+        nothing stale."""
+        earlier = self.out_dir / "run_info.json"
+        if earlier.is_file():
+            try:
+                paths = json.loads(earlier.read_text(encoding="utf-8")).get("figures", [])
+            except ValueError:
+                paths = []
+            for path in paths:
+                Path(path).unlink(missing_ok=True)
+        saved = self.out_dir / "figures"
+        if saved.is_dir():
+            for path in saved.iterdir():
+                if path.is_file():
+                    path.unlink()
 
     def _write_info(self) -> None:
         (self.out_dir / "run_info.json").write_text(json.dumps(self.info, indent=2, default=str), encoding="utf-8")

@@ -1025,7 +1025,7 @@ def paper_problems(fig: plt.Figure, rendering: Any, spec: Mapping[str, Any] | No
     ['6... in wide', "title or axis label 't'", "text '0.0' and ... more"]
     >>> plt.close(fig)
     """
-    from culturelab.plots.layout import MIN_LABEL_PT, MIN_TEXT_PT
+    from culturelab.plots.context import MIN_LABEL_PT, MIN_TEXT_PT
 
     out = []
     target = rendering.inches

@@ -50,7 +50,7 @@ def palette(n: int) -> list[str]:
     ...     palette(3)
     ['#000000', '#0072B2', '#E69F00']
     """
-    from culturelab.plots.layout import current
+    from culturelab.plots.context import current
 
     colours = _GREY_SPREAD if current().paper else _PALETTE
     return [colours[i % len(colours)] for i in range(n)]
@@ -76,7 +76,7 @@ def apply_style() -> dict[str, Any]:
     >>> plt.rcParams["font.size"] == params["font.size"] == 9, params["savefig.bbox"]
     (True, 'tight')
     """
-    from culturelab.plots.layout import current
+    from culturelab.plots.context import current
 
     families = ["DejaVu Sans"]
     cjk = _cjk_family()

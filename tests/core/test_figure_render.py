@@ -343,3 +343,18 @@ def test_plot_functions_size_for_the_rendering_in_force():
     with rendering("paper", "column"):
         narrow = plots.grouped_bars(table, "lang", "acc", "model", n="n")
     assert wide.get_figwidth() > WIDTHS["column"] >= narrow.get_figwidth()
+
+
+def test_a_new_run_of_a_notebook_forgets_the_figures_of_the_last(tmp_path, monkeypatch):
+    """A figure the last run saved and this one does not is no longer in the run's folder (nor redrawn)."""
+    from culturelab.runner import Run
+
+    monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
+    monkeypatch.delenv("CULTURELAB_FIGURES", raising=False)
+    first = Run("percul/01_benchmark", {"model": MODEL}, name="r")
+    old = first.savefig(_two_panels(SCORES), "old", kind="score", method="generate")
+    assert [r.name for r in render.render_run(tmp_path / "runs" / "r", out=tmp_path / "p")] == ["old"]
+    second = Run("percul/01_benchmark", {"model": MODEL}, name="r")
+    second.savefig(_two_panels(SCORES), "new", kind="score", method="generate")
+    assert not any(p.exists() for p in old) and not (second.out_dir / "figures" / "old.json").exists()
+    assert [r.name for r in render.render_run(tmp_path / "runs" / "r", out=tmp_path / "q")] == ["new"]
