@@ -123,10 +123,10 @@ def test_summary_reports_the_lenient_share_and_rescoring_reads_lenient_answers()
     strict = rescore(t, lenient=False)
     assert strict["parse_verdict"].tolist() == ["strict", "lenient", "refusal"]
     assert strict["correct"].tolist() == [True, False, False]
-    s = summary(strict, ["model"], n_bootstrap=0).iloc[0]
+    s = summary(strict, ["model"]).iloc[0]
     assert s["lenient_share"] == pytest.approx(1 / 3) and s["micro"] == pytest.approx(1 / 3)
-    lenient = summary(rescore(t), ["model"], n_bootstrap=0).iloc[0]
+    lenient = summary(rescore(t), ["model"]).iloc[0]
     assert lenient["micro"] == pytest.approx(2 / 3) and lenient["lenient_share"] == pytest.approx(1 / 3)
     loglik = summary(t.assign(method="loglik-text-mean", correct=True, valid=True).drop(columns="raw_output"),
-                     ["model"], n_bootstrap=0).iloc[0]
+                     ["model"]).iloc[0]
     assert np.isnan(loglik["lenient_share"])  # nothing parsed
