@@ -137,8 +137,9 @@ def models(ours: pd.DataFrame, points: pd.DataFrame, per_category: pd.DataFrame 
                      f"({low:.3f}–{high:.3f}).")
     if per_category is not None and len(per_category):
         width = (per_category["ci_high"] - per_category["ci_low"]).min()
-        parts.append(f"Per category our cells rest on {int(per_category['n'].min())}–{int(per_category['n'].max())} "
-                     f"stories; the narrowest 95 % interval spans {width:.2f}.")
+        low, high = int(per_category["n"].min()), int(per_category["n"].max())
+        parts.append(f"Per category our cells rest on {low if low == high else f'{low}–{high}'} "
+                     f"{'story' if high == 1 else 'stories'} each; the narrowest 95 % interval spans {width:.2f}.")
     return " ".join(parts)
 
 
