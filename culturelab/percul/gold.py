@@ -31,6 +31,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "fa-v1-96": {"split": SPLITS[0], "prompt_version": "v1", "max_new_tokens": 96, "stop": None},
     "en-v1-96": {"split": SPLITS[1], "prompt_version": "v1", "max_new_tokens": 96, "stop": None},
     "fa-v2-stop": {"split": SPLITS[0], "prompt_version": "v2", "max_new_tokens": 40, "stop": JSON_STOP},
+    "en-v2-stop": {"split": SPLITS[1], "prompt_version": "v2", "max_new_tokens": 40, "stop": JSON_STOP},
     "fa-v1-noformat-lang-96": {"split": SPLITS[0], "prompt_version": "v1", "answer_in_persian": False,
                                "max_new_tokens": 96, "stop": None},
 }

@@ -21,3 +21,26 @@ def test_harvest_keeps_each_distinct_answer_once_with_its_options_and_no_parse(t
     asked = model.stats.computed
     again = harvest(model, benches, ["en-v1-96", "fa-v2-stop"], max_instances=2)
     assert again.equals(t) and model.stats.computed == asked  # every answer came from the cache
+
+
+def test_the_labelled_answers_hold_every_shape_in_both_splits():
+    """Issue 30, item 12: at least 200 labelled answers — real ones from the bundled models, the Figure 9
+    JSON shape and the adversarial shapes —, split into dev and held-out before the parser was changed,
+    the held-out part measured apart."""
+    from culturelab import parsing_gold
+
+    gold = parsing_gold.load("percul")
+    assert len(gold) >= 200 and gold["id"].is_unique and set(gold["split"]) == {"dev", "held-out"}
+    assert (gold["expected"].isna() == gold["verdict"].isin(["invalid", "refusal"])).all()
+    held = gold[gold["split"] == "held-out"]
+    real = gold["source"].str.startswith("bundled")
+    assert real.sum() >= 50 and (real & (gold["split"] == "held-out")).sum() >= 30
+    for shape in ("Figure 9 JSON shape", "placeholder left in", "echoed option list", "digit in prose",
+                  "Persian number word", "number disagrees with the option text"):
+        for part in (held, gold[gold["split"] == "dev"]):
+            assert part["source"].str.endswith(shape).sum() >= 3, shape
+    # the two shapes of item 11 are dev answers (the parser was fixed against them), and no answer
+    item11 = gold[gold["note"].str.contains("issue 30 item 11")]
+    assert len(item11) == 2 and set(item11["split"]) == {"dev"} and set(item11["verdict"]) == {"invalid"}
+    table = parsing_gold.quality_table(["percul"]).set_index(["split", "mode"])
+    assert table.loc[("held-out", "strict"), "n"] == len(held)
