@@ -7,8 +7,8 @@ every answer cached) under several prompt and decoding variants (:data:`VARIANTS
 distinct answer once with what a grader needs to read it (the options as shown). The parser's reading is
 dropped on purpose: a label is written from the raw text alone.
 
->>> sorted(VARIANTS)[:2]
-['en-v1-96', 'fa-v1-96']
+>>> VARIANTS["en-v1-96"]["max_new_tokens"], VARIANTS["en-v2-stop"]["stop"]
+(96, ('\\n}',))
 """
 
 from __future__ import annotations

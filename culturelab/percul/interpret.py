@@ -264,14 +264,14 @@ def parser_evidence(quality: pd.DataFrame, splits: Sequence[str] = ("held-out", 
     >>> q = pd.DataFrame({"split": ["dev", "held-out"], "mode": "strict", "n": [150, 100], "precision": [1.0, 0.98],
     ...                   "recall": [1.0, 0.96]})
     >>> parser_evidence(q)
-    'Strict parsing, on 100 held-out answers (labelled and set aside before the parser was last changed): precision 0.980, recall 0.960; on the 150 dev answers it was written against (in-sample): precision 1.000, recall 1.000.'
+    'Strict parsing, on 100 held-out answers (set aside before the parser was last changed, or labelled after it): precision 0.980, recall 0.960; on the 150 dev answers it was written against (in-sample): precision 1.000, recall 1.000.'
     """
     strict = quality[quality["mode"] == "strict"].set_index("split")
     said = []
     for split in [s for s in splits if s in strict.index]:
         r = strict.loc[split]
         p, rec = ("n/a" if np.isnan(v) else f"{v:.3f}" for v in (r["precision"], r["recall"]))
-        where = (f"{int(r['n'])} held-out answers (labelled and set aside before the parser was last changed)"
+        where = (f"{int(r['n'])} held-out answers (set aside before the parser was last changed, or labelled after it)"
                  if split == "held-out" else f"the {int(r['n'])} dev answers it was written against (in-sample)")
         said.append(f"on {where}: precision {p}, recall {rec}")
     return f"Strict parsing, {'; '.join(said)}." if said else "The parser has no labelled answers."
