@@ -10,7 +10,8 @@ Clopper–Pearson interval: its coverage is closer to 95 % on average, where Clo
 wider than it needs to be. Any other mean gets a percentile bootstrap (2,000 resamples, fixed
 seed); :func:`mean_ci` picks between the two and :func:`summarise` uses it. A proportion over
 clustered answers (one story asked in several option orders) gets the Wilson interval at the
-effective sample size (:func:`clustered_proportion_ci`).
+effective sample size (:func:`clustered_proportion_ci`); a macro share, the mean of several groups'
+proportions, the MOVER combination of their Wilson intervals (:func:`macro_proportion_ci`).
 
 >>> lo, hi = bootstrap_ci([1, 0, 1, 1, 0, 1, 1, 1], seed=0)
 >>> 0.3 < lo < 0.75 < hi <= 1.0
@@ -137,6 +138,49 @@ def proportion_ci(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]
         return (float("nan"), float("nan"))
     ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="wilson")
     return float(ci.low), float(ci.high)
+
+
+def macro_proportion_ci(successes: Sequence[float], trials: Sequence[float], *,
+                        level: float = 0.95) -> tuple[float, float]:
+    """Interval of a **macro** share — the unweighted mean of several groups' proportions k_g/n_g (e.g.
+    a macro accuracy over categories) — by MOVER (method of variance estimates recovery; Zou & Donner,
+    2008; Newcombe, 2011, for sums of proportions): with each group's Wilson interval [l_g, u_g]
+    (:func:`proportion_ci`) and weights w = 1/G, the limits are
+    m − √Σ w²(p_g − l_g)² and m + √Σ w²(u_g − p_g)². It inherits Wilson's behaviour at 0 and n
+    successes, so a model right on no story still gets an upper limit above 0 (a percentile
+    bootstrap gives [0, 0] there), and needs no resampling. Groups without trials are left out;
+    ``(nan, nan)`` when none is left.
+
+    >>> [round(v, 3) for v in macro_proportion_ci([0, 0, 0], [3, 3, 4])]  # nothing right: not [0, 0]
+    [0.0, 0.311]
+    >>> [round(v, 3) for v in macro_proportion_ci([8, 3], [10, 10])]  # macro 0.55
+    [0.368, 0.718]
+    """
+    k, n = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
+    k, n = k[n > 0], n[n > 0]
+    if n.size == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    low, high = np.array([proportion_ci(int(a), int(b), level=level) for a, b in zip(k, n)]).T
+    m, w = float(p.mean()), 1.0 / n.size
+    return (max(0.0, m - w * float(np.sqrt(np.sum((p - low) ** 2)))),
+            min(1.0, m + w * float(np.sqrt(np.sum((high - p) ** 2)))))
+
+
+def agresti_coull_se(p: Sequence[float] | float, n: Sequence[float] | float, *, level: float = 0.95) -> np.ndarray:
+    """Standard error of a proportion p over n trials, Agresti–Coull: √(p̃(1 − p̃)/ñ) with ñ = n + z² and
+    p̃ = (p·n + z²/2)/ñ — the variance behind the Wilson interval's centre, which unlike the Wald
+    √(p(1 − p)/n) is not zero at p = 0 or 1 (a share of 0 is still uncertain). Works on arrays and on
+    shares that are not whole counts (published accuracies).
+
+    >>> [round(float(v), 3) for v in agresti_coull_se([0.0, 0.5], [30, 30])]
+    [0.04, 0.086]
+    """
+    z2 = stats.norm.ppf(0.5 + level / 2) ** 2
+    p, n = np.asarray(p, dtype=float), np.asarray(n, dtype=float)
+    n_tilde = n + z2
+    p_tilde = (p * n + z2 / 2) / n_tilde
+    return np.sqrt(p_tilde * (1 - p_tilde) / n_tilde)
 
 
 def cluster_variance(successes: Sequence[float], trials: Sequence[float]) -> float:

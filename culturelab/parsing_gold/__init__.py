@@ -80,6 +80,9 @@ def _parse_order(row: pd.Series, lenient: bool) -> Parse:
     return parse_order(row["raw"], ctx["n"], ctx.get("steps"), lenient=lenient)
 
 
+#: the splits of the labelled answers, in the order tables show them: ``held-out`` (labelled and set
+#: aside before the parser was last changed, never used to fix it) and ``dev`` (in-sample)
+SPLITS = ("held-out", "dev")
 #: how each labelled row is parsed
 PARSE: dict[str, Callable[[pd.Series, bool], Parse]] = {
     "percul": _parse_percul, "fmlama": _parse_fmlama, "choice": _parse_choice, "order": _parse_order}
@@ -96,22 +99,20 @@ def quality(name: str, *, lenient: bool = False, split: str | None = None) -> di
     return extraction_quality(gold if split is None else gold[gold["split"] == split], PARSE[name], lenient=lenient)
 
 
-def quality_table(names: Sequence[str] = tuple(PARSERS), *, modes: Sequence[bool] = (False, True),
-                  by_split: bool = False) -> pd.DataFrame:
+def quality_table(names: Sequence[str] = tuple(PARSERS), *, modes: Sequence[bool] = (False, True)) -> pd.DataFrame:
     """Extraction precision and recall (and the other measures of
-    :func:`~culturelab.parsing.extraction_quality`) of each parser, strict and lenient — the table the
-    generation notebooks print. ``by_split``: one row per ``split`` (``dev``, in-sample: the parser was
-    written against them; ``held-out``: labelled after it was frozen), never pooled.
+    :func:`~culturelab.parsing.extraction_quality`) of each parser, strict and lenient, one row per
+    ``split`` of its labelled answers (``held-out`` first: labelled and set aside before the parser was
+    last changed; ``dev``: the answers it was written against, in-sample) — the table the generation
+    notebooks print.
 
-    >>> quality_table(["order"])[["parser", "mode"]].values.tolist()
-    [['order', 'strict'], ['order', 'lenient']]
-    >>> quality_table(["fmlama"], modes=[False], by_split=True)[["split", "n"]].values.tolist()
-    [['dev', 191], ['held-out', 42]]
+    >>> quality_table(["order"])[["parser", "split", "mode"]].values.tolist()
+    [['order', 'dev', 'strict'], ['order', 'dev', 'lenient']]
     """
     rows = []
     for name in names:
-        splits = list(dict.fromkeys(load(name)["split"])) if by_split else [None]
-        rows += [{"parser": name, "answers": PARSERS[name], **({"split": split} if by_split else {}),
-                  "mode": "lenient" if m else "strict", **quality(name, lenient=m, split=split)}
-                 for split in splits for m in modes]
+        present = set(load(name)["split"])
+        for split in [s for s in SPLITS if s in present]:
+            rows += [{"parser": name, "answers": PARSERS[name], "split": split, "mode": "lenient" if m else "strict",
+                      **quality(name, lenient=m, split=split)} for m in modes]
     return pd.DataFrame(rows)

@@ -47,6 +47,9 @@ CHANCE = 0.25
 #: the note under Figure 7 when the paper's bars carry intervals: the paper prints none
 PAPER_INTERVALS = ("intervals on the paper's bars are ours, not published: macro ± 1.96·SE, binomial "
                    "approximation from Table 1's category sizes")
+#: the note under Figure 6: its whiskers are ours (the paper prints none)
+FIG6_INTERVALS = ("whiskers are ours, not published: ± 1.96 binomial SE (Agresti–Coull, from Table 1's category "
+                  "sizes; the macro's from the 11 categories')")
 #: Figure 8's chance panel: what a model picking a distractor at random where it is wrong would match
 CHANCE_RULES = "chance: rules among the distractors of the stories picked from"
 
@@ -186,17 +189,24 @@ def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs
 @drawing
 def fig6_finetune(table: pd.DataFrame, *, title: str = "Figure 6 — Persian fine-tuned models vs their bases"
                   ) -> plt.Figure:
-    """Per pair: base vs fine-tuned accuracy per category and macro (one panel per pair)."""
+    """Per pair: base vs fine-tuned accuracy per category and macro (one panel per pair), with 95 %
+    whiskers (± 1.96 binomial SE: ``base_se`` and ``fine_tuned_se`` of
+    :func:`culturelab.percul.paper.finetune_gap`, clipped to [0, 1]) and a note that they are ours
+    (:data:`FIG6_INTERVALS`)."""
     pairs = list(dict.fromkeys(table["pair"]))
     fig, axes = plt.subplots(len(pairs), 1, figsize=(7.2, 2.6 * len(pairs)), squeeze=False)
     for ax, pair in zip(axes[:, 0], pairs):
         part = table[table["pair"] == pair]
-        long = part.melt(id_vars=["category"], value_vars=["base", "fine_tuned"], var_name="model", value_name="acc")
-        long["category"] = long["category"].replace(SHORT)
-        grouped_bars(long, "category", "acc", "model", ax=ax, ylabel="accuracy", title=pair, rotate=30)
+        long = pd.concat([part.assign(model=m, acc=part[m], se=part[f"{m}_se"]) for m in ("base", "fine_tuned")],
+                         ignore_index=True)[["category", "model", "acc", "se"]]
+        long = long.assign(category=long["category"].replace(SHORT), ci_low=(long["acc"] - 1.96 * long["se"]).clip(0, 1),
+                           ci_high=(long["acc"] + 1.96 * long["se"]).clip(0, 1))
+        grouped_bars(long, "category", "acc", "model", err_low="ci_low", err_high="ci_high", ax=ax,
+                     ylabel="accuracy", title=pair, rotate=30)
         ax.set_ylim(0, 1)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
+    footnote(fig, FIG6_INTERVALS)
     claim(fig, kind="reported")
     return fig
 
@@ -326,9 +336,10 @@ def category_bars(table: pd.DataFrame, *, hue: str = "model", human: float | Non
 @drawing
 def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str = "Reliability diagram",
                         method: str = "log-likelihood") -> plt.Figure:
-    """Accuracy vs confidence per bin (marker size ∝ bin count, n written beside each point,
-    bins on fewer than ``MIN_N`` answers hollow) against the diagonal and chance (¼);
-    ``method``, how the confidences were obtained, must be named in ``title``."""
+    """Accuracy vs confidence per bin (marker size ∝ the bin's stories, n = stories written beside each
+    point, bins on fewer than ``MIN_N`` stories hollow: the option orders of one story are not
+    independent answers; :func:`~culturelab.percul.robustness.reliability_bins`) against the diagonal
+    and chance (¼); ``method``, how the confidences were obtained, must be named in ``title``."""
     fig, ax = plt.subplots(figsize=(3.8, 3.6))
     ax.plot([0, 1], [0, 1], color="#999999", linestyle="--", linewidth=1, label="perfect calibration")
     mark_chance(ax, CHANCE)
@@ -352,7 +363,7 @@ def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str
     ax.set_ylim(0, 1)
     ax.set_xlabel("confidence (max option probability)")
     ax.set_ylabel("accuracy")
-    ax.set_title(title)
+    ax.set_title(f"{title} (n = stories)")
     place_legend(ax, fontsize=6.5)
     claim(fig, kind="score", chance=CHANCE, method=method, model=[str(m) for m in names])
     return fig

@@ -26,6 +26,7 @@ from culturelab import reported
 from culturelab.percul.data import CATEGORIES, RULES, SPLITS, released_counts
 from culturelab.percul.protocol import paper_name, paper_numbers
 from culturelab.protocol import LABEL_COLUMNS, Deviations, label_rows
+from culturelab.stats import agresti_coull_se
 
 PAPER = "percul"
 PERSIAN, ENGLISH = SPLITS
@@ -198,30 +199,37 @@ def translation_gap(table: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def finetune_gap() -> pd.DataFrame:
-    """Figure 6: each Persian fine-tuned model vs its Llama base, per category and macro (long)."""
-    t = table5_wide(PERSIAN).set_index("model")
+    """Figure 6: each Persian fine-tuned model vs its Llama base, per category and macro (long), with
+    each accuracy's binomial standard error (``fine_tuned_se``, ``base_se``: Agresti–Coull from Table 1's
+    category sizes, :func:`category_standard_errors`; the macro's from :func:`macro_standard_error`).
+
+    >>> f = finetune_gap().set_index(["pair", "category"]).loc["PersianMind v1.0 vs Llama 2 7B"]
+    >>> bool((f["base_se"] > 0).all() and (f["fine_tuned_se"] > 0).all())  # also where an accuracy is 0
+    True
+    """
+    t = table5_wide(PERSIAN)
+    se = category_standard_errors(t).assign(macro=macro_standard_error(t)).set_axis(t["model"])
+    t = t.set_index("model")
     rows = []
     for tuned, base in finetune_pairs().items():
         for col in [*CATEGORIES, "macro"]:
             rows.append({"pair": f"{tuned} vs {base}", "category": col, "fine_tuned": float(t.loc[tuned, col]),
-                         "base": float(t.loc[base, col]), "delta": float(t.loc[tuned, col] - t.loc[base, col])})
+                         "base": float(t.loc[base, col]), "delta": float(t.loc[tuned, col] - t.loc[base, col]),
+                         "fine_tuned_se": float(se.loc[tuned, col]), "base_se": float(se.loc[base, col])})
     return pd.DataFrame(rows)
 
 
 def finetune_significance(tuning: pd.DataFrame | None = None) -> pd.DataFrame:
     """The macro rows of :func:`finetune_gap` with ``se_delta`` = √(SE²_tuned + SE²_base) (each SE
-    from :func:`macro_standard_error`; unpaired, as the per-story predictions are not released)
-    and ``z`` = Δ / ``se_delta``.
+    from :func:`macro_standard_error`, Agresti–Coull per category, so a category at 0 still has a
+    variance; unpaired, as the per-story predictions are not released) and ``z`` = Δ / ``se_delta``.
 
     >>> finetune_significance()[["pair", "delta", "z"]].round(1).to_dict("records")[0]
-    {'pair': 'PersianMind v1.0 vs Llama 2 7B', 'delta': -0.1, 'z': -5.6}
+    {'pair': 'PersianMind v1.0 vs Llama 2 7B', 'delta': -0.1, 'z': -4.8}
     """
     tuning = finetune_gap() if tuning is None else tuning
-    t5 = table5_wide(PERSIAN)
-    se = macro_standard_error(t5).set_axis(t5["model"])
-    macro = tuning[tuning["category"] == "macro"].copy()
-    pairs = [p.split(" vs ") for p in macro["pair"]]
-    macro["se_delta"] = [float(np.hypot(se[a], se[b])) for a, b in pairs]
+    macro = tuning[tuning["category"] == "macro"].drop(columns=["fine_tuned_se", "base_se"], errors="ignore")
+    macro["se_delta"] = np.hypot(tuning.loc[macro.index, "fine_tuned_se"], tuning.loc[macro.index, "base_se"])
     macro["z"] = macro["delta"] / macro["se_delta"]
     return macro
 
@@ -249,17 +257,30 @@ def size_points(*, include_persian: bool = False, include_table5_only: bool = Fa
     return t[["model", "family", "params_b", "macro"]].reset_index(drop=True)
 
 
+def category_standard_errors(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Binomial standard error of each Table 5 per-category accuracy, from the Table 1 category sizes,
+    Agresti–Coull (:func:`culturelab.stats.agresti_coull_se`): unlike the Wald √(p(1−p)/n) it is not
+    zero where a model scored 0 (PersianMind's refusals) or 1 (indexed like ``table``, one column per
+    category).
+
+    >>> se = category_standard_errors()
+    >>> list(se.columns) == CATEGORIES, bool((se > 0).all().all())
+    (True, True)
+    """
+    t = table5_wide() if table is None else table
+    n = np.array([released_counts()[c] for c in CATEGORIES], dtype=float)
+    return pd.DataFrame(agresti_coull_se(t[CATEGORIES].to_numpy(dtype=float), n), index=t.index, columns=CATEGORIES)
+
+
 def macro_standard_error(table: pd.DataFrame | None = None) -> pd.Series:
-    """Binomial standard error of each Table 5 macro, from its per-category accuracies and the
-    Table 1 category sizes: SE² = Σ_c p_c(1−p_c)/n_c ÷ 11² (indexed like ``table``).
+    """Binomial standard error of each Table 5 macro: SE² = Σ_c SE_c² ÷ 11², SE_c of
+    :func:`category_standard_errors` (indexed like ``table``).
 
     >>> round(float(macro_standard_error().iloc[0]), 3)
     0.018
     """
-    t = table5_wide() if table is None else table
-    p = t[CATEGORIES].to_numpy(dtype=float)
-    n = np.array(list(released_counts().values()), dtype=float)
-    return pd.Series(np.sqrt((p * (1 - p) / n).sum(axis=1)) / len(CATEGORIES), index=t.index, name="se")
+    se = category_standard_errors(table)
+    return pd.Series(np.sqrt((se.to_numpy() ** 2).sum(axis=1)) / len(CATEGORIES), index=se.index, name="se")
 
 
 def category_difficulty(table: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -196,35 +196,44 @@ def debiased_accuracy(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> 
     return pd.DataFrame(rows)
 
 
-def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = N_BINS) -> pd.DataFrame:
+def calibration_table(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = N_BINS,
+                      stories: Sequence[object] | None = None) -> pd.DataFrame:
     """Reliability-diagram bins over [0, 1]: ``bin_low``, ``bin_high``, mean ``confidence``,
-    ``accuracy`` and ``n`` (empty bins kept with n = 0).
+    ``accuracy``, ``n_predictions`` and ``n`` (empty bins kept with n = 0). ``n`` counts **stories**,
+    the independent unit, when ``stories`` (one id per prediction) is given — one story asked in
+    several option orders is one story in a bin, however many of its orders fall there —, else the
+    predictions.
 
     >>> calibration_table([0.9, 0.8, 0.3], [1, 1, 0], n_bins=2)["n"].tolist()
     [1, 2]
+    >>> calibration_table([0.9, 0.8, 0.3], [1, 1, 0], n_bins=2, stories=["a", "a", "b"])["n"].tolist()
+    [1, 1]
     """
     conf = np.asarray(confidence, dtype=float)
     ok = np.asarray(correct, dtype=float)
+    ids = np.arange(len(conf)) if stories is None else np.asarray(list(stories), dtype=object)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     idx = np.clip(np.digitize(conf, edges[1:-1], right=True), 0, n_bins - 1)
     rows = []
     for b in range(n_bins):
         mask = idx == b
-        rows.append({"bin_low": edges[b], "bin_high": edges[b + 1], "n": int(mask.sum()),
+        rows.append({"bin_low": edges[b], "bin_high": edges[b + 1], "n": len(set(ids[mask])),
+                     "n_predictions": int(mask.sum()),
                      "confidence": float(conf[mask].mean()) if mask.any() else np.nan,
                      "accuracy": float(ok[mask].mean()) if mask.any() else np.nan})
     return pd.DataFrame(rows)
 
 
 def expected_calibration_error(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = N_BINS) -> float:
-    """ECE: bin-size-weighted mean |accuracy − confidence| over the bins of :func:`calibration_table`.
+    """ECE: mean |accuracy − confidence| over the bins of :func:`calibration_table`, weighted by the
+    predictions in each bin.
 
     >>> round(expected_calibration_error([0.9, 0.9], [1, 0], n_bins=10), 2)
     0.4
     """
     t = calibration_table(confidence, correct, n_bins=n_bins)
-    t = t[t["n"] > 0]
-    return float((t["n"] * (t["accuracy"] - t["confidence"]).abs()).sum() / t["n"].sum())
+    t = t[t["n_predictions"] > 0]
+    return float((t["n_predictions"] * (t["accuracy"] - t["confidence"]).abs()).sum() / t["n_predictions"].sum())
 
 
 def brier_score(probs: np.ndarray, answers: Sequence[int]) -> float:
@@ -243,18 +252,19 @@ def _confidence(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return probs, probs.max(axis=1), probs.argmax(axis=1) == part["answer"].to_numpy()
 
 
-def reliability_bins(results: pd.DataFrame, *, n_bins: int = N_BINS) -> pd.DataFrame:
+def reliability_bins(results: pd.DataFrame, *, n_bins: int = N_BINS, cluster: str = "id") -> pd.DataFrame:
     """:func:`calibration_table` of each model's answers (confidence = max option probability),
-    stacked with a ``model`` column, for a reliability diagram.
+    stacked with a ``model`` column, for a reliability diagram; ``n`` counts the stories in each bin
+    (``cluster``, when the results have it), ``n_predictions`` the answers.
 
-    >>> t = pd.DataFrame({"model": "m", "scores": [[0.0, -9.0], [-9.0, 0.0]], "answer": [0, 0]})
-    >>> reliability_bins(t, n_bins=2)[["n", "accuracy", "model"]].to_dict("list")
-    {'n': [0, 2], 'accuracy': [nan, 0.5], 'model': ['m', 'm']}
+    >>> t = pd.DataFrame({"model": "m", "id": "s", "scores": [[0.0, -9.0], [-9.0, 0.0]], "answer": [0, 0]})
+    >>> reliability_bins(t, n_bins=2)[["n", "n_predictions", "accuracy", "model"]].to_dict("list")
+    {'n': [0, 1], 'n_predictions': [0, 2], 'accuracy': [nan, 0.5], 'model': ['m', 'm']}
     """
     parts = []
     for model, part in results.groupby("model", sort=False):
         _, conf, ok = _confidence(part)
-        parts.append(calibration_table(conf, ok, n_bins=n_bins).assign(model=model))
+        parts.append(calibration_table(conf, ok, n_bins=n_bins, stories=part.get(cluster)).assign(model=model))
     return pd.concat(parts, ignore_index=True)
 
 

@@ -10,11 +10,11 @@ Two modes over one tidy table of stories:
 
 Metrics: per-category accuracy, **macro accuracy** (mean of the per-category accuracies, the
 paper's metric; :func:`culturelab.metrics.choice.macro_accuracy`), micro accuracy, the invalid
-and refusal rates, and stratified bootstrap CIs for the macro.
+and refusal rates, and a 95 % interval for the macro (per-category Wilson intervals combined by MOVER).
 
 >>> import pandas as pd
 >>> t = pd.DataFrame({"model": "m", "category": ["a", "a", "b"], "correct": [1, 0, 1], "valid": True})
->>> summary(t, ["model"], n_bootstrap=0)[["macro", "micro"]].round(3).to_dict("records")
+>>> summary(t, ["model"])[["macro", "micro"]].round(3).to_dict("records")
 [{'macro': 0.75, 'micro': 0.667}]
 """
 
@@ -33,7 +33,7 @@ from culturelab.parsing import lenient_share
 from culturelab.percul.data import CATEGORIES, SPLITS
 from culturelab.percul.parsing import parse_answer
 from culturelab.percul.prompts import LATIN_DIGITS, PERSIAN_DIGITS, answer_cue, language_of
-from culturelab.stats import proportion_ci
+from culturelab.stats import macro_proportion_ci, proportion_ci
 from culturelab.tasks import mcq
 
 METHODS = ("generate", "loglikelihood")
@@ -169,41 +169,45 @@ def per_category(results: pd.DataFrame, by: Sequence[str] = ("model",), *,
     return table
 
 
-def stratified_bootstrap_macro(correct: Sequence[float], categories: Sequence[Any], *, n_bootstrap: int = 1000,
-                               seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile CI of macro accuracy, resampling stories **within** each category (vectorised).
+def macro_ci(results: pd.DataFrame, *, level: float = 0.95) -> tuple[float, float]:
+    """The 95 % interval of the macro accuracy of ``results`` (``category``, ``correct``): the MOVER
+    combination of the per-category Wilson intervals (:func:`culturelab.stats.macro_proportion_ci`).
 
-    >>> lo, hi = stratified_bootstrap_macro([1, 0, 1, 1, 0, 0], list("aaabbb"), seed=0)
-    >>> 0.0 <= lo <= 0.5 <= hi <= 1.0
-    True
+    Why not a bootstrap: resampling stories within each category (a stratified percentile bootstrap)
+    gives [0, 0] when no story is right and [1, 1] when all are — on our sample's three stories per
+    category that is common — and a BCa bootstrap (:func:`scipy.stats.bootstrap`) is no better there:
+    every resample has the same macro. Wilson's per-category intervals stay open at 0 and n, and MOVER
+    adds their half-widths as variances do, so the macro's interval is open too; it needs no resampling
+    (no seed).
+
+    >>> t = pd.DataFrame({"category": list("aaabbb"), "correct": [0] * 6})
+    >>> [round(v, 3) for v in macro_ci(t)]
+    [0.0, 0.397]
     """
-    if n_bootstrap <= 0:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    x = np.asarray(correct, dtype=float)
-    cats = pd.Series(list(categories)).astype(str).to_numpy()
-    means = []
-    for cat in dict.fromkeys(cats):
-        vals = x[cats == cat]
-        idx = rng.integers(0, len(vals), size=(n_bootstrap, len(vals)))
-        means.append(vals[idx].mean(axis=1))
-    macro = np.mean(means, axis=0)
-    alpha = (1 - level) / 2
-    return float(np.quantile(macro, alpha)), float(np.quantile(macro, 1 - alpha))
+    counts = results.assign(_c=results["correct"].astype(float)).groupby("category", observed=True)["_c"]
+    return macro_proportion_ci(counts.sum(), counts.size(), level=level)
 
 
-def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_policy: str = "wrong",
-            n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """One row per group: ``macro`` (paper's metric) with a stratified bootstrap CI, ``micro``,
+def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_policy: str = "wrong"
+            ) -> pd.DataFrame:
+    """One row per group: ``macro`` (paper's metric) with its 95 % interval (:func:`macro_ci`), ``micro``,
     ``invalid_rate``, ``refusal_rate``, ``lenient_share`` (answers read only by lenient rules,
-    :mod:`culturelab.parsing`; NaN for log-likelihood scoring), ``n`` and ``n_categories``."""
+    :mod:`culturelab.parsing`; NaN for log-likelihood scoring) — those three over all answers —, and
+    ``n`` and ``n_categories``: the stories and categories the macro rests on (under
+    ``invalid_policy="exclude"`` the valid answers only, so a category with no valid answer is in
+    neither the macro nor ``n_categories``).
+
+    >>> t = pd.DataFrame({"model": "m", "category": ["a", "a", "b"], "correct": [1, 0, 0], "valid": [1, 1, 0]})
+    >>> summary(t, invalid_policy="exclude")[["macro", "n", "n_categories", "invalid_rate"]].round(3).to_dict("records")
+    [{'macro': 0.5, 'n': 2, 'n_categories': 1, 'invalid_rate': 0.333}]
+    """
     by = list(by)
     rows = []
     for key, part in results.groupby(by, observed=True, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         kept = _policy(part, invalid_policy).assign(correct=lambda d: d["correct"].astype(float))
         macro = float(macro_accuracy(kept, "category")["macro_accuracy"].iloc[0]) if len(kept) else float("nan")
-        lo, hi = stratified_bootstrap_macro(kept["correct"], kept["category"], n_bootstrap=n_bootstrap, seed=seed)
+        lo, hi = macro_ci(kept)
         methods = part["parse_method"] if "parse_method" in part else pd.Series(dtype=str)
         rows.append({**dict(zip(by, key)), "macro": macro, "macro_ci_low": lo, "macro_ci_high": hi,
                      "micro": float(kept["correct"].mean()) if len(kept) else float("nan"),
@@ -211,7 +215,7 @@ def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_po
                      "refusal_rate": float((methods == "refusal").mean()) if len(methods) else 0.0,
                      "lenient_share": lenient_share(part["parse_verdict"]) if "parse_verdict" in part
                      else float("nan"),
-                     "n": len(part), "n_categories": int(part["category"].nunique())})
+                     "n": len(kept), "n_categories": int(kept["category"].nunique())})
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])
 
 

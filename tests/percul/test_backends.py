@@ -33,7 +33,7 @@ def items():
 def downstream(run, results, items) -> None:
     """The notebooks' steps after the model, on whatever the backend produced."""
     run.set_data_source("sample")
-    overview = label(run, summary(results, ["model", "method"], n_bootstrap=20))
+    overview = label(run, summary(results, ["model", "method"]))
     board = paper.leaderboard(overview, results_of(run))
     assert (board["type"] == "ours").sum() == len(overview) and (board["type"] != "ours").sum() == 25
     assert not board.loc[board["type"] == "ours", "comparable"].any()
@@ -43,7 +43,7 @@ def downstream(run, results, items) -> None:
     figures.fig16_beside_paper(paper.fig16_matrix(), distractors.distractor_picks(results), items, source="sample")
     if len(results):  # both splits, as notebook 3 has them
         both = pd.concat([results, results.assign(split=translation.ENGLISH)], ignore_index=True)
-        figures.fig7_translation(translation.split_gap(summary(both, ["model", "split"], n_bootstrap=20)))
+        figures.fig7_translation(translation.split_gap(summary(both, ["model", "split"])))
     plt.close("all")
 
 

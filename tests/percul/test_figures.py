@@ -86,7 +86,7 @@ def test_figure_8_shows_the_base_rate_beside_the_picks(results):
 def test_our_points_carry_n_ci_and_chance(results):
     from culturelab.percul.scoring import per_category, summary
 
-    ours = summary(results, ["model"], n_bootstrap=50).assign(family="Gemma 3", params_b=[0.27, 1.0])
+    ours = summary(results, ["model"]).assign(family="Gemma 3", params_b=[0.27, 1.0])
     fig = figures.fig4_size(paper.size_points(), ours)
     assert "n=34" in texts(fig) and "chance (0.25)" in [line.get_label() for line in fig.axes[0].lines]
     cats = per_category(results, ["model"])
@@ -140,3 +140,25 @@ def test_figure_7_says_the_intervals_on_the_papers_bars_are_ours():
     assert figures.PAPER_INTERVALS in [t.get_text() for t in fig.texts]
     plain = figures.fig7_translation(gap.drop(columns=[c for c in gap if c.endswith(("_ci_low", "_ci_high"))]))
     assert figures.PAPER_INTERVALS not in [t.get_text() for t in plain.texts]
+
+
+def test_figure_6_draws_the_binomial_intervals_it_promises():
+    from matplotlib.container import ErrorbarContainer
+
+    tuning = paper.finetune_gap()
+    fig = figures.fig6_finetune(tuning)
+    for ax in fig.axes[:2]:
+        whiskers = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+        assert len(whiskers) == 2  # base and fine-tuned, one whisker per bar (11 categories + macro)
+        spans = [seg[1][1] - seg[0][1] for c in whiskers for seg in c.lines[2][0].get_segments()]
+        assert len(spans) == 24 and min(spans) > 0  # open also where an accuracy is 0
+    assert figures.FIG6_INTERVALS in [t.get_text() for t in fig.texts]
+
+
+def test_reliability_diagram_counts_stories_not_orders():
+    items = pd.DataFrame({"id": ["a", "b", "c"], "options": [list("wxyz")] * 3, "answer": 0})
+    res = robustness.permute_items(items, "cyclic").assign(model="m", scores=[[2.0, 0.0, 0.0, 0.0]] * 12)
+    bins = robustness.reliability_bins(res, n_bins=5)
+    assert bins["n"].max() == 3 and bins["n_predictions"].max() == 12
+    fig = figures.reliability_diagram(bins)
+    assert "n=3" in texts(fig) and "n=12" not in texts(fig) and "n = stories" in fig.axes[0].get_title()

@@ -31,3 +31,19 @@ def test_benchmark_per_category_follows_invalid_policy_and_lenient_rescoring_is_
     code = _cells("01_benchmark", "code")
     assert "invalid_policy=invalid_policy" in code["cell-15"] and "accuracy_table" not in code["cell-15"]
     assert "label(run, lenient_scores, lenient=True)" in code["cell-11"]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_the_interpretation_of_our_results_is_rendered_from_the_run(notebook):
+    """Issue 31, item 5: what a notebook says about our run (chance, validity, which split or rule wins)
+    is written by culturelab.percul.interpret from the run's tables, not typed for the bundled model."""
+    code = _cells(notebook, "code")
+    assert "interpret." in code["interpretation"] and "report.md(" in code["interpretation"]
+    prose = " ".join(_cells(notebook, "markdown").values())
+    assert not re.search(r"270M|bundled models? (?:sits?|scores?|cop(?:y|ies))|near chance|smoke test", prose)
+
+
+def test_the_parser_evidence_is_reported_per_split():
+    code = _cells("01_benchmark", "code")["cell-11"]
+    assert "interpret.parser_evidence(" in code and "quality_table" in code
+    assert "held-out" in _cells("01_benchmark", "markdown")["parse-audit-md"]

@@ -123,10 +123,67 @@ def test_summary_reports_the_lenient_share_and_rescoring_reads_lenient_answers()
     strict = rescore(t, lenient=False)
     assert strict["parse_verdict"].tolist() == ["strict", "lenient", "refusal"]
     assert strict["correct"].tolist() == [True, False, False]
-    s = summary(strict, ["model"], n_bootstrap=0).iloc[0]
+    s = summary(strict, ["model"]).iloc[0]
     assert s["lenient_share"] == pytest.approx(1 / 3) and s["micro"] == pytest.approx(1 / 3)
-    lenient = summary(rescore(t), ["model"], n_bootstrap=0).iloc[0]
+    lenient = summary(rescore(t), ["model"]).iloc[0]
     assert lenient["micro"] == pytest.approx(2 / 3) and lenient["lenient_share"] == pytest.approx(1 / 3)
     loglik = summary(t.assign(method="loglik-text-mean", correct=True, valid=True).drop(columns="raw_output"),
-                     ["model"], n_bootstrap=0).iloc[0]
+                     ["model"]).iloc[0]
     assert np.isnan(loglik["lenient_share"])  # nothing parsed
+
+
+TEMPLATE_OPEN = '{\n  "Explanation": <str>,\n  "Choice Number": <Sing Number 1 to 4>'
+
+
+@pytest.mark.parametrize("text", [
+    # issue 30, item 11: the placeholder removed left the key dangling, and the relaxed pattern crossed the line
+    TEMPLATE_OPEN + "\n۱)قیمه\n۲)قورمه‌سبزی\n۳)ته‌دیگ\n۴)کلاه",  # the echoed option list after the skeleton
+    TEMPLATE_OPEN + "\n3 نفر در داستان حضور دارند",  # a digit in prose after the skeleton
+    # neighbours: the key alone with a number on the next line, the range copied, the placeholder quoted
+    '"Choice Number":\n\n۴ روز بعد مسافر برگشت',
+    '"Choice Number": <Sing Number 1 to 4>\n2 پسر و 1 دختر',
+    '{"Explanation": <str>, "Choice Number": 1 to 4}',
+    '{"Explanation": <str>, "Choice Number": [1-4]}',
+    '{"Explanation": "<str>", "Choice Number": "<Sing Number 1 to 4>"}',
+])
+def test_a_placeholder_or_a_line_break_never_yields_a_choice(text):
+    for lenient in (False, True):
+        choice = parse_answer(text, OPTIONS, lenient=lenient)
+        assert (choice.index, choice.answer, choice.valid) == (None, None, False), (text, choice)
+
+
+@pytest.mark.parametrize(("text", "index"), [
+    ('{"Explanation": "…", "Choice Number": 3\n}', 2),  # the number on the key's line, the brace on the next
+    ('"Choice Number": ۳', 2),
+    (TEMPLATE_OPEN + '\n}\n{\n  "Explanation": "ته‌دیگ",\n  "Choice Number": 3\n}', 2),  # skeleton, then filled
+])
+def test_a_choice_next_to_those_shapes_is_still_read_strictly(text, index):
+    choice = parse_answer(text, OPTIONS)
+    assert (choice.index, choice.verdict) == (index, "strict"), choice
+
+
+@pytest.mark.parametrize(("text", "index", "verdict"), [
+    # option numbers written as words: strict as the JSON's value, lenient alone or after "option"
+    ('{"Explanation": "…", "Choice Number": "سه"}', 2, "strict"),
+    ('{"Explanation": "…", "Choice Number": "گزینه دوم"}', 1, "strict"),
+    ('{"Explanation": "…", "Choice Number": "four"}', 3, "strict"),
+    ("سه", 2, "lenient"),
+    ("پاسخ: گزینهٔ سوم", 2, "lenient"),
+    ("The correct answer is the second option.", 1, "lenient"),
+    # after an echoed option list, an answer cue is still read
+    ("۱)قیمه\n۲)قورمه‌سبزی\n۳)ته‌دیگ\n۴)کلاه\nپاسخ: ۳", 2, "lenient"),
+    # ... and never where a number word is prose, or the number disagrees with the option named beside it
+    ("سه نفر در آشپزخانه بودند.", None, "invalid"),
+    ("The answer is one of the options above.", None, "invalid"),
+    ('{"Explanation": "…", "Choice Number": "سه یا چهار"}', None, "invalid"),
+    ('{"Explanation": "…", "Choice Number": "۳) قیمه"}', None, "invalid"),
+    ('{"Explanation": "…", "Choice Number": 3, "Answer": "قیمه"}', None, "invalid"),
+    ("گزینه ۲: ته‌دیگ", None, "invalid"),
+    ("Answer: 2 (کلاه)", None, "invalid"),
+    ('{"Explanation": "قیمه یا شاید کوفته"}', None, "invalid"),  # one option named, an alternative beside it
+])
+def test_number_words_and_disagreeing_numbers(text, index, verdict):
+    choice = parse_answer(text, OPTIONS, lenient=True)
+    assert (choice.index, choice.verdict) == (index, verdict), choice
+    if verdict == "invalid":
+        assert parse_answer(text, OPTIONS).answer is None

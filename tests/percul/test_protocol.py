@@ -227,7 +227,7 @@ def test_summaries_labelled_per_model_and_method(paper_run):
     run = paper_run("01_benchmark", DataUsed("sample"))
     results = pd.DataFrame({"model": "bundled:gemma3-270m", "method": ["generate", "loglik-text-mean"] * 2,
                             "category": ["Foods"] * 4, "correct": [1, 0, 0, 1], "valid": True})
-    table = label(run, summary(results, ["model", "method"], n_bootstrap=0)).set_index("method")
+    table = label(run, summary(results, ["model", "method"])).set_index("method")
     assert table.loc["generate", "protocol"] == f"same ({READING})"
     assert table.loc["loglik-text-mean", "protocol"].startswith("option log-likelihood (loglik-text-mean)")
     assert (table["data"] == "sample data (ours, not the paper's)").all() and not table["comparable"].any()

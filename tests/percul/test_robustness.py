@@ -71,16 +71,21 @@ def test_calibration_by_hand():
     assert cal["accuracy"] > 0.9 and cal["ece"] < 0.2
 
 
-def test_reliability_bins_stack_one_calibration_table_per_model():
+def test_reliability_bins_stack_one_calibration_table_per_model_and_count_stories():
     res = _biased_results(bias=0.0, signal=2.0)
     both = pd.concat([res, res.assign(model="other")], ignore_index=True)
     bins = robustness.reliability_bins(both, n_bins=5)
-    assert len(bins) == 10 and bins.groupby("model", sort=False)["n"].sum().tolist() == [len(res), len(res)]
+    assert len(bins) == 10 and bins.groupby("model", sort=False)["n_predictions"].sum().tolist() == [len(res)] * 2
     probs = robustness.option_probs(res["scores"])
     expected = robustness.calibration_table(probs.max(axis=1), probs.argmax(axis=1) == res["answer"].to_numpy(),
-                                            n_bins=5)
+                                            n_bins=5, stories=res["id"])
     first = bins[bins["model"] == res["model"].iloc[0]].drop(columns="model").reset_index(drop=True)
     pd.testing.assert_frame_equal(first, expected)
+    # n is the stories in a bin (the orders of one story are not independent), never more than the predictions
+    per_bin = [res.loc[(probs.max(axis=1) > lo) & (probs.max(axis=1) <= hi), "id"].nunique()
+               for lo, hi in zip(first["bin_low"], first["bin_high"])]
+    assert first["n"].tolist() == per_bin and (first["n"] <= first["n_predictions"]).all()
+    assert first["n"].sum() < first["n_predictions"].sum()
 
 
 def test_position_intervals_are_clustered_by_story():
@@ -126,10 +131,10 @@ def test_position_test_counts_stories_not_orders_and_expects_the_correct_positio
 def test_ece_uses_the_reliability_diagrams_bins():
     res = _biased_results(bias=0.5, signal=1.0)
     bins = robustness.reliability_bins(res)  # the diagram's default
-    weighted = (bins["n"] * (bins["accuracy"] - bins["confidence"]).abs()).sum() / bins["n"].sum()
+    weighted = (bins["n_predictions"] * (bins["accuracy"] - bins["confidence"]).abs()).sum() / bins["n_predictions"].sum()
     cal = robustness.calibration_summary(res).iloc[0]
     assert cal["ece"] == pytest.approx(weighted)
     assert cal["n"] == 4 * cal["n_stories"] == len(res)
     five = robustness.reliability_bins(res, n_bins=5)
-    weighted = (five["n"] * (five["accuracy"] - five["confidence"]).abs()).sum() / five["n"].sum()
+    weighted = (five["n_predictions"] * (five["accuracy"] - five["confidence"]).abs()).sum() / five["n_predictions"].sum()
     assert robustness.calibration_summary(res, n_bins=5)["ece"].iloc[0] == pytest.approx(weighted)

@@ -11,6 +11,7 @@ from culturelab.models import load_model
 from culturelab.percul import scoring
 from culturelab.percul.data import load
 from culturelab.percul.pipeline import stories
+from culturelab.stats import proportion_ci
 
 # hand-computed: Foods 2/3, Music 0/1, Art 1/2 → macro (2/3 + 0 + 1/2) / 3 = 7/18; micro 3/6
 HAND = pd.DataFrame({"model": "m", "category": ["Foods"] * 3 + ["Music"] + ["Art"] * 2,
@@ -20,7 +21,7 @@ HAND = pd.DataFrame({"model": "m", "category": ["Foods"] * 3 + ["Music"] + ["Art
 
 
 def test_macro_and_micro_on_a_hand_computed_case():
-    s = scoring.summary(HAND, ["model"], n_bootstrap=0).iloc[0]
+    s = scoring.summary(HAND, ["model"]).iloc[0]
     assert s["macro"] == pytest.approx(7 / 18) and s["micro"] == pytest.approx(0.5)
     assert s["invalid_rate"] == pytest.approx(2 / 6) and s["refusal_rate"] == pytest.approx(1 / 6)
     assert s["n_categories"] == 3
@@ -29,23 +30,32 @@ def test_macro_and_micro_on_a_hand_computed_case():
 
 
 def test_exclude_policy_drops_invalid_answers_but_reports_their_rate():
-    s = scoring.summary(HAND, ["model"], invalid_policy="exclude", n_bootstrap=0).iloc[0]
+    s = scoring.summary(HAND, ["model"], invalid_policy="exclude").iloc[0]
     # Foods 2/3, Art 1/1 (Music has no valid answer left) → macro 5/6, micro 3/4
     assert s["macro"] == pytest.approx(5 / 6) and s["micro"] == pytest.approx(3 / 4)
     assert s["invalid_rate"] == pytest.approx(2 / 6)
+    # n and n_categories are what the macro rests on: 4 valid answers in 2 categories
+    assert (s["n"], s["n_categories"]) == (4, 2)
+    assert tuple(scoring.summary(HAND, ["model"]).iloc[0][["n", "n_categories"]]) == (6, 3)
     per = scoring.per_category(HAND, invalid_policy="wrong").set_index("category")
     assert per.loc["Foods", "accuracy"] == pytest.approx(2 / 3) and per.loc["Music", "invalid_rate"] == 1.0
     with pytest.raises(ValueError, match="invalid_policy"):
         scoring.summary(HAND, invalid_policy="drop")
 
 
-def test_stratified_bootstrap_is_seeded_and_brackets_the_macro():
+def test_macro_interval_is_open_at_zero_and_combines_per_category_wilson_intervals():
+    # no story right (34 stories, 11 categories of 3–4, as on our sample): the upper limit stays above 0
+    cats = [f"c{i}" for i in range(11) for _ in range(3)] + ["c0"]
+    s = scoring.summary(pd.DataFrame({"model": "m", "category": cats, "correct": False, "valid": True})).iloc[0]
+    assert s["macro"] == 0.0 and s["macro_ci_low"] == 0.0 and 0.1 < s["macro_ci_high"] < 0.25
+    assert scoring.summary(pd.DataFrame({"model": "m", "category": cats, "correct": True, "valid": True})
+                           ).iloc[0]["macro_ci_low"] < 1.0
+    # MOVER: the per-category Wilson half-widths added as variances, weights 1/K
     correct = np.r_[np.ones(8), np.zeros(2), np.ones(3), np.zeros(7)]
-    cats = ["a"] * 10 + ["b"] * 10
-    lo, hi = scoring.stratified_bootstrap_macro(correct, cats, n_bootstrap=500, seed=1)
-    assert lo < 0.55 < hi and (lo, hi) == scoring.stratified_bootstrap_macro(correct, cats, n_bootstrap=500, seed=1)
-    # constant categories have no sampling variance
-    assert scoring.stratified_bootstrap_macro([1, 1, 0, 0], list("aabb"), n_bootstrap=100) == (0.5, 0.5)
+    lo, hi = scoring.macro_ci(pd.DataFrame({"category": ["a"] * 10 + ["b"] * 10, "correct": correct}))
+    (la, ha), (lb, hb) = proportion_ci(8, 10), proportion_ci(3, 10)
+    assert lo == pytest.approx(0.55 - np.hypot(0.8 - la, 0.3 - lb) / 2)
+    assert hi == pytest.approx(0.55 + np.hypot(ha - 0.8, hb - 0.3) / 2)
 
 
 def test_subset_round_robins_over_categories():
