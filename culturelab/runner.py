@@ -560,12 +560,23 @@ def longest_first(names: list[str], previous: Path) -> list[str]:
     if not previous.exists():
         return list(names)
     last = pd.read_csv(previous).set_index("notebook")["seconds"].to_dict()
+    chain = chain_seconds(names, last)
+    return sorted(names, key=lambda n: (n in last, -chain[n]))
+
+
+def chain_seconds(names: list[str], seconds: dict[str, float]) -> dict[str, float]:
+    """Per notebook, its own ``seconds`` (0 when unknown) plus the longest chain of notebooks of
+    ``names`` that wait for it (:func:`depends_on`).
+
+    >>> chain_seconds(["p/a", "profile"], {"p/a": 2.0, "profile": 1.0})
+    {'p/a': 3.0, 'profile': 1.0}
+    """
     waiting_for = {name: [other for other in names if name in depends_on(other, names)] for name in names}
 
     def chain(name: str) -> float:
-        return float(last.get(name, 0.0)) + max((chain(other) for other in waiting_for[name]), default=0.0)
+        return float(seconds.get(name, 0.0)) + max((chain(other) for other in waiting_for[name]), default=0.0)
 
-    return sorted(names, key=lambda n: (n in last, -chain(n)))
+    return {name: chain(name) for name in names}
 
 
 #: the thread-pool sizes a kernel's numeric libraries (torch, BLAS) read at import

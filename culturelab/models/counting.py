@@ -110,7 +110,9 @@ def offline_tokenizer(spec: str) -> Any | None:
     >>> offline_tokenizer("replay:/x.jsonl") is None
     True
     """
-    backend, _, arg = spec.partition(":")
+    from culturelab.models.ray_backend import unwrap
+
+    backend, _, arg = unwrap(spec).partition(":")
     if backend not in {"bundled", "hf", "masked"}:
         return None
     try:
