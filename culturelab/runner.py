@@ -710,7 +710,8 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
     if executor == "ray":
         from culturelab.distributed.executor import COLUMNS, execute_on_ray
 
-        rows, columns = execute_on_ray(work, address=address, num_cpus=jobs), COLUMNS
+        waits = {name: depends_on(name, order) for name in order}
+        rows, columns = execute_on_ray(work, waits, _execute_one, address=address, num_cpus=jobs), COLUMNS
     else:
         rows = _execute_all(work, jobs)
     by_name = {row["notebook"]: row for row in rows}

@@ -4,7 +4,7 @@ The driver (the ``culturelab run`` process) submits a notebook once the notebook
 (:func:`culturelab.runner.depends_on`) have finished, longest chains first, each task asking for
 one CPU and, where its ``device`` asks for one (``cuda``, or ``auto`` on a cluster with GPUs), one
 GPU; Ray places them on the cluster's nodes. A task executes its notebook with papermill exactly as
-the local executor does (:func:`culturelab.runner._execute_one`), with the driver's folders and
+the local executor does (the runner hands its papermill call over), with the driver's folders and
 settings, and its model answers go to **a cache shard of its own** (``$CULTURELAB_CACHE_SHARD``:
 ``<cache>/shards/<run>/<notebook>.sqlite``, read in front of the run's cache,
 :class:`~culturelab.models.cache.ShardedCache`): no two processes write one SQLite file. A
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +28,15 @@ from culturelab import config
 from culturelab.distributed import connect, require_ray
 from culturelab.models.cache import SHARD_ENV, merge_into
 from culturelab.models.ray_backend import split_ray_spec, wants_gpu
-from culturelab.runner import THREAD_VARIABLES, depends_on, notebook_defaults
+from culturelab.params import notebook_defaults
 
 #: times a notebook that failed, or whose worker or node died, is run again
 RETRIES = 2
 #: the summary's columns under this executor
 COLUMNS = ["notebook", "status", "seconds", "output", "node"]
-#: settings of the driver's environment a task runs with (besides its folders)
-_PASSED = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE", "HF_HOME", "MPLBACKEND",
-           *THREAD_VARIABLES)
+#: settings of the driver's environment a task runs with (besides its folders): culturelab's, the
+#: Hugging Face libraries' (offline mode, hub cache), matplotlib's backend
+_PASSED = ("CULTURELAB_", "HF_", "TRANSFORMERS_", "MPLBACKEND")
 
 
 class NotebookFailed(Exception):
@@ -65,13 +66,13 @@ def shard_path(run_name: str, notebook: str) -> Path:
 
 
 def task_env() -> dict[str, str]:
-    """The environment a task runs its notebook with: the driver's ``CULTURELAB_*`` settings, its
-    folders (absolute), and its offline and thread settings.
+    """The environment a task runs its notebook with: the driver's settings (:data:`_PASSED`) and its
+    folders (absolute).
 
     >>> env = task_env(); Path(env["CULTURELAB_RUNS"]) == config.runs_dir(), "CULTURELAB_CACHE_SHARD" in env
     (True, False)
     """
-    env = {k: v for k, v in os.environ.items() if (k.startswith("CULTURELAB_") or k in _PASSED) and k != SHARD_ENV}
+    env = {k: v for k, v in os.environ.items() if k.startswith(_PASSED) and k != SHARD_ENV}
     env.update(CULTURELAB_RUNS=str(config.runs_dir()), CULTURELAB_FIGURES=str(config.figures_dir()),
                CULTURELAB_CACHE=str(config.cache_dir()), CULTURELAB_DATA=str(config.data_dir()))
     return env
@@ -114,22 +115,21 @@ def fingerprint(path: Path) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
-def run_notebook(job: tuple, env: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The task: execute one notebook (:func:`~culturelab.runner._execute_one`) with ``env`` (the
-    driver's settings and this notebook's shard); its summary row with ``node``, and what it wrote
-    (``files``: path → :func:`fingerprint`; ``node_id``). Raises :class:`NotebookFailed` when the
-    notebook failed, so that Ray runs it again."""
+def run_notebook(run_one: Callable[[tuple], dict[str, Any]], job: tuple,
+                 env: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The task: execute one notebook with ``run_one(job)`` (the runner's papermill call) and
+    ``env`` (the driver's settings and this notebook's shard); its summary row with ``node``, and
+    what it wrote (``files``: path → :func:`fingerprint`; ``node_id``). Raises
+    :class:`NotebookFailed` when the notebook failed, so that Ray runs it again."""
     import json
 
     import ray
-
-    from culturelab.runner import _execute_one
 
     saved = {k: os.environ.get(k) for k in [*env, "RAY_ADDRESS"]}
     # a ray:N model in the notebook joins this cluster instead of starting one
     os.environ.update(env, RAY_ADDRESS=ray.get_runtime_context().gcs_address)
     try:
-        row = {**_execute_one(job), "node": socket.gethostname()}
+        row = {**run_one(job), "node": socket.gethostname()}
         name, run_name = job[0], job[3]
         info_file = config.runs_dir() / run_name / name / "run_info.json"
         info = json.loads(info_file.read_text(encoding="utf-8")) if info_file.is_file() else {}
@@ -217,23 +217,24 @@ def _finished(ray: Any, ref: Any, name: str) -> dict[str, Any]:
     return row
 
 
-def execute_on_ray(work: list[tuple], *, address: str | None = None, num_cpus: int | None = None,
+def execute_on_ray(work: list[tuple], waits: dict[str, set[str]], run_one: Callable[[tuple], dict[str, Any]], *,
+                   address: str | None = None, num_cpus: int | None = None,
                    retries: int = RETRIES) -> list[dict[str, Any]]:
-    """Run ``work`` (arguments of :func:`~culturelab.runner._execute_one`, in priority order) as
-    Ray tasks on the cluster at ``address`` (else a local one of ``num_cpus`` CPUs, shut down
-    afterwards); one summary row per notebook, with the ``node`` that ran it."""
+    """Run ``work`` (``run_one``'s arguments, notebook name first, in priority order; each notebook
+    after those ``waits`` names for it) as Ray tasks on the cluster at ``address`` (else a local
+    one of ``num_cpus`` CPUs, shut down afterwards); one summary row per notebook, with the ``node``
+    that ran it."""
     ray = require_ray()
     started = connect(address, num_cpus=num_cpus)
     try:
-        return _run_all(ray, work, retries)
+        return _run_all(ray, work, waits, run_one, retries)
     finally:
         if started:
             ray.shutdown()
 
 
-def _run_all(ray: Any, work: list[tuple], retries: int) -> list[dict[str, Any]]:
-    names = [job[0] for job in work]
-    waits = {name: depends_on(name, names) for name in names}
+def _run_all(ray: Any, work: list[tuple], waits: dict[str, set[str]], run_one: Callable[[tuple], dict[str, Any]],
+             retries: int) -> list[dict[str, Any]]:
     if not work:
         return []
     run_name = work[0][3]
@@ -246,7 +247,8 @@ def _run_all(ray: Any, work: list[tuple], retries: int) -> list[dict[str, Any]]:
             pending.remove(job)
             options = {**resources(job[1], job[2], gpus), "max_retries": retries, "retry_exceptions": [NotebookFailed],
                        "name": f"notebook {job[0]}"}
-            running[task.options(**options).remote(job, {**env, SHARD_ENV: str(shard_path(run_name, job[0]))})] = job
+            shard = {**env, SHARD_ENV: str(shard_path(run_name, job[0]))}
+            running[task.options(**options).remote(run_one, job, shard)] = job
         if not running:
             raise RuntimeError(f"notebooks wait for each other: {sorted(job[0] for job in pending)}")
         ready, _ = ray.wait(list(running), num_returns=1)
