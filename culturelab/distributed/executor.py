@@ -122,24 +122,17 @@ def run_notebook(run_one: Callable[[tuple], dict[str, Any]], job: tuple,
     what it wrote (``files``: path → :func:`fingerprint`; ``node_id``). Raises
     :class:`NotebookFailed` when the notebook failed, so that Ray runs it again."""
     import json
+    from unittest import mock
 
     import ray
 
-    saved = {k: os.environ.get(k) for k in [*env, "RAY_ADDRESS"]}
     # a ray:N model in the notebook joins this cluster instead of starting one
-    os.environ.update(env, RAY_ADDRESS=ray.get_runtime_context().gcs_address)
-    try:
+    with mock.patch.dict(os.environ, {**env, "RAY_ADDRESS": ray.get_runtime_context().gcs_address}):
         row = {**run_one(job), "node": socket.gethostname()}
         name, run_name = job[0], job[3]
         info_file = config.runs_dir() / run_name / name / "run_info.json"
         info = json.loads(info_file.read_text(encoding="utf-8")) if info_file.is_file() else {}
         files = written_files(run_name, name, info, Path(env[SHARD_ENV]))
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     outputs = {"node_id": ray.get_runtime_context().get_node_id(),
                "files": {str(p): fingerprint(p) for p in files}}
     if not row["status"].startswith("ok"):

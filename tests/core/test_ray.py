@@ -22,6 +22,8 @@ from culturelab.models.base import PermutationConstraint
 from culturelab.models.cache import ResponseCache
 from culturelab.runner import RunPlan, execute, plan
 
+from .test_runner import _tiny_notebook
+
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.ray
 
@@ -119,17 +121,6 @@ def test_killing_an_actor_mid_run_still_gives_identical_results(cluster, tiny_ca
     assert sharded.replaced == 1 and len(cache) == len(set(pairs))
     assert (sharded.generate(["rice is", "tea"], constraint=PermutationConstraint.letters(3))
             == single.generate(["rice is", "tea"], constraint=PermutationConstraint.letters(3)))
-
-
-def _tiny_notebook(path, source: str) -> None:
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                   "language_info": {"name": "python"}}
-    nb.cells = [nbformat.v4.new_code_cell("seconds = 0.0", metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell(source)]
-    nbformat.write(nb, str(path))
 
 
 def test_a_notebook_whose_worker_dies_is_run_again_and_resumes_from_its_cache_shard(cluster, tmp_path, monkeypatch):
