@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+#: tries to start a local cluster (Ray gives its node 30 s to register, which a loaded machine can miss)
+LOCAL_STARTS = 3
 #: what to do without Ray, in one line
 INSTALL_HINT = "Ray is not installed: pip install -e '.[ray]' (or pip install 'ray>=2.40,<3')"
 
@@ -51,5 +53,13 @@ def connect(address: str | None = None, *, num_cpus: int | None = None) -> bool:
     if ray.is_initialized():
         return False
     local = not (address or os.environ.get("RAY_ADDRESS"))
-    ray.init(address=address, **({"num_cpus": num_cpus, "include_dashboard": False} if local else {}))
+    tries = LOCAL_STARTS if local else 1
+    for attempt in range(1, tries + 1):
+        try:
+            ray.init(address=address, **({"num_cpus": num_cpus, "include_dashboard": False} if local else {}))
+            break
+        except Exception:  # a local node that did not register in Ray's 30 s (an overloaded machine)
+            ray.shutdown()
+            if attempt == tries:
+                raise
     return True

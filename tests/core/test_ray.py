@@ -16,6 +16,7 @@ import threading
 import pytest
 
 from culturelab import config, runner
+from culturelab.distributed import connect
 from culturelab.distributed.executor import fetch, fingerprint, shard_path
 from culturelab.models import load_model
 from culturelab.models.base import PermutationConstraint
@@ -35,8 +36,8 @@ def cluster(request):
     """A local Ray cluster of two CPUs for this module, shut down whatever happens."""
     if ray.is_initialized():
         ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False)
     request.addfinalizer(ray.shutdown)
+    connect(num_cpus=2)
     return ray
 
 
