@@ -126,6 +126,9 @@ class RayModel(LanguageModel):
         connect()
         self.inner_spec, self.n_actors = spec, n
         gpu = wants_gpu(device, ray.cluster_resources().get("GPU", 0))
+        if gpu and ray.cluster_resources().get("GPU", 0) < 1:
+            raise RuntimeError(f"ray:{n}:{spec}: device={device!r} asks for a GPU per actor, but the Ray cluster has "
+                               "none; use device='auto' (CPU actors where there is no GPU)")
         # a Ray worker with a GPU sees only its own, as cuda:0
         self.actor_device = "cuda" if gpu else ("cpu" if device == "auto" else device)
         self.cpus_per_actor = cpus_per_actor

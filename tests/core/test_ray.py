@@ -142,17 +142,25 @@ Path({str(tmp_path / "found.txt")!r}).write_text(str(found))
 """
     _tiny_notebook(tmp_path / "dies.ipynb", source)
     _tiny_notebook(tmp_path / "bad.ipynb", "raise ValueError('broken on purpose')")
+    _tiny_notebook(tmp_path / "gpu.ipynb", "x = 1")
     monkeypatch.setattr(runner, "notebook_file", lambda name: tmp_path / f"{name}.ipynb")
     for var, sub in (("CULTURELAB_CACHE", "cache"), ("CULTURELAB_RUNS", "runs")):
         monkeypatch.setenv(var, str(tmp_path / sub))
     monkeypatch.setenv("CULTURELAB_RUN_NAME", "retry")
-    summary = execute(RunPlan(tmp_path / "p.yaml", "retry", None, [("dies", {}), ("bad", {})]), executor="ray")
+    jobs = [("dies", {}), ("bad", {}), ("gpu", {"device": "cuda"})]
+    summary = execute(RunPlan(tmp_path / "p.yaml", "retry", None, jobs), executor="ray")
     assert summary.loc[0, "status"] == "ok", summary
     assert (tmp_path / "found.txt").read_text() == "5"  # the second try found the first one's answers
     assert summary.loc[1, "status"].startswith("failed: ValueError") and "broken on purpose" in summary.loc[1, "status"]
     assert (tmp_path / "runs" / "retry" / "bad.ipynb").is_file()
+    assert summary.loc[2, "status"].startswith("failed: not run: its device asks for a GPU")  # never scheduled
     assert len(ResponseCache(tmp_path / "cache" / "responses.sqlite")) == 10
     assert not list((tmp_path / "cache" / "shards" / "retry").glob("*"))
+
+
+def test_a_sharded_model_asking_for_gpus_on_a_cluster_without_any_says_so(cluster, tiny_causal_dir):
+    with pytest.raises(RuntimeError, match="asks for a GPU per actor, but the Ray cluster has none"):
+        load_model(f"ray:2:hf:{tiny_causal_dir}", device="cuda", cache=False)
 
 
 def test_files_the_driver_does_not_see_are_copied_from_the_node_that_wrote_them(cluster, tmp_path):
