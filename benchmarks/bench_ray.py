@@ -3,8 +3,8 @@
 Scores the same multiple-choice items (``--contexts`` seeded question-like contexts x ``--options``
 options, as the notebooks' MCQs are scored) by option log-likelihood: in this process (one thread,
 as each actor computes, and all cores), then over 1 and 2 Ray actors of a local cluster (one CPU
-each). Every setup has no response cache and loads its weights before the clock starts; the answers
-of each setup are compared with the one-thread single process's, float for float::
+each). Every setup has no response cache and loads its weights (on every actor) before the clock
+starts; the answers of each setup are compared with the one-thread single process's, float for float::
 
     python benchmarks/bench_ray.py --model bundled:gemma3-270m --contexts 128 --workers 1 2
 """
@@ -37,8 +37,10 @@ def items(contexts: int, options: int, seed: int = 0) -> list[tuple[str, str]]:
     return pairs
 
 
-def timed(lm, pairs: list[tuple[str, str]]) -> tuple[float, list]:
-    lm.loglikelihood([("Warm up: the weights load now.", " yes")])
+def timed(lm, pairs: list[tuple[str, str]], warm_chunks: int) -> tuple[float, list]:
+    """Seconds to score ``pairs`` and the answers, after ``warm_chunks`` chunks of short warm-up pairs
+    (each actor takes one: its weights load then, not on the clock)."""
+    lm.loglikelihood([(f"Warm up {i}:", " yes") for i in range(warm_chunks * lm.chunk_size)])
     t0 = time.perf_counter()
     answers = lm.loglikelihood(pairs)
     return time.perf_counter() - t0, answers
@@ -57,23 +59,24 @@ def main() -> None:
     import ray
     import torch
 
+    from culturelab.distributed import connect
     from culturelab.models import load_model
 
+    connect(num_cpus=max(args.workers))  # first: a cluster that does not start fails the run at once
     pairs = items(args.contexts, args.options)
     common = {"device": "cpu", "cache": False, "progress": False, "chunk_size": args.chunk_size}
     rows, reference = [], None
     for threads in (1, os.cpu_count() or 1):
         torch.set_num_threads(threads)
-        seconds, answers = timed(load_model(args.model, **common), pairs)
+        seconds, answers = timed(load_model(args.model, **common), pairs, max(args.workers))
         reference = reference or answers
         rows.append({"setup": f"one process, {threads} thread{'s' * (threads > 1)}", "seconds": seconds,
                      "identical": answers == reference})
     torch.set_num_threads(1)
-    ray.init(num_cpus=max(args.workers), include_dashboard=False, log_to_driver=False)
     try:
         for n in args.workers:
             lm = load_model(f"ray:{n}:{args.model}", **common)
-            seconds, answers = timed(lm, pairs)
+            seconds, answers = timed(lm, pairs, max(args.workers))
             rows.append({"setup": f"ray:{n}: {n} actor{'s' * (n > 1)}, 1 thread each", "seconds": seconds,
                          "identical": answers == reference})
             del lm
