@@ -3,10 +3,11 @@
 Scores the same multiple-choice items (``--contexts`` seeded question-like contexts x ``--options``
 options, as the notebooks' MCQs are scored) by option log-likelihood: in this process (one thread,
 as each actor computes, and all cores), then over 1 and 2 Ray actors of a local cluster (one CPU
-each). Every setup has no response cache and loads its weights (on every actor) before the clock
-starts; the answers of each setup are compared with the one-thread single process's, float for float::
+each), the setups timed in turn, round after round (median). Every setup has no response cache and
+loads its weights (on every actor) before the clock starts; the answers of each setup are compared
+with the one-thread single process's, float for float::
 
-    python benchmarks/bench_ray.py --model bundled:gemma3-270m --contexts 128 --workers 1 2
+    python benchmarks/bench_ray.py --model bundled:gemma3-270m --contexts 64 --workers 1 2 --repeats 3
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -37,10 +39,11 @@ def items(contexts: int, options: int, seed: int = 0) -> list[tuple[str, str]]:
     return pairs
 
 
-def timed(lm, pairs: list[tuple[str, str]], warm_chunks: int) -> tuple[float, list]:
-    """Seconds to score ``pairs`` and the answers, after ``warm_chunks`` chunks of short warm-up pairs
-    (each actor takes one: its weights load then, not on the clock)."""
-    lm.loglikelihood([(f"Warm up {i}:", " yes") for i in range(warm_chunks * lm.chunk_size)])
+def timed(lm, pairs: list[tuple[str, str]], threads: int) -> tuple[float, list]:
+    """Seconds to score ``pairs`` on ``threads`` threads of this process (an actor keeps its own), and the answers."""
+    import torch
+
+    torch.set_num_threads(threads)
     t0 = time.perf_counter()
     answers = lm.loglikelihood(pairs)
     return time.perf_counter() - t0, answers
@@ -53,39 +56,41 @@ def main() -> None:
     parser.add_argument("--options", type=int, default=4)
     parser.add_argument("--chunk-size", type=int, default=64, help="requests per chunk (the unit sent to an actor)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=3, help="rounds, each timing every setup once (median)")
     parser.add_argument("--json", default=None, help="also write the rows here")
     args = parser.parse_args()
 
     import ray
-    import torch
 
     from culturelab.distributed import connect
     from culturelab.models import load_model
 
-    connect(num_cpus=max(args.workers))  # first: a cluster that does not start fails the run at once
+    connect(num_cpus=sum(args.workers))  # first: a cluster that does not start fails the run at once
     pairs = items(args.contexts, args.options)
     common = {"device": "cpu", "cache": False, "progress": False, "chunk_size": args.chunk_size}
-    rows, reference = [], None
-    for threads in (1, os.cpu_count() or 1):
-        torch.set_num_threads(threads)
-        seconds, answers = timed(load_model(args.model, **common), pairs, max(args.workers))
-        reference = reference or answers
-        rows.append({"setup": f"one process, {threads} thread{'s' * (threads > 1)}", "seconds": seconds,
-                     "identical": answers == reference})
-    torch.set_num_threads(1)
+    single = load_model(args.model, **common)
+    setups = [("one process, 1 thread", single, 1), (f"one process, {os.cpu_count()} threads", single, os.cpu_count())]
+    setups += [(f"ray:{n}: {n} actor{'s' * (n > 1)}, 1 thread each", load_model(f"ray:{n}:{args.model}", **common), 1)
+               for n in args.workers]
     try:
-        for n in args.workers:
-            lm = load_model(f"ray:{n}:{args.model}", **common)
-            seconds, answers = timed(lm, pairs, max(args.workers))
-            rows.append({"setup": f"ray:{n}: {n} actor{'s' * (n > 1)}, 1 thread each", "seconds": seconds,
-                         "identical": answers == reference})
-            del lm
+        for _, lm, threads in setups:  # every actor takes one chunk: its weights load now, not on the clock
+            timed(lm, [(f"Warm up {i}:", " yes") for i in range(max(args.workers) * args.chunk_size)], threads)
+        times: dict[str, list[float]] = {name: [] for name, _, _ in setups}
+        answers: dict[str, list] = {}
+        for _ in range(args.repeats):  # round robin: a change of the machine's load hits every setup alike
+            for name, lm, threads in setups:
+                seconds, answers[name] = timed(lm, pairs, threads)
+                times[name].append(seconds)
     finally:
         ray.shutdown()
+    reference = answers[setups[0][0]]
+    rows = [{"setup": name, "seconds": statistics.median(times[name]), "all_seconds": times[name],
+             "identical": answers[name] == reference} for name, _, _ in setups]
     base = rows[0]["seconds"]
     print(f"{args.model}: {len(pairs)} (context, option) pairs, {args.contexts} contexts, chunks of "
-          f"{args.chunk_size}, {os.cpu_count()} CPUs (load {os.getloadavg()[0]:.1f})")
-    print("| setup | seconds | pairs/s | vs one process, 1 thread | answers identical to it |")
+          f"{args.chunk_size}, {os.cpu_count()} CPUs, median of {args.repeats} round-robin rounds "
+          f"(load {os.getloadavg()[0]:.1f} at the end)")
+    print("| setup | seconds (median) | pairs/s | vs one process, 1 thread | answers identical to it |")
     print("|---|---:|---:|---:|---|")
     for row in rows:
         row.update(pairs_per_s=len(pairs) / row["seconds"], speedup=base / row["seconds"])
