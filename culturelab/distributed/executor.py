@@ -189,7 +189,7 @@ def merge_shards(shards: list[Path]) -> int:
 
 
 def _finished(ray: Any, ref: Any, name: str) -> dict[str, Any]:
-    """A finished task's summary row, its files copied here where needed and its shard merged."""
+    """A finished task's summary row, the files it wrote copied here where this machine does not see them."""
     from ray.exceptions import RayError
 
     outputs: dict[str, Any] = {}
