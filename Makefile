@@ -3,6 +3,7 @@
 #                    figures/ in the paper style from the run's saved figure data
 #   make figures     only the last step: figures/ again from runs/default (no model loaded)
 #   make test        unit tests + every notebook under papermill_params/smoke.yaml
+#   make test-ray    the Ray tests (installs the ray extra; docs/cluster.md)
 VENV    ?= .venv
 PYTHON  ?= python3
 PY      := $(VENV)/bin/python
@@ -12,7 +13,7 @@ export CULTURELAB_DATA
 # bundled models and data need no hub; offline mode makes a stray hub call fail at once
 OFFLINE := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1
 
-.PHONY: env reproduce figures test unit notebooks lint bench clean-runs
+.PHONY: env reproduce figures test test-ray unit notebooks lint bench clean-runs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,11 +39,18 @@ figures: env
 TEST_WORKERS ?= 2
 test: env
 	@start=$$(date +%s); \
-	$(OFFLINE) $(VENV)/bin/pytest -q -ra --durations=15 -n $(TEST_WORKERS) --dist loadscope tests; status=$$?; \
+	$(OFFLINE) $(VENV)/bin/pytest -q -ra --durations=15 -n $(TEST_WORKERS) --dist loadscope -m "not ray" tests; status=$$?; \
 	echo "make test: the whole run took $$(( $$(date +%s) - start )) s"; exit $$status
 
+# the Ray tests (a local two-CPU cluster; minutes on 2 cores): a recorded check, not part of make test
+test-ray: env
+	$(PY) -c "import ray" 2>/dev/null || $(PY) -m pip install --quiet --no-compile -e '.[ray]'
+	@start=$$(date +%s); \
+	$(OFFLINE) $(VENV)/bin/pytest -q -ra --durations=10 -p no:xdist -m ray tests/core/test_ray.py; status=$$?; \
+	echo "make test-ray: took $$(( $$(date +%s) - start )) s"; exit $$status
+
 unit: env
-	$(OFFLINE) $(VENV)/bin/pytest -q -ra tests -m "not notebooks"
+	$(OFFLINE) $(VENV)/bin/pytest -q -ra tests -m "not notebooks and not ray"
 
 notebooks: env
 	$(OFFLINE) $(VENV)/bin/pytest -q -ra tests -m notebooks

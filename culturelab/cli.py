@@ -4,6 +4,7 @@
     culturelab check papermill_params/gpu/qwen7b.yaml                # what the run would hit, in seconds
     culturelab plan papermill_params/gpu/qwen7b.yaml                 # requests, tokens, estimated time
     culturelab run papermill_params/gpu/qwen7b.yaml --notebook 'captex/*'   # the papers' sizes, a 7B model, one GPU
+    culturelab run papermill_params/paper.yaml --executor ray --address auto   # on a Ray cluster
     culturelab reproduce                                             # default.yaml, all notebooks -> figures/
     culturelab figures runs/smoke --style paper --width column       # a run's figures again, from their data
     culturelab list
@@ -19,12 +20,25 @@ from pathlib import Path
 
 from culturelab import config
 from culturelab.params import ParameterError
-from culturelab.runner import all_notebooks, available_cores, execute, plan
+from culturelab.runner import EXECUTORS, all_notebooks, available_cores, execute, plan
 
 
 def _jobs_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=available_cores(),
                         help="notebooks run in parallel (default: the cores this process may use)")
+
+
+def _executor_options(parser: argparse.ArgumentParser, *, planning: bool = False) -> None:
+    parser.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="where notebooks run: worker processes here (local), or Ray tasks on a cluster (ray; "
+                             "pip install -e '.[ray]'; see docs/cluster.md)")
+    if planning:
+        parser.add_argument("--workers", type=int, default=None,
+                            help="with --executor ray: the wall time on this many Ray workers (default: --jobs)")
+    else:
+        parser.add_argument("--address", default=None,
+                            help="with --executor ray: the cluster to run on ('auto': the one `ray start` began "
+                                 "here; default $RAY_ADDRESS, else a local cluster of --jobs CPUs for this run)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--notebook", "-n", action="append", help="notebook name or glob (repeatable)")
         if name == "run":
             _jobs_option(p)
+            _executor_options(p)
         else:
             p.add_argument("--verbose", "-v", action="store_true",
                            help="print every parameter, setting, label and lookup (default: one line per notebook)")
@@ -64,9 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("--json", action="store_true", help="print JSON records")
     pl.add_argument("--csv", action="store_true", help="print CSV")
     _jobs_option(pl)
+    _executor_options(pl, planning=True)
     rep = sub.add_parser("reproduce", help="execute every notebook with papermill_params/default.yaml")
     rep.add_argument("--params", default=None, help="another parameter file")
     _jobs_option(rep)
+    _executor_options(rep)
     fg = sub.add_parser("figures", help="draw every figure of a run again from its saved data (no model loaded)")
     fg.add_argument("run_dir", help="a run's folder, e.g. runs/default")
     fg.add_argument("--style", choices=("paper", "notebook"), default="paper",
@@ -114,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         import signal
         import tempfile
 
+        import pandas as pd
+
         from culturelab.planning import plan_requests
 
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a killed plan still removes its folder
@@ -122,16 +141,27 @@ def main(argv: list[str] | None = None) -> int:
                                   params=args.n_params, recalibrate=args.recalibrate)
         print(table.to_json(orient="records") if args.json else table.to_csv(index=False) if args.csv
               else table.to_string(index=False))
-        for line in [*table.attrs["basis"], *(f"not timed: {u}" for u in table.attrs["unpriced"])]:
+        lines = [*table.attrs["basis"], *(f"not timed: {u}" for u in table.attrs["unpriced"])]
+        timed = table[table["notebook"] != "TOTAL"]
+        if args.executor == "ray" and pd.api.types.is_numeric_dtype(timed["est_seconds"]):
+            from culturelab.distributed.schedule import wall_line
+
+            lines.append(wall_line(dict(zip(timed["notebook"], timed["est_seconds"])), args.workers or args.jobs))
+        for line in lines:
             print(f"# {line}", file=sys.stderr if args.json or args.csv else sys.stdout)
         return 0
+    from culturelab.distributed import RayMissing
     from culturelab.runner import DeviationError
 
     try:
-        summary = execute(run_plan, jobs=args.jobs, allow_deviation=getattr(args, "allow_deviation", False))
+        summary = execute(run_plan, jobs=args.jobs, allow_deviation=getattr(args, "allow_deviation", False),
+                          executor=args.executor, address=args.address)
     except DeviationError as err:
         print(f"culturelab: refused\n{err}", file=sys.stderr)
         return 3
+    except RayMissing as err:
+        print(f"culturelab: {err}", file=sys.stderr)
+        return 2
     print(summary.to_string(index=False))
     status = 0 if (summary["status"] == "ok").all() else 1
     if args.command == "reproduce":

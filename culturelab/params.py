@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -25,6 +26,7 @@ from typing import Any
 
 from culturelab.models import parse_spec
 from culturelab.models.encoders import parse_encoder_spec
+from culturelab.models.ray_backend import split_ray_spec
 
 
 class ParameterError(ValueError):
@@ -83,6 +85,10 @@ def check_value(key: str, value: Any, default: Any) -> str | None:
         if _is_model_key(key):
             for spec in value if isinstance(value, (list, tuple)) else [value]:
                 parse_spec(spec)
+                if split_ray_spec(spec) and importlib.util.find_spec("ray") is None:
+                    from culturelab.distributed import INSTALL_HINT
+
+                    return f"{spec!r}: {INSTALL_HINT}"
         elif _is_encoder_key(key):
             for spec in value if isinstance(value, (list, tuple)) else [value]:
                 parse_encoder_spec(spec)

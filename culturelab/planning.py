@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from culturelab.models.counting import ENV, count_tokens, offline_tokenizer
+from culturelab.models.ray_backend import split_ray_spec
 from culturelab.models.size import parameter_count
 from culturelab.runner import RunPlan, execute, notebook_defaults, notebook_file
 
@@ -258,9 +259,19 @@ def model_rates(spec: str, *, device: str = "auto", params: float | None = None,
     >>> rates, basis = model_rates("hf:org/x-7b", measure=fake)
     >>> round(rates["s_per_prompt_token"] / 0.001, 1) == round(7e9 / parameter_count(REFERENCE)[0], 1), basis[:12]
     (True, 'extrapolated')
+    >>> sharded, basis = model_rates("ray:2:bundled:gemma3-270m", measure=fake)
+    >>> sharded["s_per_generated_token"], basis.endswith("rates / 2 (an even split)")
+    (0.005, True)
     >>> model_rates("hf:org/chat", measure=fake)[0]
     'uncalibrated: no local weights and no parameter count (pass --params, e.g. --params 7e9)'
     """
+    sharded = split_ray_spec(spec)
+    if sharded:  # N actors, each the wrapped model: its rates, the work split evenly
+        rates, basis = model_rates(sharded[1], device=device, params=params, measure=measure)
+        if isinstance(rates, dict):
+            rates = {k: v / sharded[0] for k, v in rates.items()}
+            basis += f"; {spec}: sharded over {sharded[0]} Ray actors, rates / {sharded[0]} (an even split)"
+        return rates, basis
     own = measure(spec, device=device)
     if isinstance(own, dict):
         own = dict(own)

@@ -398,9 +398,12 @@ def paper_model_of(spec: str, paper_models: Mapping[str, str] | Callable[[str], 
     >>> models = {"Llama-3.1-8B-Instruct": "meta-llama/Llama-3.1-8B-Instruct", "GPT-4o": "gpt-4o"}
     >>> paper_model_of("hf:meta-llama/Llama-3.1-8B-Instruct", models), paper_model_of("openai:gpt-4o", models)
     ('Llama-3.1-8B-Instruct', 'GPT-4o')
-    >>> paper_model_of("bundled:gemma3-270m", models)
-    ''
+    >>> paper_model_of("bundled:gemma3-270m", models), paper_model_of("ray:4:hf:meta-llama/Llama-3.1-8B-Instruct", models)
+    ('', 'Llama-3.1-8B-Instruct')
     """
+    from culturelab.models.ray_backend import unwrap
+
+    spec = unwrap(spec)  # ray:N:<spec> loads the model <spec> names
     if callable(paper_models):
         return paper_models(spec) or ""
     name = _model_name(spec)

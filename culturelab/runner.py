@@ -611,12 +611,23 @@ def longest_first(names: list[str], previous: Path) -> list[str]:
     if not previous.exists():
         return list(names)
     last = pd.read_csv(previous).set_index("notebook")["seconds"].to_dict()
+    chain = chain_seconds(names, last)
+    return sorted(names, key=lambda n: (n in last, -chain[n]))
+
+
+def chain_seconds(names: list[str], seconds: dict[str, float]) -> dict[str, float]:
+    """Per notebook, its own ``seconds`` (0 when unknown) plus the longest chain of notebooks of
+    ``names`` that wait for it (:func:`depends_on`).
+
+    >>> chain_seconds(["p/a", "profile"], {"p/a": 2.0, "profile": 1.0})
+    {'p/a': 3.0, 'profile': 1.0}
+    """
     waiting_for = {name: [other for other in names if name in depends_on(other, names)] for name in names}
 
     def chain(name: str) -> float:
-        return float(last.get(name, 0.0)) + max((chain(other) for other in waiting_for[name]), default=0.0)
+        return float(seconds.get(name, 0.0)) + max((chain(other) for other in waiting_for[name]), default=0.0)
 
-    return sorted(names, key=lambda n: (n in last, -chain(n)))
+    return {name: chain(name) for name in names}
 
 
 #: the thread-pool sizes a kernel's numeric libraries (torch, BLAS) read at import
@@ -706,8 +717,13 @@ def _execute_all(work: list[tuple], jobs: int) -> list[dict[str, Any]]:
     return rows
 
 
+#: where ``execute`` runs notebooks: worker processes here, or Ray tasks (:mod:`culturelab.distributed.executor`)
+EXECUTORS = ("local", "ray")
+
+
 def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = False,
-            jobs: int = 1, allow_deviation: bool = False) -> pd.DataFrame:
+            jobs: int = 1, allow_deviation: bool = False, executor: str = "local",
+            address: str | None = None) -> pd.DataFrame:
     """Execute a validated plan with papermill; returns one row per notebook with timings.
 
     With ``jobs`` > 1 the notebooks run in that many worker processes, the longest ones (by the
@@ -717,10 +733,16 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
     paper's notebooks have cached them, while other papers' notebooks go on; the profile starts
     after every notebook it reads.
 
+    ``executor="ray"`` runs each notebook as a Ray task instead, on the cluster at ``address`` or
+    on a local one of ``jobs`` CPUs (:mod:`culturelab.distributed.executor`); the summary then says
+    which ``node`` ran each notebook.
+
     A ``protocol: paper`` plan that differs from its papers' protocols raises
     :class:`DeviationError` before any notebook starts, unless ``allow_deviation``; then every
     results table the run writes says so (``run_protocol``).
     """
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {EXECUTORS}, not {executor!r}")
     refusals = run_plan.refusals()
     if refusals and not allow_deviation:
         raise DeviationError(run_plan.params_file, refusals)
@@ -735,8 +757,16 @@ def execute(run_plan: RunPlan, *, kernel: str = "python3", log_output: bool = Fa
     order = [name for name, _ in run_plan.jobs]
     work = [(name, str(notebook_file(name)), params_of[name], run_plan.run_name, kernel, log_output)
             for name in longest_first(order, out)]
-    by_name = {row["notebook"]: row for row in _execute_all(work, jobs)}
-    summary = pd.DataFrame([by_name[name] for name in order], columns=["notebook", "status", "seconds", "output"])
+    columns = ["notebook", "status", "seconds", "output"]
+    if executor == "ray":
+        from culturelab.distributed.executor import COLUMNS, execute_on_ray
+
+        waits = {name: depends_on(name, order) for name in order}
+        rows, columns = execute_on_ray(work, waits, _execute_one, address=address, num_cpus=jobs), COLUMNS
+    else:
+        rows = _execute_all(work, jobs)
+    by_name = {row["notebook"]: row for row in rows}
+    summary = pd.DataFrame([by_name[name] for name in order], columns=columns)
     out.parent.mkdir(parents=True, exist_ok=True)
     summary.to_csv(out, index=False)
     return summary

@@ -91,10 +91,14 @@ def backend_of(spec: str | None) -> str:
 
     >>> backend_of("masked:bert-base-cased"), backend_of("seq2seq:google/mt5-base"), backend_of("bundled:gemma3-270m")
     ('masked', 'seq2seq', 'causal')
+    >>> backend_of("ray:4:masked:bert-base-multilingual-cased")  # sharded over Ray actors: the model it shards
+    'masked'
     """
     if not spec:
         return ""
-    backend = str(spec).split(":", 1)[0]
+    from culturelab.models.ray_backend import unwrap
+
+    backend = unwrap(str(spec)).split(":", 1)[0]
     return backend if backend in {"masked", "seq2seq"} else "causal"
 
 

@@ -169,8 +169,7 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: s
         return np.zeros(0, dtype=np.float32)
     from importlib.metadata import version
 
-    from culturelab import config
-    from culturelab.models.cache import ResponseCache
+    from culturelab.models.cache import ResponseCache, default_cache
 
     if model == "bundled:minilm":
         num_layers = num_layers or 6
@@ -178,7 +177,7 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], *, model: s
                "rescale": bool(rescale_with_baseline), "bert_score": version("bert-score")}
     pairs = [(str(p), str(r)) for p, r in zip(predictions, references, strict=True)]
     keys = [ResponseCache.key({**setting, "prediction": p, "reference": r}) for p, r in pairs]
-    store = ResponseCache(config.cache_dir() / "responses.sqlite") if cache else None
+    store = default_cache() if cache else None
     found = store.get_many(keys) if store is not None else {}
     todo = dict((k, pair) for k, pair in zip(keys, pairs) if k not in found)
     if todo:

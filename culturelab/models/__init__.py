@@ -11,6 +11,8 @@ spec                                        backend
 ``openai:<model>``                          the OpenAI API (key from ``$OPENAI_API_KEY`` only)
 ``openai-compatible:<base_url>#<model>``    any OpenAI-compatible server, e.g. vLLM
 ``replay:<file.jsonl>``                     released or earlier predictions, no model at all
+``ray:<N>:<spec>``                          any spec above sharded over N Ray actors (GPUs):
+                                            same answers, one notebook's requests in parallel
 ==========================================  ====================================================
 
 >>> parse_spec("openai-compatible:http://localhost:8000/v1#Qwen/Qwen2.5-7B-Instruct")
@@ -18,7 +20,7 @@ spec                                        backend
 >>> parse_spec("gpt-4o")
 Traceback (most recent call last):
 ...
-ValueError: model spec 'gpt-4o' must look like '<backend>:<name>' with backend one of ['bundled', 'hf', 'masked', 'openai', 'openai-compatible', 'replay', 'seq2seq'] (e.g. 'bundled:gemma3-270m', 'hf:Qwen/Qwen2.5-0.5B-Instruct')
+ValueError: model spec 'gpt-4o' must look like '<backend>:<name>' with backend one of ['bundled', 'hf', 'masked', 'openai', 'openai-compatible', 'ray', 'replay', 'seq2seq'] (e.g. 'bundled:gemma3-270m', 'hf:Qwen/Qwen2.5-0.5B-Instruct')
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from __future__ import annotations
 from typing import Any
 
 from culturelab.models.base import KINDS, SLOT, LanguageModel, LogLikelihood, PermutationConstraint
+from culturelab.models.ray_backend import split_ray_spec
 
-BACKENDS = ("bundled", "hf", "masked", "openai", "openai-compatible", "replay", "seq2seq")
+BACKENDS = ("bundled", "hf", "masked", "openai", "openai-compatible", "ray", "replay", "seq2seq")
 
 __all__ = ["BACKENDS", "KINDS", "SLOT", "LanguageModel", "LogLikelihood", "PermutationConstraint", "capabilities",
            "load_model", "parse_spec"]
@@ -55,7 +58,12 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
     >>> parse_spec("hf:Qwen/Qwen2.5-0.5B-Instruct")
     ('hf', 'Qwen/Qwen2.5-0.5B-Instruct')
+    >>> parse_spec("ray:2:bundled:gemma3-270m")  # the sharded spec is checked too
+    ('ray', '2:bundled:gemma3-270m')
     """
+    sharded = split_ray_spec(spec)
+    if sharded:
+        parse_spec(sharded[1])
     backend, sep, arg = str(spec).partition(":")
     if not sep or backend not in BACKENDS or not arg:
         raise ValueError(f"model spec {spec!r} must look like '<backend>:<name>' with backend one of "
@@ -80,10 +88,14 @@ def capabilities(spec: str) -> dict[str, str | None]:
     'a masked LM does not generate text'
     >>> capabilities("seq2seq:google/mt5-base")["generate_constrained"][:34]
     'constrained decoding needs the mod'
+    >>> capabilities("ray:2:masked:bert-base-multilingual-cased")["generate"]  # what the sharded model can do
+    'a masked LM does not generate text'
     >>> capabilities("bundled:gemma3-270m")
     {'generate': None, 'loglikelihood': None, 'rank_candidates': None, 'generate_constrained': None}
     """
     backend, arg = parse_spec(spec)
+    if backend == "ray":  # a sharded model can do what the model it shards can
+        return capabilities(split_ray_spec(spec)[1])
     limits = dict(_LIMITS.get(backend, {}))
     if backend == "replay":
         from culturelab.models.replay import replay_capabilities
@@ -107,6 +119,11 @@ def load_model(spec: str, *, device: str = "auto", **kwargs: Any) -> LanguageMod
     FileNotFoundError: replay file not found: /nonexistent.jsonl
     """
     backend, arg = parse_spec(spec)
+    if backend == "ray":
+        from culturelab.models.ray_backend import RayModel
+
+        n, inner = split_ray_spec(spec)
+        return RayModel(inner, n, device=device, **kwargs)
     if backend == "bundled":
         from culturelab.models.bundled import BUNDLED, bundled_model_dir
         from culturelab.models.lazy import lazy_causal_lm

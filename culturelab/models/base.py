@@ -18,15 +18,14 @@ import hashlib
 import json
 import string
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from culturelab import config
-from culturelab.models.cache import ResponseCache
+from culturelab.models.cache import ResponseCache, default_cache
 
 #: The placeholder of the answer slot in cloze templates (FMLAMA's notation).
 SLOT = "[Y]"
@@ -169,7 +168,7 @@ class LanguageModel(ABC):
         self.chunk_size = chunk_size
         self.stats = CallStats()
         if cache is True:
-            cache = ResponseCache(config.cache_dir() / "responses.sqlite")
+            cache = default_cache()
         self.cache: ResponseCache | None = cache if isinstance(cache, ResponseCache) else None
 
     # ------------------------------------------------------------------ identity
@@ -298,32 +297,65 @@ class LanguageModel(ABC):
         self.stats.requested_by_kind["loglikelihood"] = self.stats.requested_by_kind.get("loglikelihood", 0) + n_pairs
         todo = [(k, c, xs) for k, (c, xs) in zip(keys, groups) if k not in found]
         self.stats.cached += n_pairs - sum(len(xs) for _, _, xs in todo)
-        for key, context, continuations in tqdm(todo, desc=f"{self.spec} loglikelihood groups", unit="group",
-                                               disable=not self.progress or not todo, leave=False):
-            found[key] = self._score_group(key, context, continuations)
+        found.update(self._score_groups(todo))
         return [[LogLikelihood(*v) for v in zip(found[k]["logprob"], found[k]["n_tokens"], found[k]["is_greedy"])]
                 for k in keys]
 
-    def _score_group(self, key: str, context: str, continuations: list[str]) -> dict[str, list]:
-        """One group of :meth:`loglikelihood_groups`: per-pair cache rows reused, the rest computed
-        in chunks, the group's row stored."""
-        pair_keys = [self._request_key("loglikelihood", {}, {"context": context, "continuation": x}) for x in continuations]
-        old = self.cache.get_many(pair_keys) if self.cache is not None else {}
-        missing = [i for i, k in enumerate(pair_keys) if k not in old]
-        values = {i: old[k] for i, k in enumerate(pair_keys) if k in old}
-        step = self.chunk_size if missing else 1  # read on a miss only (a lazy model's needs torch)
-        for start in range(0, len(missing), step):
-            chunk = missing[start : start + step]
-            scored = self._loglikelihood([(context, continuations[i]) for i in chunk])
-            values.update((i, asdict(r)) for i, r in zip(chunk, scored))
-        self.stats.cached += len(continuations) - len(missing)
-        self.stats.computed += len(missing)
-        self.stats.by_kind["loglikelihood"] = self.stats.by_kind.get("loglikelihood", 0) + len(missing)
-        ordered = [values[i] for i in range(len(continuations))]
-        row = {f: [v[f] for v in ordered] for f in ("logprob", "n_tokens", "is_greedy")}
-        if self.cache is not None:
-            self.cache.put_many({key: row})
-        return row
+    def _score_groups(self, todo: list[tuple[str, str, list[str]]]) -> dict[str, dict[str, list]]:
+        """The groups of :meth:`loglikelihood_groups` missing from the cache, ``(key, context,
+        continuations)``: per-pair cache rows reused, the rest computed in chunks
+        (:meth:`_map_chunks`), each group's row stored once its last chunk is in."""
+        values: list[dict[int, dict]] = []
+        jobs: list[tuple[int, list[int]]] = []  # (group, positions of its continuations) per chunk
+        for g, (_, context, continuations) in enumerate(todo):
+            pair_keys = [self._request_key("loglikelihood", {}, {"context": context, "continuation": x})
+                         for x in continuations]
+            old = self.cache.get_many(pair_keys) if self.cache is not None else {}
+            values.append({i: old[k] for i, k in enumerate(pair_keys) if k in old})
+            missing = [i for i, k in enumerate(pair_keys) if k not in old]
+            self.stats.cached += len(continuations) - len(missing)
+            step = self.chunk_size if missing else 1  # read on a miss only (a lazy model's needs torch)
+            jobs += [(g, missing[start : start + step]) for start in range(0, len(missing), step)]
+        left = [0] * len(todo)
+        for g, _ in jobs:
+            left[g] += 1
+        out: dict[str, dict[str, list]] = {}
+        bar = tqdm(total=len(todo), desc=f"{self.spec} loglikelihood groups", unit="group",
+                   disable=not self.progress or not todo, leave=False)
+
+        def finish(g: int) -> None:
+            key, _, continuations = todo[g]
+            ordered = [values[g][i] for i in range(len(continuations))]
+            out[key] = {f: [v[f] for v in ordered] for f in ("logprob", "n_tokens", "is_greedy")}
+            if self.cache is not None:
+                self.cache.put_many({key: out[key]})
+            bar.update(1)
+
+        for g in range(len(todo)):
+            if not left[g]:
+                finish(g)
+        chunks = [[(todo[g][1], todo[g][2][i]) for i in positions] for g, positions in jobs]
+        for j, scored in self._map_chunks(self._loglikelihood, chunks):
+            g, positions = jobs[j]
+            values[g].update((i, asdict(r)) for i, r in zip(positions, scored))
+            self.stats.computed += len(positions)
+            self.stats.by_kind["loglikelihood"] = self.stats.by_kind.get("loglikelihood", 0) + len(positions)
+            left[g] -= 1
+            if not left[g]:
+                finish(g)
+        bar.close()
+        return out
+
+    def _map_chunks(self, compute: Callable[[list], list], chunks: list[list]) -> Iterator[tuple[int, list]]:
+        """``(position, answers)`` of each chunk of requests, computed by ``compute``: here one chunk
+        after another, in order. A backend that spreads chunks over workers (``ray:N:``,
+        :mod:`culturelab.models.ray_backend`) yields each as it finishes; the caller commits it then.
+
+        >>> list(LanguageModel._map_chunks(None, lambda c: [x * 2 for x in c], [[1], [2, 3]]))
+        [(0, [2]), (1, [4, 6])]
+        """
+        for i, chunk in enumerate(chunks):
+            yield i, compute(chunk)
 
     # ------------------------------------------------------------------ backend hooks
     @abstractmethod
@@ -370,11 +402,11 @@ class LanguageModel(ABC):
         if todo:
             chunk_size = max(1, self.chunk_size // chunk_divisor)  # read on a miss only (a lazy model's needs torch)
             items = list(todo.items())
+            chunks = [items[start : start + chunk_size] for start in range(0, len(items), chunk_size)]
             bar = tqdm(total=len(items), desc=f"{self.spec} {kind}", unit="req",
                        disable=not self.progress, leave=False)
-            for start in range(0, len(items), chunk_size):
-                chunk = items[start : start + chunk_size]
-                values = compute([r for _, r in chunk])
+            for i, values in self._map_chunks(compute, [[r for _, r in chunk] for chunk in chunks]):
+                chunk = chunks[i]
                 if len(values) != len(chunk):
                     raise RuntimeError(f"{self.spec}: backend returned {len(values)} answers for {len(chunk)} requests")
                 fresh = dict(zip([k for k, _ in chunk], values))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -31,6 +32,9 @@ from typing import Any
 import numpy as np
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL)"
+#: set by the Ray executor (:mod:`culturelab.distributed.executor`) for each notebook it runs: the
+#: SQLite file that notebook's answers go to, its own cache shard (:class:`ShardedCache`)
+SHARD_ENV = "CULTURELAB_CACHE_SHARD"
 
 
 def _encode(value: Any) -> bytes:
@@ -66,12 +70,15 @@ def _enable_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
 
 
 class ResponseCache:
-    """A process- and thread-safe key → response store in one SQLite file."""
+    """A process- and thread-safe key → response store in one SQLite file (WAL mode, where readers
+    and a writer do not block each other; ``wal=False``: SQLite's rollback journal, every committed
+    row in the one file, for a file with one writer that is copied between machines)."""
 
-    def __init__(self, path: str | Path, timeout_s: float = 120.0):
+    def __init__(self, path: str | Path, timeout_s: float = 120.0, *, wal: bool = True):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._timeout = timeout_s
+        self._wal = wal
         self._local = threading.local()
         with self._conn() as conn:
             conn.execute(_SCHEMA)
@@ -80,7 +87,8 @@ class ResponseCache:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
-            _enable_wal(conn, self._timeout)
+            if self._wal:
+                _enable_wal(conn, self._timeout)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(_SCHEMA)
             self._local.conn = conn
@@ -120,3 +128,73 @@ class ResponseCache:
 
     def __len__(self) -> int:
         return self._conn().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+
+class ShardedCache(ResponseCache):
+    """One worker's cache shard: answers are written to its own SQLite file (``path``, one writer)
+    and read from there, then from ``base``, the run's cache, which only the driver writes
+    (:func:`merge_into`); ``base`` is looked for again on each read until it exists.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); ResponseCache(d / "run.sqlite").put_many({"old": 1})
+    >>> shard = ShardedCache(d / "shard.sqlite", d / "run.sqlite"); shard.put_many({"new": 2})
+    >>> shard.get_many(["old", "new"]), len(ResponseCache(d / "run.sqlite"))
+    ({'new': 2, 'old': 1}, 1)
+    """
+
+    def __init__(self, path: str | Path, base: str | Path, timeout_s: float = 120.0):
+        super().__init__(path, timeout_s, wal=False)
+        self.base_path = Path(base)
+        self._base: ResponseCache | None = None
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The values of those keys in the shard, else in the run's cache."""
+        keys = list(dict.fromkeys(keys))
+        out = super().get_many(keys)
+        if self._base is None and self.base_path.is_file():
+            self._base = ResponseCache(self.base_path, self._timeout)
+        if self._base is not None and len(out) < len(keys):
+            out.update(self._base.get_many([k for k in keys if k not in out]))
+        return out
+
+
+def default_cache() -> ResponseCache:
+    """The response cache a model uses unless given one: ``<cache>/responses.sqlite``, or in a
+    notebook the Ray executor runs (``$CULTURELAB_CACHE_SHARD`` set) its own shard in front of it.
+
+    >>> import unittest.mock
+    >>> with unittest.mock.patch.dict(os.environ, {SHARD_ENV: ""}):
+    ...     default_cache().path.name
+    'responses.sqlite'
+    """
+    from culturelab import config
+
+    base = config.cache_dir() / "responses.sqlite"
+    shard = os.environ.get(SHARD_ENV)
+    return ShardedCache(shard, base) if shard else ResponseCache(base)
+
+
+def merge_into(base: str | Path, shard: str | Path) -> int:
+    """Copy a shard's answers into the cache ``base`` in one transaction (SQLite ``ATTACH`` +
+    ``INSERT OR IGNORE``: a key already there keeps its row); the number of rows added.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); ResponseCache(d / "a.sqlite").put_many({"k": 1, "j": 2})
+    >>> ResponseCache(d / "b.sqlite").put_many({"k": 1})
+    >>> merge_into(d / "b.sqlite", d / "a.sqlite"), len(ResponseCache(d / "b.sqlite"))
+    (1, 2)
+    """
+    conn = ResponseCache(base)._conn()
+    conn.execute("ATTACH DATABASE ? AS shard", (str(shard),))
+    try:
+        before = conn.total_changes
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("INSERT OR IGNORE INTO responses (key, value) SELECT key, value FROM shard.responses")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return conn.total_changes - before
+    finally:
+        conn.execute("DETACH DATABASE shard")

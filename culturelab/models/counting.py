@@ -147,7 +147,9 @@ def offline_tokenizer(spec: str) -> Any | None:
     >>> tok = offline_tokenizer("bundled:smollm2-135m"); type(tok).__name__, len(tok("Hello world")["input_ids"])
     ('FastTokenizer', 2)
     """
-    backend, _, arg = spec.partition(":")
+    from culturelab.models.ray_backend import unwrap
+
+    backend, _, arg = unwrap(spec).partition(":")
     if backend not in {"bundled", "hf", "masked"}:
         return None
     try:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from culturelab import config
-from culturelab.models.cache import ResponseCache
+from culturelab.models.cache import ResponseCache, default_cache
 
 ENCODER_BACKENDS = ("bundled", "st", "fasttext")
 BUNDLED_ENCODERS = ("minilm", "e5-small")
@@ -63,7 +63,7 @@ class Encoder:
         self.spec = spec
         self.batch_size = batch_size
         if cache is True:
-            cache = ResponseCache(config.cache_dir() / "responses.sqlite")
+            cache = default_cache()
         self.cache = cache if isinstance(cache, ResponseCache) else None
         self._impl: Any = None
         self._device = device

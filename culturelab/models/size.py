@@ -65,9 +65,14 @@ def parameter_count(spec: str, explicit: float | None = None) -> tuple[float, st
     (7000000000.0, "model id 'meta-llama/Llama-2-7b-hf'")
     >>> parameter_count("hf:my-org/chat", 1.3e9)
     (1300000000.0, '--params')
+    >>> parameter_count("ray:2:hf:meta-llama/Llama-2-7b-hf")[0]
+    7000000000.0
     """
     if explicit:
         return float(explicit), "--params"
+    from culturelab.models.ray_backend import unwrap
+
+    spec = unwrap(spec)  # ray:N:<spec> shards the model <spec> names
     n = params_from_config(spec)
     if n:
         return n, "local config"
