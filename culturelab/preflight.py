@@ -148,7 +148,13 @@ def spec_problem(value: str) -> tuple[str | None, str]:
     ('replay:/nonexistent.jsonl: /nonexistent.jsonl does not exist', '')
     >>> spec_problem("bundled:gemma3-270m")[0] is None
     True
+    >>> spec_problem("ray:2:replay:/nonexistent.jsonl")[0]  # the model a ray: spec shards is looked up
+    'replay:/nonexistent.jsonl: /nonexistent.jsonl does not exist'
     """
+    from culturelab.models.ray_backend import unwrap
+
+    if unwrap(value) != value:
+        return spec_problem(unwrap(value))
     backend, sep, arg = value.partition(":")
     if not sep:
         backend, arg = "hf", value
@@ -189,11 +195,12 @@ def model_values(notebook: str, params: Mapping[str, Any]) -> Iterator[tuple[str
     ...                                                "run_finetune": False, "bertscore_rescale": False}))
     [('model', 'hf:a/b')]
     """
-    paper = notebook.rpartition("/")[0]
+    paper, _, topic = notebook.rpartition("/")
     module = paper_protocol(paper) if paper else None
     sections = getattr(module, "PROTOCOL", {})
-    off = {param for part, param in getattr(module, "MODEL_PARAMS", {}).items()
-           if (s := sections.get(part)) is not None and s.when and not params.get(s.when)}
+    off = {param for part, param in getattr(module, "MODEL_PARAMS", {}).items()  # this notebook's parts only
+           if part.split(".")[0] == topic and (s := sections.get(part)) is not None and s.when
+           and not params.get(s.when)}
     for key, value in params.items():
         if key not in off and (_is_model_key(key) or _is_encoder_key(key) or _is_backbone_key(key)):
             for spec in model_specs(value):
