@@ -137,3 +137,29 @@ def test_the_real_vectors_text_names_how_each_fit_ended():
 def test_a_query_gets_its_classes_from_its_glosses(query, gloss):
     lit = lexicon.literal_translations([query])
     assert gloss in lit[query] and lexicon.related_words([query], lit)[query]
+
+
+@pytest.mark.parametrize("query,literal,not_literal", [
+    ("鸡肉", {"chicken"}, {"meat"}),  # 'chicken meat': 鸡 is chicken, meat is a light head
+    ("切", {"cut", "slice"}, {"to"}),  # '(bound form) close to': a stop word is no translation
+    ("炸", {"fry"}, {"deep"}),  # 'to deep fry': the verb after the manner word
+    ("淀粉", {"starch"}, {"n"}),  # 'amylum (C6H10O5)n': the formula's glued letter is no word
+    ("汤", {"soup"}, {"water"}),  # 'hot or boiling water': a coordination has no head
+    ("鸡精", set(), {"powder"}),  # 'chicken bouillon powder': two modifiers, a light head
+])
+def test_the_gloss_head_rule_on_the_listed_cases(query, literal, not_literal):
+    forms = lexicon.literal_translations([query])[query]
+    assert literal <= forms and not (not_literal & forms), sorted(forms)
+    assert not forms & dictionaries.stop_words()
+
+
+def test_chicken_is_the_literal_translation_of_chicken_meat_not_a_cultural_equivalent():
+    assert _labels({"鸡肉": ["chicken", "pork"], "汤": ["water", "stock"], "炸": ["deep", "oil"]}) == {
+        "鸡肉": ("literal", "chicken"), "汤": ("error", ""), "炸": ("error", "")}
+
+
+def test_no_stop_word_is_ever_a_gloss():
+    stops = dictionaries.stop_words()
+    assert {"to", "up", "of", "or", "make"} <= stops and not {"fry", "thick", "thin", "fill"} & stops
+    english = set().union(*dictionaries._cedict().values())
+    assert not english & stops
