@@ -31,6 +31,7 @@ from culturelab.cultural_recipes import lexicon
 from culturelab.cultural_recipes.corpus import Corpora, Recipes
 from culturelab.embeddings import bli
 from culturelab.embeddings.align import AlignmentResult, VecMap
+from culturelab.embeddings.fit_cache import cached_fit
 from culturelab.embeddings.vectors import Embeddings
 from culturelab.embeddings.word2vec import train_word2vec, write_tokenized
 from culturelab.protocol import Deviations
@@ -96,29 +97,45 @@ def select_queries(counts: dict[str, int], *, n: int = 100, seed_variant: str = 
 def align_and_translate(zh: Embeddings, en: Embeddings, queries: list[str], *, mode: str = "semi_supervised",
                         seed_variant: str = "paper", k: int = 5, retrieval: str = "nn", device: str = "auto",
                         seed: int = 0, progress: bool = True, literal: dict[str, set[str]] | None = None,
-                        related: dict[str, dict[str, str]] | None = None, budget_mb: int = 512, **overrides: Any
+                        related: dict[str, dict[str, str]] | None = None, budget_mb: int = 512,
+                        stochastic_interval: int = 0, **overrides: Any
                         ) -> tuple[AlignmentResult, pd.DataFrame, pd.DataFrame]:
     """Map zh → en (Chinese is the query side, as in the paper) and list each query's top-``k``
     English neighbours. Returns the fit, the long neighbour table and the Table 2 view.
+    ``stochastic_interval`` 0 keeps the mode's VecMap preset (:func:`preset_unless`); ``overrides``
+    set any other field of :class:`~culturelab.embeddings.presets.MappingConfig`.
 
     ``literal``/``related`` (:func:`culturelab.embeddings.bli.table2_view`) default to CC-CEDICT
     glosses and our taxonomy (:func:`culturelab.cultural_recipes.lexicon.related_words`). Every similarity
     matrix (dictionary induction, CSLS, retrieval) is computed in row blocks of at most
-    ``budget_mb`` MiB, so memory does not grow with the vocabularies.
+    ``budget_mb`` MiB, so memory does not grow with the vocabularies. The fit is read from the
+    on-disk cache when these vectors, seeds and settings were mapped before
+    (:func:`culturelab.embeddings.fit_cache.cached_fit`).
     """
     seeds = lexicon.seed_pairs(seed_variant) if mode not in {"identical", "unsupervised"} else None
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # OOV seed pairs are reported in the summary
-        result = VecMap(mode, device=device, seed=seed, progress=progress, budget_mb=budget_mb, **overrides).fit(
-            zh.vectors, en.vectors, seeds, src_words=zh.words, trg_words=en.words)
+        mapper = VecMap(mode, device=device, seed=seed, progress=progress, budget_mb=budget_mb,
+                        **preset_unless(stochastic_interval=stochastic_interval), **overrides)
+        result = cached_fit(mapper, zh.vectors, en.vectors, seeds, src_words=zh.words, trg_words=en.words)
     table = bli.neighbours(queries, result.xw, result.zw, zh.words, en.words, k=k, retrieval=retrieval,
                            device=device, budget_mb=budget_mb)
     literal = literal if literal is not None else lexicon.literal_translations(queries, seed_variant=seed_variant)
     related = related if related is not None else lexicon.related_words(queries, literal)
     view = bli.table2_view(table, literal, related, k=k)
     return result, table, view
+
+
+def preset_unless(**settings: int) -> dict[str, int]:
+    """The mapping settings a notebook parameter overrides: those not 0 (0 keeps the mode's VecMap
+    preset, e.g. ``stochastic_interval`` 50, or 1 for ``acl2017_seed``).
+
+    >>> preset_unless(stochastic_interval=0), preset_unless(stochastic_interval=8)
+    ({}, {'stochastic_interval': 8})
+    """
+    return {key: value for key, value in settings.items() if value}
 
 
 #: what our labels are, beside every number they give (the paper's were the authors' judgement)
@@ -252,10 +269,11 @@ def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *,
 def _ended(stop: str, iterations: int) -> str:
     """A short note of how a fit's self-learning ended (:func:`convergence`).
 
-    >>> _ended("converged", 120), _ended("max_iter", 11), _ended("no self-learning", 0)
-    ('converged, 120 it.', 'capped, 11 it.', 'no self-learning')
+    >>> _ended("converged", 120), _ended("max_iter", 11), _ended("other criterion", 40), _ended("no self-learning", 0)
+    ('converged, 120 it.', 'capped, 11 it.', "not VecMap's stop, 40 it.", 'no self-learning')
     """
-    return {"converged": f"converged, {iterations} it.", "max_iter": f"capped, {iterations} it."}.get(stop, stop)
+    return {"converged": f"converged, {iterations} it.", "max_iter": f"capped, {iterations} it.",
+            "other criterion": f"not VecMap's stop, {iterations} it."}.get(stop, stop)
 
 
 def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1, caption: str = "") -> Any:
@@ -285,7 +303,9 @@ def real_vectors_figure(scores: pd.DataFrame, *, k: int = 1, caption: str = "") 
 
 def convergence(fit: AlignmentResult) -> dict[str, Any]:
     """How a fit's self-learning ended, for results tables: ``iterations``, ``stop`` (``converged``,
-    ``max_iter`` or ``no self-learning``), ``converged``, ``keep_prob_reached`` (of the last scheduled
+    ``other criterion``, ``max_iter`` or ``no self-learning``), ``converged`` (by VecMap's criterion),
+    ``criterion`` (the stopping rule's settings: the mode's preset, or what differs from it),
+    ``keep_prob_reached`` (of the last scheduled
     induction), ``final_keep_prob`` (of the dictionary the final mapping learned from), ``objective``
     and ``seconds``.
 
@@ -297,11 +317,11 @@ def convergence(fit: AlignmentResult) -> dict[str, Any]:
     ('max_iter', False, 0.1, 1.0)
     """
     s = fit.summary()
-    return {key: s[key] for key in ("iterations", "stop", "converged", "keep_prob_reached", "final_keep_prob",
-                                    "objective")} | {"seconds": round(fit.seconds, 1)}
+    return {key: s[key] for key in ("iterations", "stop", "converged", "criterion", "keep_prob_reached",
+                                    "final_keep_prob", "objective")} | {"seconds": round(fit.seconds, 1)}
 
 
-def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int = 10, stochastic_interval: int = 8,
+def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int = 10, stochastic_interval: int = 0,
                        show_mode: str = "semi_supervised", seed: int = 0, device: str = "auto",
                        budget_mb: int = 512) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The mapping checked on real, independently trained vectors: French spaCy
@@ -309,8 +329,11 @@ def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int
     vocabularies), seeded and scored with single-word CLDR name pairs split by source word.
 
     Returns P@1/5/10 per mode and retrieval (:func:`culturelab.embeddings.bli.evaluate`, with
-    ``mode``, how its self-learning ended and its time (:func:`convergence`), ``train_pairs``; ``max_iter``
-    0 runs each mode until VecMap's criterion stops it) and the top-5 English neighbours of up to eight French
+    ``mode``, how its self-learning ended and its time (:func:`convergence`), ``train_pairs``, the pairs of its
+    initial dictionary (``initial_pairs``) and those removed because their source is a test word
+    (``held_out_pairs``: the identical strings france, train … of the test pairs never seed it); ``max_iter``
+    0 runs each mode until VecMap's rule stops it, ``stochastic_interval`` 0 keeps each mode's preset, so
+    that the rule is VecMap's criterion) and the top-5 English neighbours of up to eight French
     food words under ``show_mode`` (else the first mode).
     """
     from culturelab.embeddings import dictionaries, vectors
@@ -321,14 +344,16 @@ def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int
     cldr = dictionaries.cldr_pairs("fr", "en")
     pairs = [(s, t) for s, t in zip(cldr["source"], cldr["target"]) if s in fr and t in glove]
     train, test = dictionaries.split_pairs(pairs, n_train=max(15, len(pairs) // 3), seed=seed)
+    held_out = {s for s, _ in test}  # no initial dictionary (identical strings: france, train …) holds a test word
     rows, food = [], pd.DataFrame()
     for mode in modes:
-        fit = VecMap(mode, device=device, seed=seed, progress=False, max_iter=max_iter,
-                     stochastic_interval=stochastic_interval, budget_mb=budget_mb).fit(
-            fr.vectors, glove.vectors, train if config_for(mode).init == "seed" else None,
-            src_words=fr.words, trg_words=glove.words)
+        mapper = VecMap(mode, device=device, seed=seed, progress=False, max_iter=max_iter, budget_mb=budget_mb,
+                        **preset_unless(stochastic_interval=stochastic_interval))
+        fit = cached_fit(mapper, fr.vectors, glove.vectors, train if config_for(mode).init == "seed" else None,
+                         src_words=fr.words, trg_words=glove.words, held_out=held_out)
         scores = bli.evaluate(fit.xw, fit.zw, test, fr.words, glove.words, device=device, budget_mb=budget_mb)
         rows.append(scores.assign(mode=mode, **convergence(fit), train_pairs=len(train),
+                                  initial_pairs=fit.n_seed_pairs, held_out_pairs=fit.seed_pairs_held_out,
                                   vectors="real: spaCy fr_core_news_md -> GloVe 6B-50d, CLDR pairs"))
         if mode == show_mode or food.empty:
             foods = [s for s, d in zip(cldr["source"], cldr["domain"]) if d == "food" and s in fr][:8]
@@ -444,16 +469,18 @@ def real_vectors_findings(scores: pd.DataFrame, *, k: int = 1, retrieval: str = 
     (:func:`convergence`) and its time, the best mode and which modes its interval does not
     separate from it. Every number comes from ``scores``.
 
-    >>> s = pd.DataFrame({"mode": ["identical", "unsupervised"], "retrieval": "csls", "k": 1,
-    ...                   "precision": [0.6, 0.5], "ci_low": [0.47, 0.38], "ci_high": [0.71, 0.62],
-    ...                   "chance": 0.0004, "n_queries": 63, "stop": ["converged", "max_iter"],
-    ...                   "iterations": [120, 11], "seconds": [90.0, 8.0]})
+    >>> s = pd.DataFrame({"mode": ["identical", "unsupervised", "acl2017_seed"], "retrieval": "csls", "k": 1,
+    ...                   "precision": [0.6, 0.5, 0.3], "ci_low": [0.47, 0.38, 0.2], "ci_high": [0.71, 0.62, 0.4],
+    ...                   "chance": 0.0004, "n_queries": 63, "stop": ["converged", "max_iter", "other criterion"],
+    ...                   "criterion": ["VecMap's", "VecMap's", "stochastic_interval 8 (VecMap's acl2017_seed: 1)"],
+    ...                   "iterations": [120, 11, 40], "seconds": [90.0, 8.0, 3.0]})
     >>> print(real_vectors_findings(s))  # doctest: +NORMALIZE_WHITESPACE
     **fr → en, P@1 with csls retrieval** over 63 test words (a random guess: 0.0004): identical 0.60 [0.47, 0.71]
     (converged after 120 iterations, 90 s), unsupervised 0.50 [0.38, 0.62] (stopped by max_iter after 11
-    iterations, 8 s). Best: identical; its interval overlaps that of unsupervised, so these are not separated at
-    n = 63.
-    Not converged (the numbers of a shorter run, not the method's): unsupervised.
+    iterations, 8 s), acl2017_seed 0.30 [0.20, 0.40] (stopped after 40 iterations by VecMap's rule with
+    stochastic_interval 8 (VecMap's acl2017_seed: 1), 3 s). Best: identical; its interval overlaps that of
+    unsupervised, so these are not separated at n = 63.
+    Not converged by VecMap's criterion (the numbers of another run than the method's): unsupervised, acl2017_seed.
     """
     part = scores[(scores["k"] == k) & (scores["retrieval"] == retrieval)].sort_values("precision", ascending=False)
     if part.empty:
@@ -461,8 +488,11 @@ def real_vectors_findings(scores: pd.DataFrame, *, k: int = 1, retrieval: str = 
     n = int(part["n_queries"].iloc[0])
 
     def ended(row: pd.Series) -> str:
-        how = {"converged": "converged after", "max_iter": "stopped by max_iter after"}.get(row["stop"])
-        return (f"{how} {int(row['iterations'])} iterations" if how else "no self-learning") + f", {row['seconds']:.0f} s"
+        iterations = int(row["iterations"])
+        how = {"converged": f"converged after {iterations} iterations",
+               "max_iter": f"stopped by max_iter after {iterations} iterations",
+               "other criterion": f"stopped after {iterations} iterations by VecMap's rule with {row.get('criterion')}"}
+        return how.get(row["stop"], "no self-learning") + f", {row['seconds']:.0f} s"
 
     listed = ", ".join(f"{r['mode']} {r['precision']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}] ({ended(r)})"
                        for _, r in part.iterrows())
@@ -474,7 +504,8 @@ def real_vectors_findings(scores: pd.DataFrame, *, k: int = 1, retrieval: str = 
         text += f" Best: {best['mode']}; " + (
             f"its interval overlaps that of {' and '.join(tied)}, so these are not separated at n = {n}." if tied
             else f"its interval overlaps no other mode's at n = {n}.")
-    capped = part.loc[part["stop"] == "max_iter", "mode"].tolist()
-    if capped:
-        text += f" Not converged (the numbers of a shorter run, not the method's): {', '.join(capped)}."
+    short = part.loc[part["stop"].isin(["max_iter", "other criterion"]), "mode"].tolist()
+    if short:
+        text += (f" Not converged by VecMap's criterion (the numbers of another run than the method's): "
+                 f"{', '.join(short)}.")
     return text
