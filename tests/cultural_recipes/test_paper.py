@@ -41,7 +41,8 @@ def test_bli_summary_gives_a_delta_only_on_the_papers_data_and_protocol():
 def test_the_bli_protocol_names_every_step_that_differs():
     section = cr_protocol.PROTOCOL["01_bli_alignment"]
     automatic = compare(section, {"labels": alignment.AUTOMATIC_LABELS})  # our labels are never the authors'
-    assert automatic.protocol == ("automatic labels (CC-CEDICT glosses + our taxonomy) of the top-5 lists (the "
+    assert automatic.protocol == ("automatic labels (CC-CEDICT glosses + our taxonomy, its class splits drawn with "
+                                  "Table 2 in view) of the top-5 lists (the "
                                   "paper: judged by hand, §4.2)")
     steps = compare(section, {"n_queries": 0, "epochs": 10, "mode": "identical", "seed_variant": "cut",
                               "stochastic_interval": 8, "max_iter": 40, "max_recipes": 1500}).lines()
