@@ -94,6 +94,22 @@ def select_queries(counts: dict[str, int], *, n: int = 100, seed_variant: str = 
     return corpus_mod.content_words(counts, n=n, exclude={zh for zh, _ in lexicon.seed_pairs(seed_variant)})
 
 
+def relations(corpora: Corpora, queries: list[str], *, seed_variant: str = "paper"
+              ) -> tuple[dict[str, set[str]], dict[str, dict[str, str]]]:
+    """What labels the neighbours of ``queries``: their literal translations and their related
+    English words (:func:`culturelab.cultural_recipes.lexicon.related_words`) — the corpora's own
+    gold lexicon (our toy sample), else CC-CEDICT glosses (and the seed pairs) and our taxonomy.
+
+    >>> literal, related = relations(corpus_mod.corpora(max_recipes=1), ["蒸"])
+    >>> "steam" in literal["蒸"], related["蒸"]["bake"]
+    (True, 'cultural')
+    """
+    if corpora.literal is not None:
+        return corpora.literal, corpora.related
+    literal = lexicon.literal_translations(queries, seed_variant=seed_variant)
+    return literal, lexicon.related_words(queries, literal)
+
+
 def align_and_translate(zh: Embeddings, en: Embeddings, queries: list[str], *, mode: str = "semi_supervised",
                         seed_variant: str = "paper", k: int = 5, retrieval: str = "nn", device: str = "auto",
                         seed: int = 0, progress: bool = True, literal: dict[str, set[str]] | None = None,

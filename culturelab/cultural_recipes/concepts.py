@@ -124,3 +124,34 @@ def literal_rates(outputs: pd.DataFrame, concepts: tuple[Concept, ...] | None = 
                          "invalid_share": (total - c_valid) / total if total else float("nan"),
                          "invalid_low": inv_low, "invalid_high": inv_high, "control": concept.control})
     return pd.DataFrame(rows)
+
+
+def figure4_findings(rates: pd.DataFrame) -> str:
+    """What Figure 4 shows in this run, as Markdown written from :func:`literal_rates`' table
+    (every number from it): per system, the concept occurrences whose output was invalid (left
+    out of its rates, shown apart), and for each system but the references on how many concepts
+    its literal rate is above the reference's (*Ref*, same concept and direction).
+
+    >>> r = pd.DataFrame({"concept": ["oil", "steam"], "direction": "zh2en", "c_source": [12, 4],
+    ...                   "c_invalid": [3, 0], "rate": [0.9, 0.0], "system": "m"})
+    >>> ref = r.assign(system="Ref = retrieved recipe", c_invalid=0, rate=[0.8, 0.5])
+    >>> print(figure4_findings(pd.concat([r, ref])))  # doctest: +NORMALIZE_WHITESPACE
+    **Figure 4 in this run**: m — 3 of 16 concept occurrences had an invalid output (left out of its rates,
+    shown apart); its literal rate is above Ref's for 1 of 2 concepts. Ref = retrieved recipe — 0 of 16 concept
+    occurrences had an invalid output.
+    """
+    if rates.empty or not rates["c_source"].sum():
+        return "**Figure 4 in this run**: no concept occurs in the source recipes here."
+    refs = rates[rates["system"].str.startswith("Ref = ")].set_index(["concept", "direction"])["rate"]
+    parts = []
+    for system, part in rates.groupby("system", sort=False):
+        text = (f"{system} — {int(part['c_invalid'].sum())} of {int(part['c_source'].sum())} concept occurrences had "
+                "an invalid output")
+        if not system.startswith("Ref = "):
+            text += " (left out of its rates, shown apart)"
+            both = [(r, refs.get((c, d))) for c, d, r in zip(part["concept"], part["direction"], part["rate"])]
+            both = [(r, ref) for r, ref in both if pd.notna(r) and ref is not None and pd.notna(ref)]
+            if both:
+                text += f"; its literal rate is above Ref's for {sum(r > ref for r, ref in both)} of {len(both)} concepts"
+        parts.append(text + ".")
+    return "**Figure 4 in this run**: " + " ".join(parts)
