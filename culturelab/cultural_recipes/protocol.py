@@ -349,8 +349,8 @@ def real_vectors(params: Mapping[str, Any] | None = None) -> Deviations:
     "other data (not the paper's) — French spaCy fr_core_news_md vectors onto English GloVe 6B-50d, scored with CLDR word pairs"
     >>> d.protocol[:40], d.comparable
     ('beyond the paper: the mapping checked on', False)
-    >>> real_vectors({"stochastic_interval": 8, "real_vectors_max_iter": 0}).protocol.split(":")[0]
-    "stochastic interval 8 in place of each mode's VecMap preset (50; acl2017_seed"
+    >>> "stochastic interval 8 in place of each mode's VecMap preset" in real_vectors({"stochastic_interval": 8}).protocol
+    True
     """
     keys = ("stochastic_interval", "real_vectors_max_iter")
     return compare(PROTOCOL["01_bli_alignment.real_vectors"], {k: v for k, v in (params or {}).items() if k in keys},
