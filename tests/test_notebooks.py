@@ -157,9 +157,9 @@ def test_cultural_recipes_smoke_results_carry_the_labels_of_their_rows(notebook,
         real = pd.read_csv(folder / "real_vectors_bli.csv")
         assert real["data"].str.startswith("other data (not the paper's)").all()
         assert real["protocol"].str.contains("beyond the paper").all()
-        # smoke.yaml shortens VecMap's stop: no fit is called converged, and the label says why
-        assert real["protocol"].str.contains("stochastic interval 2 in place of each mode's VecMap preset").all()
-        assert not real.loc[real["stop"] != "no self-learning", "converged"].any()
+        # smoke.yaml caps self-learning: no capped fit is called converged, and the label says so
+        assert real["protocol"].str.contains("self-learning capped at 3 iterations \\(VecMap: no cap\\)").all()
+        assert not real.loc[real["stop"] == "max_iter", "converged"].any()
         return
     for path in sorted(folder.glob("*.csv")):
         table = pd.read_csv(path)

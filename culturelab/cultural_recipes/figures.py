@@ -64,13 +64,17 @@ def literal_rates(rates: pd.DataFrame, split: str, text: str, *, style: str = ""
     share of the occurrences whose output is invalid — their own class, never counted as adapted
     (:func:`culturelab.cultural_recipes.concepts.literal_rates`); the title says what *Ref* is
     there, ``text`` is the caption; ``style``: the prompt of the systems (their method)."""
-    shown = rates.assign(concept=rates["concept"] + " (" + rates["direction"].map(ARROWS) + ")")
+    shown = rates[rates["c_source"] > 0]
+    # every system in both panels (same colours, one legend naming all): one whose outputs all failed has
+    # no rate and no n on top, only its invalid share below
+    shown = shown.assign(concept=shown["concept"] + " (" + shown["direction"].map(ARROWS) + ")",
+                         c_valid=shown["c_valid"].where(shown["c_valid"] > 0))
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(min(11.0, max(4.0, 0.5 * len(shown) + 1.5)), 5.2))
-    grouped_bars(shown.dropna(subset=["rate"]), x="concept", y="rate", hue="system", err_low="ci_low",
+    grouped_bars(shown, x="concept", y="rate", hue="system", err_low="ci_low",
                  err_high="ci_high", n="c_valid", ax=top, ylabel="literal-translation rate\n(of valid outputs)",
                  title=f"Literal translation of culture-specific concepts ({split} split: {REFERENCES[split]})"
                        + (f"\n{style} prompt" if style else ""))
-    grouped_bars(shown.dropna(subset=["invalid_share"]), x="concept", y="invalid_share", hue="system",
+    grouped_bars(shown, x="concept", y="invalid_share", hue="system",
                  err_low="invalid_low", err_high="invalid_high", n="c_source", ax=bottom, legend=False,
                  ylabel="invalid output\n(share of occurrences)", ylim=(0, 1))
     claim(fig, kind="score", method=f"{style} prompt" if style else None,
