@@ -110,7 +110,7 @@ def relations(corpora: Corpora, queries: list[str], *, seed_variant: str = "pape
     return literal, lexicon.related_words(queries, literal)
 
 
-def align_and_translate(zh: Embeddings, en: Embeddings, queries: list[str], *, mode: str = "semi_supervised",
+def align_and_translate(zh: Embeddings, en: Embeddings, queries: list[str], *, mode: str = "acl2017_seed",
                         seed_variant: str = "paper", k: int = 5, retrieval: str = "nn", device: str = "auto",
                         seed: int = 0, progress: bool = True, literal: dict[str, set[str]] | None = None,
                         related: dict[str, dict[str, str]] | None = None, budget_mb: int = 512,
@@ -405,7 +405,7 @@ def convergence(fit: AlignmentResult) -> dict[str, Any]:
 
 
 def real_vectors_check(modes: Sequence[str], *, vocab: int = 3000, max_iter: int = 10, stochastic_interval: int = 0,
-                       show_mode: str = "semi_supervised", seed: int = 0, device: str = "auto",
+                       show_mode: str = "acl2017_seed", seed: int = 0, device: str = "auto",
                        budget_mb: int = 512) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The mapping checked on real, independently trained vectors: French spaCy
     (``fr_core_news_md``) onto English GloVe 6B-50d, ``vocab`` words each (``0``: the full
