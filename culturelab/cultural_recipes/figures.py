@@ -69,7 +69,7 @@ def literal_rates(rates: pd.DataFrame, split: str, text: str, *, style: str = ""
     # no rate and no n on top, only its invalid share below
     shown = shown.assign(concept=shown["concept"] + " (" + shown["direction"].map(ARROWS) + ")",
                          c_valid=shown["c_valid"].where(shown["c_valid"] > 0))
-    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(min(11.0, max(4.0, 0.5 * len(shown) + 1.5)), 5.2))
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(min(11.0, max(4.0, 0.65 * len(shown) + 2)), 5.2))
     grouped_bars(shown, x="concept", y="rate", hue="system", err_low="ci_low",
                  err_high="ci_high", n="c_valid", ax=top, ylabel="literal-translation rate\n(of valid outputs)",
                  title=f"Literal translation of culture-specific concepts ({split} split: {REFERENCES[split]})"
