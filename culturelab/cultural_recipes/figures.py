@@ -70,13 +70,14 @@ def literal_rates(rates: pd.DataFrame, split: str, text: str, *, style: str = ""
     shown = shown.assign(concept=shown["concept"] + " (" + shown["direction"].map(ARROWS) + ")",
                          c_valid=shown["c_valid"].where(shown["c_valid"] > 0))
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(min(11.0, max(4.0, 0.65 * len(shown) + 2)), 5.2))
+    # the lower panel first: the shared x-limits are final before the upper one places the legend
+    grouped_bars(shown, x="concept", y="invalid_share", hue="system",
+                 err_low="invalid_low", err_high="invalid_high", n="c_source", ax=bottom, legend=False,
+                 ylabel="invalid output\n(share of occurrences)", ylim=(0, 1))
     grouped_bars(shown, x="concept", y="rate", hue="system", err_low="ci_low",
                  err_high="ci_high", n="c_valid", ax=top, ylabel="literal-translation rate\n(of valid outputs)",
                  title=f"Literal translation of culture-specific concepts ({split} split: {REFERENCES[split]})"
                        + (f"\n{style} prompt" if style else ""))
-    grouped_bars(shown, x="concept", y="invalid_share", hue="system",
-                 err_low="invalid_low", err_high="invalid_high", n="c_source", ax=bottom, legend=False,
-                 ylabel="invalid output\n(share of occurrences)", ylim=(0, 1))
     claim(fig, kind="score", method=f"{style} prompt" if style else None,
           no_chance="a literal-translation rate has no chance level")
     return caption(fig, text)
