@@ -23,8 +23,9 @@ of the child process.
         --reference /tmp/vecmap
 
 VecMap's own patience is 50 iterations per keep probability (hundreds of iterations in all);
-``--stochastic-interval`` shortens it on both sides alike, ``--max-iter N`` caps our side only
-(the reference has no cap, so the two exclude each other).
+``--stochastic-interval`` shortens it on both sides alike — the loop then ends by VecMap's rule at
+another interval, not by its convergence criterion, which our side's ``stop`` and ``criterion`` say
+— and ``--max-iter N`` caps our side only (the reference has no cap, so the two exclude each other).
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ def run_ours(args: argparse.Namespace, x: np.ndarray, z: np.ndarray, gold: np.nd
     rss_fit = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # before our own scoring below
     t1 = time.perf_counter()
     p1 = csls_p_at_1(res.xw, res.zw, gold, args.device)
-    out = {"side": "ours", "device": res.device, "iterations": res.n_iter,
+    out = {"side": "ours", "device": res.device, "iterations": res.n_iter, "stop": res.stop,
+           "criterion": res.criterion,
            "s_per_iteration": round(float(res.history["seconds"].median()), 3),
            "iterations_s": round(float(res.history["seconds"].sum()), 1), "fit_s": round(t_fit, 1),
            "csls_retrieval_s": round(time.perf_counter() - t1, 1), "p_at_1": p1,

@@ -4,7 +4,10 @@ For each concept (``resources/concepts.yaml``: baking, cheese, steam, tofu, star
 control 'oil') and each system, count the concept's source-language terms in every source
 recipe (``c_source``) and the concept's *direct translation* in the corresponding output
 (``c_target``); the literal-translation rate is ``Σ_r min(c_target, c_source) / Σ_r c_source``
-(per-recipe clipping keeps it in [0, 1]; ``clip=False`` gives the raw ratio). English terms
+(per-recipe clipping keeps it in [0, 1]; ``clip=False`` gives the raw ratio). An *invalid* output
+(empty, or not in the target language: the adaptation table's ``valid``) is its own class: its
+occurrences are counted apart (``c_invalid``, ``invalid_share``) and left out of the rate, which
+is over the occurrences whose output is valid — an output that failed is not an adaptation. English terms
 match as whole words, Chinese terms as substrings minus listed exclusions (酱油 'soy sauce' is
 not 油 'oil').
 
@@ -83,12 +86,20 @@ def count_terms(text: str, terms: list[str] | tuple[str, ...], lang: str, *, exc
 
 def literal_rates(outputs: pd.DataFrame, concepts: tuple[Concept, ...] | None = None, *, clip: bool = True
                   ) -> pd.DataFrame:
-    """Literal-translation rate per (concept, direction, system).
+    """Literal-translation rate per (concept, direction, system), invalid outputs apart.
 
-    ``outputs`` needs ``direction, system, source_text, prediction`` (an adaptation table).
-    Returns ``concept, direction, system, c_source, c_literal, recipes, rate``, its 95 % Wilson
-    interval over the ``c_source`` occurrences (``ci_low``, ``ci_high``; with ``clip`` only), and
-    ``control``.
+    ``outputs`` needs ``direction, system, source_text, prediction`` and ``valid`` (an adaptation
+    table; without ``valid`` every output counts as valid). Returns ``concept, direction, system,
+    c_source`` (occurrences in the source recipes), ``c_valid`` / ``c_invalid`` (those whose output
+    is valid / invalid), ``c_literal``, ``recipes``, ``rate`` (``c_literal / c_valid``) with its
+    95 % Wilson interval (``ci_low``, ``ci_high``; with ``clip`` only), ``invalid_share``
+    (``c_invalid / c_source``) with its interval (``invalid_low``, ``invalid_high``), and ``control``.
+
+    >>> c = (Concept("oil", "zh2en", ("油",), ("oil",)),)
+    >>> out = pd.DataFrame({"direction": "zh2en", "system": "m", "source_text": ["放油", "油", "油"],
+    ...                     "prediction": ["Add oil", "", "红烧"], "valid": [True, False, False]})
+    >>> literal_rates(out, c)[["c_source", "c_valid", "c_invalid", "c_literal", "rate", "invalid_share"]].values.tolist()
+    [[3.0, 1.0, 2.0, 1.0, 1.0, 0.6666666666666666]]
     """
     concepts = concepts or load_concepts()
     rows = []
@@ -100,11 +111,47 @@ def literal_rates(outputs: pd.DataFrame, concepts: tuple[Concept, ...] | None = 
                      for s in sys_part["source_text"]]
             c_tgt = [count_terms(p, concept.literal, trg_lang, exclude=concept.exclude_literal)
                      for p in sys_part["prediction"]]
+            valid = sys_part["valid"].astype(bool).tolist() if "valid" in sys_part else [True] * len(c_src)
             total = sum(c_src)
-            hit = sum(min(t, s) if clip else t for s, t in zip(c_src, c_tgt) if s > 0)
-            low, high = proportion_ci(hit, total) if clip else (float("nan"), float("nan"))
+            c_valid = sum(s for s, ok in zip(c_src, valid) if ok)
+            hit = sum(min(t, s) if clip else t for s, t, ok in zip(c_src, c_tgt, valid) if s > 0 and ok)
+            low, high = proportion_ci(hit, c_valid) if clip else (float("nan"), float("nan"))
+            inv_low, inv_high = proportion_ci(total - c_valid, total)
             rows.append({"concept": concept.name, "direction": concept.direction, "system": system,
-                         "c_source": total, "c_literal": hit, "recipes": sum(1 for s in c_src if s > 0),
-                         "rate": hit / total if total else float("nan"), "ci_low": low, "ci_high": high,
-                         "control": concept.control})
+                         "c_source": total, "c_valid": c_valid, "c_invalid": total - c_valid, "c_literal": hit,
+                         "recipes": sum(1 for s in c_src if s > 0),
+                         "rate": hit / c_valid if c_valid else float("nan"), "ci_low": low, "ci_high": high,
+                         "invalid_share": (total - c_valid) / total if total else float("nan"),
+                         "invalid_low": inv_low, "invalid_high": inv_high, "control": concept.control})
     return pd.DataFrame(rows)
+
+
+def figure4_findings(rates: pd.DataFrame) -> str:
+    """What Figure 4 shows in this run, as Markdown written from :func:`literal_rates`' table
+    (every number from it): per system, the concept occurrences whose output was invalid (left
+    out of its rates, shown apart), and for each system but the references on how many concepts
+    its literal rate is above the reference's (*Ref*, same concept and direction).
+
+    >>> r = pd.DataFrame({"concept": ["oil", "steam"], "direction": "zh2en", "c_source": [12, 4],
+    ...                   "c_invalid": [3, 0], "rate": [0.9, 0.0], "system": "m"})
+    >>> ref = r.assign(system="Ref = retrieved recipe", c_invalid=0, rate=[0.8, 0.5])
+    >>> print(figure4_findings(pd.concat([r, ref])))  # doctest: +NORMALIZE_WHITESPACE
+    **Figure 4 in this run**: m — 3 of 16 concept occurrences had an invalid output (left out of its rates,
+    shown apart); its literal rate is above Ref's for 1 of 2 concepts. Ref = retrieved recipe — 0 of 16 concept
+    occurrences had an invalid output.
+    """
+    if rates.empty or not rates["c_source"].sum():
+        return "**Figure 4 in this run**: no concept occurs in the source recipes here."
+    refs = rates[rates["system"].str.startswith("Ref = ")].set_index(["concept", "direction"])["rate"]
+    parts = []
+    for system, part in rates.groupby("system", sort=False):
+        text = (f"{system} — {int(part['c_invalid'].sum())} of {int(part['c_source'].sum())} concept occurrences had "
+                "an invalid output")
+        if not system.startswith("Ref = "):
+            text += " (left out of its rates, shown apart)"
+            both = [(r, refs.get((c, d))) for c, d, r in zip(part["concept"], part["direction"], part["rate"])]
+            both = [(r, ref) for r, ref in both if pd.notna(r) and ref is not None and pd.notna(ref)]
+            if both:
+                text += f"; its literal rate is above Ref's for {sum(r > ref for r, ref in both)} of {len(both)} concepts"
+        parts.append(text + ".")
+    return "**Figure 4 in this run**: " + " ".join(parts)

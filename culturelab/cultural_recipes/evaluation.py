@@ -401,3 +401,23 @@ def release_findings(scores: pd.DataFrame, compat: str = "coastalcph-2023") -> s
         parts.append(text)
     n = len({k[2] for k in both})
     return f"**The release script's computation** (release − corrected, over {n} systems): " + "; ".join(parts) + "."
+
+
+def delta_findings(side: pd.DataFrame) -> str:
+    """How many of this run's numbers beside the paper's (:func:`compare_with_paper`) carry a Δ —
+    those whose data, protocol and model are the paper's — as Markdown written from ``side``.
+
+    >>> side = pd.DataFrame({"system": ["Retrieval", "Retrieval"], "delta": [1.5, float("nan")],
+    ...                      "comparable": [True, False], "data": ["same", "sample data (ours, not the paper's)"]})
+    >>> print(delta_findings(side))  # doctest: +NORMALIZE_WHITESPACE
+    **Beside the paper**: 1 of 2 of our numbers have a counterpart with the paper's data, protocol and model and
+    carry a Δ; the others say in their labels what differs.
+    >>> delta_findings(side.iloc[:0])
+    '**Beside the paper**: no system of this run has a counterpart in the paper.'
+    """
+    if side.empty:
+        return "**Beside the paper**: no system of this run has a counterpart in the paper."
+    with_delta = int(side["delta"].notna().sum())
+    rest = "; the others say in their labels what differs." if with_delta < len(side) else "."
+    return (f"**Beside the paper**: {with_delta} of {len(side)} of our numbers have a counterpart with the paper's "
+            f"data, protocol and model and carry a Δ{rest}")

@@ -3,10 +3,11 @@ each system's protocol (:func:`culturelab.cultural_recipes.protocol.caption`).
 
 >>> import pandas as pd
 >>> rates = pd.DataFrame({"concept": ["oil"], "direction": ["zh2en"], "system": ["Ref = retrieved recipe"],
-...                       "rate": [0.5], "ci_low": [0.2], "ci_high": [0.8], "c_source": [4]})
+...                       "rate": [0.5], "ci_low": [0.2], "ci_high": [0.8], "c_source": [4], "c_valid": [4],
+...                       "invalid_share": [0.0], "invalid_low": [0.0], "invalid_high": [0.5]})
 >>> fig = literal_rates(rates, "silver", "data: same · protocol: same")
->>> fig.axes[0].get_title(), fig.texts[-1].get_text()
-('Literal translation of culture-specific concepts (silver split: Ref = retrieved recipe)', 'data: same · protocol: same')
+>>> fig.axes[0].get_title(), fig.axes[1].get_ylabel().split()[:2], fig.texts[-1].get_text()
+('Literal translation of culture-specific concepts (silver split: Ref = retrieved recipe)', ['invalid', 'output'], 'data: same · protocol: same')
 >>> plt.close("all")
 """
 
@@ -63,14 +64,24 @@ def rouge_vs_release(scores: pd.DataFrame, text: str, *, model: str, style: str)
 @drawing
 def literal_rates(rates: pd.DataFrame, split: str, text: str, *, style: str = "") -> plt.Figure:
     """Figure 4: the literal-translation rate of each concept and direction per system on
-    ``split`` (n = the concept's occurrences in the source recipes), the title saying what *Ref*
-    is there, captioned with ``text``; ``style``: the prompt of the systems (their method)."""
-    shown = rates.dropna(subset=["rate"])
-    shown = shown.assign(concept=shown["concept"] + " (" + shown["direction"].map(ARROWS) + ")")
-    fig = grouped_bars(shown, x="concept", y="rate", hue="system", err_low="ci_low", err_high="ci_high",
-                       n="c_source", ylabel="literal-translation rate",
-                       title=f"Literal translation of culture-specific concepts ({split} split: {REFERENCES[split]})"
-                             + (f"\n{style} prompt" if style else ""))
+    ``split`` over the occurrences whose output is valid (n = those occurrences), and below it the
+    share of the occurrences whose output is invalid — their own class, never counted as adapted
+    (:func:`culturelab.cultural_recipes.concepts.literal_rates`); the title says what *Ref* is
+    there, ``text`` is the caption; ``style``: the prompt of the systems (their method)."""
+    shown = rates[rates["c_source"] > 0]
+    # every system in both panels (same colours, one legend naming all): one whose outputs all failed has
+    # no rate and no n on top, only its invalid share below
+    shown = shown.assign(concept=shown["concept"] + " (" + shown["direction"].map(ARROWS) + ")",
+                         c_valid=shown["c_valid"].where(shown["c_valid"] > 0))
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(min(11.0, max(4.0, 0.65 * len(shown) + 2)), 5.2))
+    # the lower panel first: the shared x-limits are final before the upper one places the legend
+    grouped_bars(shown, x="concept", y="invalid_share", hue="system",
+                 err_low="invalid_low", err_high="invalid_high", n="c_source", ax=bottom, legend=False,
+                 ylabel="invalid output\n(share of occurrences)", ylim=(0, 1))
+    grouped_bars(shown, x="concept", y="rate", hue="system", err_low="ci_low",
+                 err_high="ci_high", n="c_valid", ax=top, ylabel="literal-translation rate\n(of valid outputs)",
+                 title=f"Literal translation of culture-specific concepts ({split} split: {REFERENCES[split]})"
+                       + (f"\n{style} prompt" if style else ""))
     claim(fig, kind="score", method=f"{style} prompt" if style else None,
           no_chance="a literal-translation rate has no chance level")
     return caption(fig, text)

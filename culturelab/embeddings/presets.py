@@ -75,6 +75,37 @@ PRESETS: dict[str, MappingConfig] = {
 }
 
 
+#: the settings of VecMap's stopping rule: keep_prob starts at ``stochastic_initial``, is multiplied by
+#: ``stochastic_multiplier`` after ``stochastic_interval`` iterations without an improvement of at least
+#: ``threshold``, and the loop ends when that happens at keep_prob 1 (map_embeddings.py's training loop)
+CRITERION = ("stochastic_initial", "stochastic_multiplier", "stochastic_interval", "threshold")
+
+
+def criterion_changes(mode: str, config: MappingConfig) -> dict[str, tuple[Any, Any]]:
+    """The settings of the stopping rule (:data:`CRITERION`) in which ``config`` differs from the
+    preset of ``mode``, each as ``(value, preset)``: empty when a fit that stops by the rule has
+    converged as VecMap defines it for that mode.
+
+    >>> criterion_changes("acl2017_seed", config_for("acl2017_seed", stochastic_interval=8))
+    {'stochastic_interval': (8, 1)}
+    >>> criterion_changes("semi_supervised", config_for("semi_supervised", max_iter=5))
+    {}
+    """
+    preset = PRESETS[mode]
+    return {key: (getattr(config, key), getattr(preset, key)) for key in CRITERION
+            if getattr(config, key) != getattr(preset, key)}
+
+
+def criterion_note(mode: str, config: MappingConfig) -> str:
+    """:func:`criterion_changes` in words (``""`` when there are none).
+
+    >>> criterion_note("semi_supervised", config_for("semi_supervised", stochastic_interval=8))
+    "stochastic_interval 8 (VecMap's semi_supervised: 50)"
+    """
+    return "; ".join(f"{key} {value} (VecMap's {mode}: {preset})"
+                     for key, (value, preset) in criterion_changes(mode, config).items())
+
+
 def config_for(mode: str, **overrides: Any) -> MappingConfig:
     """The preset of ``mode`` with some fields overridden.
 

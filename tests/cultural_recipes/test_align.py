@@ -242,9 +242,26 @@ def test_a_capped_fit_learns_its_final_mapping_from_a_dictionary_induced_without
     align.VecMap("semi_supervised", progress=False, max_iter=3, stochastic_initial=1.0).fit(x, z, seeds)
     assert [p for p, _ in calls] == [1.0, 1.0, 1.0]
 
-    calls.clear()
+    calls.clear()  # VecMap's rule at another interval than the preset's: not its convergence
     done = align.VecMap("semi_supervised", progress=False, stochastic_interval=2).fit(x, z, seeds)
-    assert done.stop == "converged" and done.converged and done.keep_prob_reached == 1.0
+    assert done.stop == "other criterion" and not done.converged and done.keep_prob_reached == 1.0
+    assert done.criterion == "stochastic_interval 2 (VecMap's semi_supervised: 50)"
     assert [p for p, _ in calls][-3:] == [1.0, 1.0, 1.0] and done.n_iter == len(calls)
     supervised = align.VecMap("supervised", progress=False).fit(x, z, seeds)
     assert supervised.stop == "no self-learning" and supervised.converged and supervised.n_iter == 0
+
+
+def test_converged_means_vecmaps_criterion_with_the_modes_preset():
+    """VecMap ends self-learning when keep_prob is 1 and ``stochastic_interval`` iterations brought no
+    improvement of ``threshold``; with the mode's preset settings that is *converged*. An overridden
+    interval (the acl2017_seed preset's is 1, the others' 50) ends the loop by another rule."""
+    x, z, gold = planted(n=200, d=10, noise=0.1)
+    seeds = [(i, int(gold[i])) for i in range(15)]
+    preset = align.VecMap("acl2017_seed", progress=False).fit(x, z, seeds)
+    assert (preset.stop, preset.converged, preset.criterion) == ("converged", True, "VecMap's")
+    # interval 1: the loop ends at the second iteration in a row without improvement
+    assert preset.config.stochastic_interval == 1 and preset.n_iter >= 2
+    wider = align.VecMap("acl2017_seed", progress=False, stochastic_interval=8).fit(x, z, seeds)
+    assert (wider.stop, wider.converged) == ("other criterion", False)
+    assert wider.criterion == "stochastic_interval 8 (VecMap's acl2017_seed: 1)"
+    assert wider.n_iter >= preset.n_iter + 7 and wider.summary()["criterion"] == wider.criterion

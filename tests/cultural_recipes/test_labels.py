@@ -128,8 +128,13 @@ def test_the_real_vectors_text_names_how_each_fit_ended():
     assert text.index("unsupervised 0.54 [0.42, 0.66] (converged after 150 iterations, 200 s)") < \
         text.index("supervised 0.17")
     assert "overlaps no other mode" in text and "Not converged" not in text
-    assert "Not converged (the numbers of a shorter run, not the method's): unsupervised" in \
+    assert "Not converged by VecMap's criterion (the numbers of another run than the method's): unsupervised" in \
         alignment.real_vectors_findings(scores.assign(stop=["max_iter", "no self-learning"]))
+    other = alignment.real_vectors_findings(scores.assign(stop=["other criterion", "no self-learning"],
+                                                          criterion=["stochastic_interval 8 (VecMap's unsupervised: "
+                                                                     "50)", "VecMap's"]))
+    assert "by VecMap's rule with stochastic_interval 8 (VecMap's unsupervised: 50)" in other
+    assert "Not converged by VecMap's criterion" in other
     assert "Best" not in alignment.real_vectors_findings(scores.head(1))  # nothing to compare
 
 
@@ -137,3 +142,55 @@ def test_the_real_vectors_text_names_how_each_fit_ended():
 def test_a_query_gets_its_classes_from_its_glosses(query, gloss):
     lit = lexicon.literal_translations([query])
     assert gloss in lit[query] and lexicon.related_words([query], lit)[query]
+
+
+@pytest.mark.parametrize("query,literal,not_literal", [
+    ("鸡肉", {"chicken"}, {"meat"}),  # 'chicken meat': 鸡 is chicken, meat is a light head
+    ("切", {"cut", "slice"}, {"to"}),  # '(bound form) close to': a stop word is no translation
+    ("炸", {"fry"}, {"deep"}),  # 'to deep fry': the verb after the manner word
+    ("淀粉", {"starch"}, {"n"}),  # 'amylum (C6H10O5)n': the formula's glued letter is no word
+    ("汤", {"soup"}, {"water"}),  # 'hot or boiling water': a coordination has no head
+    ("鸡精", set(), {"powder"}),  # 'chicken bouillon powder': two modifiers, a light head
+])
+def test_the_gloss_head_rule_on_the_listed_cases(query, literal, not_literal):
+    forms = lexicon.literal_translations([query])[query]
+    assert literal <= forms and not (not_literal & forms), sorted(forms)
+    assert not forms & dictionaries.stop_words()
+
+
+def test_chicken_is_the_literal_translation_of_chicken_meat_not_a_cultural_equivalent():
+    assert _labels({"鸡肉": ["chicken", "pork"], "汤": ["water", "stock"], "炸": ["deep", "oil"]}) == {
+        "鸡肉": ("literal", "chicken"), "汤": ("error", ""), "炸": ("error", "")}
+
+
+def test_no_stop_word_is_ever_a_gloss():
+    stops = dictionaries.stop_words()
+    assert {"to", "up", "of", "or", "make"} <= stops and not {"fry", "thick", "thin", "fill"} & stops
+    english = set().union(*dictionaries._cedict().values())
+    assert not english & stops
+
+
+def test_the_labellers_agreement_with_table2_is_said_not_to_validate_it():
+    beside = alignment.table2_beside_paper(pd.DataFrame({"query": [], "neighbours": [], "label": []}))
+    text = alignment.table2_agreement(beside)
+    agree = int((beside["paper_reading"] == beside["automatic_label_of_paper_list"]).sum())
+    assert f"for {agree} of 6 queries" in text and "Not a validation" in text and "Table 2 in view" in text
+    assert "Table 2 in view" in alignment.AUTOMATIC_LABELS  # and in every label of our numbers
+    flipped = beside.assign(automatic_label_of_paper_list=beside["paper_reading"])
+    assert "for 6 of 6 queries." in alignment.table2_agreement(flipped)
+
+
+def test_the_in_domain_rate_has_a_chance_baseline():
+    from math import comb
+
+    vocab = ["bake", "boil", "roast", "ham", "pork", "fork", "350", "pans", "oblong", "salt"]
+    related = {"蒸": {"bake": "cultural", "boil": "near-literal", "roast": "cultural"},
+               "豆腐": {"ham": "cultural", "pork": "cultural", "beans": "near-literal"}}
+    view = pd.DataFrame({"query": ["蒸", "豆腐", "盐"],
+                         "neighbours": [["350", "pans", "oblong"], ["ham", "fork", "salt"], ["salt"]]})
+    found = alignment.in_domain(view, related, vocab, k=3)
+    # 蒸: 3 domain words in the vocabulary, 豆腐: 2 (beans is not in it); 盐 has no class
+    exact = np.mean([1 - comb(10 - g, 3) / comb(10, 3) for g in (3, 2)])
+    assert found == {"queries": 2, "observed": 0.5, "chance": pytest.approx(exact)}
+    text = alignment.in_domain_findings(found, k=3)
+    assert f"a random top 3 would for {exact:.2f}" in text and "0.50 of the 2 queries" in text

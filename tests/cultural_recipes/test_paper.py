@@ -26,7 +26,7 @@ VIEW = pd.DataFrame({"query": ["蒸", "豆腐", "水", "盐"], "neighbours": [["
 def test_bli_summary_gives_a_delta_only_on_the_papers_data_and_protocol():
     section = cr_protocol.PROTOCOL["01_bli_alignment"]
     paper = {"max_recipes": 0, "vector_size": 300, "epochs": 5, "min_count": 10, "n_queries": 100,
-             "mode": "semi_supervised", "seed_variant": "paper", "max_iter": 0, "stochastic_interval": 50}
+             "mode": "acl2017_seed", "seed_variant": "paper", "max_iter": 0, "stochastic_interval": 0}
     same = alignment.bli_summary(VIEW, compare(section, {**paper, "labels": "by hand"}, DataUsed("released")))
     same = same.set_index("quantity")
     assert same.loc["P@5", "delta"] == pytest.approx(0.25 - 0.68) and same["comparable"].all()
@@ -41,7 +41,8 @@ def test_bli_summary_gives_a_delta_only_on_the_papers_data_and_protocol():
 def test_the_bli_protocol_names_every_step_that_differs():
     section = cr_protocol.PROTOCOL["01_bli_alignment"]
     automatic = compare(section, {"labels": alignment.AUTOMATIC_LABELS})  # our labels are never the authors'
-    assert automatic.protocol == ("automatic labels (CC-CEDICT glosses + our taxonomy) of the top-5 lists (the "
+    assert automatic.protocol == ("automatic labels (CC-CEDICT glosses + our taxonomy, its class splits drawn with "
+                                  "Table 2 in view) of the top-5 lists (the "
                                   "paper: judged by hand, §4.2)")
     steps = compare(section, {"n_queries": 0, "epochs": 10, "mode": "identical", "seed_variant": "cut",
                               "stochastic_interval": 8, "max_iter": 40, "max_recipes": 1500}).lines()
@@ -49,12 +50,60 @@ def test_the_bli_protocol_names_every_step_that_differs():
         "data: max_recipes 1500 (the paper: all, §4.1: the entire corpora)",
         "protocol: word2vec epochs 10 (the paper: 5, fn. 10)",
         "protocol: every content word as queries (the paper: the 100 most frequent Chinese content words, §4.2)",
-        "protocol: mapping mode identical (our reading of the paper: semi_supervised, §4.1)",
+        "protocol: mapping mode identical (our reading of the paper: acl2017_seed, the system of Artetxe et al. "
+        "(2017), whom §4.1 cites for VecMap)",
         "protocol: seed dictionary variant 'cut' (the paper: fn. 11's 15 pairs, 镯 read as 倒)",
         "protocol: self-learning capped at 40 iterations (our reading of the paper: to convergence, §4.1)",
-        "protocol: stochastic interval 8 (the paper: 50, §4.1: VecMap's default)"]
+        "protocol: stochastic interval 8 in place of VecMap's 50 for identical: self-learning stops by VecMap's rule "
+        "at another interval, not by its convergence criterion (the paper: VecMap's own, §4.1)"]
     assert {k: section.settings[k].paper for k in ("vector_size", "epochs", "min_count")} == {
         k: alignment.WORD2VEC[k] for k in ("vector_size", "epochs", "min_count")}
+
+
+def test_the_mapping_follows_its_modes_preset_and_names_the_reading():
+    """The paper cites VecMap by Artetxe et al. (2017): the acl2017_seed mode is our reading, said in
+    the label of a run that follows it; the stochastic interval is the mode's VecMap preset (1 for
+    acl2017_seed, 50 for the others) unless a parameter overrides it, and then the label says so."""
+    section = cr_protocol.PROTOCOL["01_bli_alignment"]
+    follows = compare(section, {"mode": "acl2017_seed", "stochastic_interval": 0})
+    assert follows.comparable and "our reading: mapping mode acl2017_seed" in follows.protocol
+    assert "Artetxe et al. (2017)" in follows.protocol
+    assert compare(section, {"mode": "acl2017_seed", "stochastic_interval": 1}).comparable
+    assert compare(section, {"mode": "semi_supervised", "stochastic_interval": 50}).lines() == [
+        "protocol: mapping mode semi_supervised (our reading of the paper: acl2017_seed, the system of Artetxe et al. "
+        "(2017), whom §4.1 cites for VecMap)"]
+    overridden = compare(section, {"mode": "acl2017_seed", "stochastic_interval": 50})
+    assert "stochastic interval 50 in place of VecMap's 1 for acl2017_seed" in overridden.protocol
+
+
+def test_the_real_vectors_check_keeps_each_modes_stop_unless_told(monkeypatch, tmp_path):
+    """No interval is imposed on the modes of the fr → en check by default (the acl2017_seed preset's
+    1 and the others' 50 stay), and its caption names an override."""
+    from culturelab.embeddings import align, dictionaries, presets, vectors
+
+    monkeypatch.setenv("CULTURELAB_CACHE", str(tmp_path))
+    seen = {}
+
+    class Recorder(align.VecMap):
+        def fit(self, *args, **kwargs):
+            seen[self.mode] = self.config.stochastic_interval
+            raise StopIteration
+
+    monkeypatch.setattr(alignment, "VecMap", Recorder)
+    small = vectors.Embeddings(["chat"], np.ones((1, 2), dtype=np.float32), "fr", "toy")
+    monkeypatch.setattr(vectors, "load_spacy_vectors", lambda max_words: small)
+    monkeypatch.setattr(vectors, "load_glove", lambda max_words: small)
+    monkeypatch.setattr(dictionaries, "cldr_pairs", lambda *a: pd.DataFrame({"source": ["chat"], "target": ["chat"],
+                                                                            "domain": ["general"]}))
+    for mode in ("acl2017_seed", "semi_supervised"):
+        with pytest.raises(StopIteration):
+            alignment.real_vectors_check([mode], vocab=10)
+        assert seen[mode] == presets.PRESETS[mode].stochastic_interval
+    with pytest.raises(StopIteration):
+        alignment.real_vectors_check(["acl2017_seed"], vocab=10, stochastic_interval=8)
+    assert seen["acl2017_seed"] == 8
+    assert "stochastic interval 8 in place of each mode's VecMap preset" in \
+        cr_protocol.real_vectors({"stochastic_interval": 8}).protocol
 
 
 def test_table2_label_shares_and_chance():

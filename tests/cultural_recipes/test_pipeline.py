@@ -39,7 +39,7 @@ def _toy_run(seed: int):
     en, _ = alignment.embed_corpus(lambda: corpus.toy_corpus("en", 1500, seed=seed), "en", name=f"toy-en-{seed}", **kw)
     gold = corpus.toy_gold()
     res, _table, view = alignment.align_and_translate(zh, en, alignment.select_queries(zh_counts, n=30),
-                                                      progress=False, literal=gold["literal"],
+                                                      mode="semi_supervised", progress=False, literal=gold["literal"],
                                                       related=gold["related"], max_iter=40, stochastic_interval=8)
     return zh, zh_counts, res, view, gold
 

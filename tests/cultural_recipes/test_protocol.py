@@ -224,7 +224,9 @@ def test_notebook_01_labels_come_from_the_comparison(tmp_path, monkeypatch):
     compared = run.deviations(labels=alignment.labels_of(corpora))
     assert compared.data.startswith("sample data (ours, not the paper's) — our toy corpus")
     assert compared.protocol == ("automatic labels (the toy sample's gold lexicon) of the top-5 lists (the paper: "
-                                 "judged by hand, §4.2)")  # paper.yaml's settings otherwise
+                                 "judged by hand, §4.2); our reading: mapping mode acl2017_seed (the paper cites "
+                                 "VecMap by Artetxe et al. (2017), whose system with a seed dictionary is VecMap's "
+                                 "acl2017_seed mode; it publishes no flags)")  # paper.yaml's settings otherwise
     view = pd.DataFrame({"label": ["literal", "cultural"]})
     assert not alignment.bli_summary(view, compared)["comparable"].any()
 
