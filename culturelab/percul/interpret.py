@@ -107,9 +107,9 @@ def benchmark(overview: pd.DataFrame, baselines: pd.DataFrame | None = None,
     if not parts:
         return "No model was scored in this run."
     comparable = overview["comparable"].astype(bool) if "comparable" in overview else pd.Series(False)
-    data = ", ".join(dict.fromkeys(overview["data"].astype(str))) if "data" in overview else "not the release"
     if not comparable.any():
-        parts.append(f"None of these rows can be set beside the paper's Table 3 (data: {data}), so no Δ is printed.")
+        used = f" (data: {', '.join(dict.fromkeys(overview['data'].astype(str)))})" if "data" in overview else ""
+        parts.append(f"None of these rows can be set beside the paper's Table 3{used}, so no Δ is printed.")
     else:
         parts.append(f"{int(comparable.sum())} of {len(comparable)} rows use the paper's data, protocol and model, "
                      "and carry a Δ to Table 3.")

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from culturelab import config, planning
+from culturelab import config, planning, plots
 from culturelab.models.counting import ENV, SAMPLE, CountingModel, count_tokens
 from culturelab.models.size import parameter_count
 from culturelab.planning import calibrate, model_rates, summarize
@@ -46,8 +46,7 @@ def test_a_figure_under_plan_is_neither_laid_out_nor_written(tmp_path, monkeypat
     monkeypatch.setenv("CULTURELAB_RUNS", str(tmp_path / "runs"))
     monkeypatch.setenv("CULTURELAB_FIGURES", str(tmp_path / "figures"))
     run = Run("paper/01_x", {"model": "hf:none", "seed": 0})
-    fig, ax = plt.subplots()
-    ax.plot([0, 1])
+    fig = plots.grouped_bars(pd.DataFrame({"x": ["a", "b"], "h": "s", "y": [1, 2]}), "x", "y", "h")
     monkeypatch.setenv(ENV, str(tmp_path / "counts"))
     assert run.savefig(fig, "counted") == [] and not (tmp_path / "figures").exists()
     assert run.info["figures"] == [] and not list((tmp_path / "runs").rglob("counted*"))
