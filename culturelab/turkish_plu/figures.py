@@ -18,7 +18,9 @@ import pandas as pd
 
 from culturelab.plots import (
     apply_style,
+    audit,
     claim,
+    figsize,
     grouped_bars,
     heatmap,
     palette,
@@ -26,7 +28,6 @@ from culturelab.plots import (
     place_legend,
     radar,
 )
-from culturelab.plots.bars import fit_ticklabels
 from culturelab.plots.curves import valid_answer_curves
 from culturelab.plots.recipe import drawing
 from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
@@ -68,7 +69,7 @@ def steps_histogram(corpus: pd.DataFrame) -> plt.Figure:
     import seaborn as sns
 
     apply_style()
-    fig, ax = plt.subplots(figsize=(4.6, 3.0))
+    fig, ax = plt.subplots(figsize=figsize(4.6, 3.0))
     data = corpus.assign(kind=corpus["is_ordered"].map({1: "ordered", 0: "unordered"}).fillna("unknown"))
     sns.histplot(data, x="n_steps", hue="kind", discrete=True, multiple="stack", ax=ax,
                  palette=palette(data["kind"].nunique()), edgecolor="white", linewidth=0.3)
@@ -85,39 +86,60 @@ def _llm_title(title: str, model: str | None) -> str:
     return f"{title} — llm: {model}, zero-shot option log-likelihood" if model else f"{title} (no LM run)"
 
 
-def legend_below(fig: plt.Figure, axes: Sequence[plt.Axes], title: str) -> plt.Legend:
-    """One legend for every panel of ``fig`` (a constrained layout), each label once, under the
-    panels, in as many columns as fit the figure's width, and ``title`` above them; the panels' own
-    legends are removed. The layout keeps title, panels and legend apart at any size the figure is
-    given (a paper rendering narrows it, wraps the title).
+def panel_handles(axes: Sequence[plt.Axes]) -> dict[str, object]:
+    """The legend entries of every panel, each label once (the first panel's handle); the panels'
+    own legends are removed.
 
-    >>> fig, axes = panel_grid(2, layout="constrained")
-    >>> for ax in axes: _ = ax.plot([1, 2], label="ours")
-    >>> legend = legend_below(fig, axes, "t")
-    >>> from culturelab.plots import audit
-    >>> r = audit.renderer_of(fig)
-    >>> [t.get_text() for t in legend.get_texts()], bool(legend.get_window_extent(r).y1 <= min(
-    ...     a.get_tightbbox(r).y0 for a in axes) + 1)
-    (['ours'], True)
+    >>> fig, axes = panel_grid(2)
+    >>> for ax in axes: _ = ax.plot([1, 2], label="ours"); _ = ax.legend()
+    >>> list(panel_handles(axes)), [ax.get_legend() for ax in axes]
+    (['ours'], [None, None])
     >>> plt.close(fig)
     """
-    from culturelab.plots import audit
-
     handles: dict[str, object] = {}
     for ax in axes:
         found, labels = ax.get_legend_handles_labels()
         handles.update((label, handle) for handle, label in zip(found, labels) if label not in handles)
         if ax.get_legend() is not None:
             ax.get_legend().remove()
-    fig.suptitle(title)
+    return handles
+
+
+def hang_legend(fig: plt.Figure, handles: Mapping[str, object]) -> plt.Legend:
+    """A legend of ``handles`` hung under the figure's lower edge, centred, in as many columns as fit
+    the figure's width: outside the box a layout fills, it stays clear of the panels however they are
+    laid out again (a paper rendering narrows the figure), and a caption goes under it.
+
+    >>> fig, ax = plt.subplots(); _ = ax.plot([1, 2], label="ours")
+    >>> bool(hang_legend(fig, panel_handles([ax])).get_window_extent(audit.renderer_of(fig)).y1 <= 0)
+    True
+    >>> plt.close(fig)
+    """
     width = fig.get_figwidth() * fig.dpi
     for ncols in range(len(handles), 0, -1):
-        legend = fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=ncols,
-                            frameon=False)
+        legend = fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                            bbox_transform=fig.transFigure, ncols=ncols, frameon=False)
         if ncols == 1 or legend.get_window_extent(audit.renderer_of(fig)).width <= 0.98 * width:
             return legend
         legend.remove()
     return legend
+
+
+def legend_below(fig: plt.Figure, axes: Sequence[plt.Axes], title: str) -> plt.Legend:
+    """``title`` over the panels of ``fig`` (a constrained layout) and one legend for all of them
+    under them (:func:`panel_handles`, :func:`hang_legend`).
+
+    >>> fig, axes = panel_grid(2, layout="constrained")
+    >>> for ax in axes: _ = ax.plot([1, 2], label="ours")
+    >>> legend = legend_below(fig, axes, "t")
+    >>> r = audit.renderer_of(fig)
+    >>> [t.get_text() for t in legend.get_texts()], bool(legend.get_window_extent(r).y1 <= min(
+    ...     a.get_tightbbox(r).y0 for a in axes) + 1), fig.get_suptitle()
+    (['ours'], True, 't')
+    >>> plt.close(fig)
+    """
+    fig.suptitle(title)
+    return hang_legend(fig, panel_handles(axes))
 
 
 #: the paper's rows drawn beside ours in the Table 6 panels (their legend entries)
@@ -167,7 +189,7 @@ def accuracy_panels(acc: pd.DataFrame, reported: pd.DataFrame, tasks: Sequence[s
     tasks = list(tasks)
     fig, axes = panel_grid(len(tasks), panel=(3.0, 3.2), layout="constrained")
     for ax, task in zip(axes, tasks):
-        ours = _percent(acc[acc["task"] == task])
+        ours = _percent(acc[acc["task"] == task].sort_values("method", kind="stable"))
         paper = reported[(reported["task"] == task) & reported["model"].isin(list(PAPER_BARS))]
         paper = pd.DataFrame({"method": [PAPER_BARS[m] for m in paper["model"]], "acc": paper["value"].to_numpy()})
         part = pd.concat([ours, paper], ignore_index=True).assign(task=TASK_NAMES[task])
@@ -207,7 +229,7 @@ def category_panels(acc: pd.DataFrame, tasks: Sequence[str] = ("si", "nep"), *, 
         items = part.groupby("category")["n"].max()
         order = [c for c in CATEGORY_ORDER if c in set(part["category"])]
         part["category"] = pd.Categorical(part["category"], order)
-        part = _percent(part.sort_values("category"))
+        part = _percent(part.sort_values(["category", "method"], kind="stable"))  # methods as in Table 6
         part["category"] = [f"{c}\n(n={items.get(c, 0)})" for c in part["category"].astype(str)]
         grouped_bars(part, "category", "acc", "method", err_low="lo", err_high="hi", ax=ax,
                      ylabel="accuracy (%)", title=TASK_NAMES[task], n="n", chance=25.0, legend=False)
@@ -258,16 +280,13 @@ def _legend_in_free_cells(fig: plt.Figure, pad: float = 0.45) -> None:
     >>> plt.close(fig)
     """
     panels = list(fig.axes)
-    shown: dict[str, object] = {}
     for ax in panels:
         ax.set_xlim(ax.dataLim.x0 - pad, ax.dataLim.x1 + pad)
-        found, labels = ax.get_legend_handles_labels()
-        shown.update((label, handle) for handle, label in zip(found, labels) if label not in shown)
+    shown = panel_handles(panels)
     order = [t.get_text() for legend in fig.legends for t in legend.get_texts()] or list(shown)
     for legend in list(fig.legends):
         legend.remove()
-    handles = [shown[label] for label in order if label in shown]
-    labels = [label for label in order if label in shown]
+    shown = {label: shown[label] for label in order if label in shown}
     fig.set_layout_engine("constrained")
     if fig.get_suptitle():  # placed by the layout, above the panels
         fig.suptitle(fig.get_suptitle())
@@ -277,9 +296,9 @@ def _legend_in_free_cells(fig: plt.Figure, pad: float = 0.45) -> None:
     if free:
         room = fig.add_subplot(grid[rows - 1, cols - free:])
         room.axis("off")
-        room.legend(handles, labels, loc="center", frameon=False)
+        room.legend(list(shown.values()), list(shown), loc="center", frameon=False)
     else:
-        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
+        hang_legend(fig, shown)
 
 
 @drawing
@@ -319,15 +338,25 @@ def recall_bars(table: pd.DataFrame, pool_size: int, *, title: str = "Linking ac
 
 @drawing
 def rouge_panels(table: pd.DataFrame, tokenizers: Sequence[str]) -> plt.Figure:
-    """Mean ROUGE (×100, 95 % CI, n per bar when ``table`` has it) of each system, one panel per
-    tokenizer variant, shared y axis; ROUGE has no chance level."""
+    """Mean ROUGE (×100, 95 % CI, n per bar when ``table`` has it, and beside it the share of valid
+    answers when ``table`` has ``valid``: free generation) of each system, one panel per tokenizer
+    variant, shared y axis; ROUGE has no chance level.
+
+    >>> t = pd.DataFrame({"system": ["lead-1", "zero-shot m"], "tokenizer": "t", "metric": "rouge1",
+    ...                   "value": [20.0, 10.0], "ci_low": [18.0, 8.0], "ci_high": [22.0, 12.0], "n": 30,
+    ...                   "valid": [1.0, 0.9]})
+    >>> [a.get_text() for a in rouge_panels(t, ["t"]).axes[0].texts]
+    ['n=30 · 100 % valid', 'n=30 · 90 % valid']
+    >>> plt.close("all")
+    """
     apply_style()
     fig, axes = panel_grid(len(tokenizers), panel=(4.6, 3.4), layout="constrained")
     top = float(table["ci_high"].max(skipna=True) if table["ci_high"].notna().any() else table["value"].max())
     for ax, tok in zip(axes, tokenizers):
         part = table[table["tokenizer"] == tok]
         grouped_bars(part, "metric", "value", "system", err_low="ci_low", err_high="ci_high", ax=ax,
-                     ylabel="F1 × 100", title=f"ROUGE, {tok}", n="n" if "n" in part else None, legend=False)
+                     ylabel="F1 × 100", title=f"ROUGE, {tok}", n="n" if "n" in part else None, legend=False,
+                     valid="valid" if "valid" in part and "n" in part else None)
         ax.set_ylim(0, max(top, 1.0) * 1.08)
     legend_below(fig, axes, "Summarization: mean ROUGE per system")
     systems = list(dict.fromkeys(table["system"].astype(str)))
@@ -352,15 +381,15 @@ def token_damage(loss: pd.DataFrame, what: str = "Turkish step headlines") -> pl
     import seaborn as sns
 
     apply_style()
-    fig, ax = plt.subplots(figsize=(4.8, 3.0))
+    fig, ax = plt.subplots(figsize=figsize(4.8, 3.0))
     shares = loss["damaged_word_share"]
-    sns.histplot(x=shares, bins=[i / 10 for i in range(11)], ax=ax, color=palette(1)[0], edgecolor="white",
+    sns.histplot(x=shares, bins=[i / 10 for i in range(11)], ax=ax, color=palette(2)[1], edgecolor="white",
                  linewidth=0.3)
     ax.axvline(float(shares.mean()), color="#333333", linestyle="--", linewidth=1.1,
                label=f"mean {shares.mean():.2f}")
     ax.set_xlabel("share of the words that lose a letter (ç ğ ı ö ş ü …)")
     ax.set_ylabel("texts")
-    ax.set_title(f"rouge_score's default tokenizer on {len(loss):,} {what}", fontsize=9)
+    ax.set_title(f"rouge_score's default tokenizer on {len(loss):,} {what}")
     place_legend(ax, fontsize=7)
     claim(fig, kind="data")
     return fig
@@ -429,6 +458,7 @@ def share_heatmaps(matrices: dict[str, pd.DataFrame], *, counts: dict[str, list[
             n = pd.DataFrame({c: per_row for c in columns})
         heatmap(m, ax=ax, title=name, fmt=fmt, vmin=0, vmax=vmax, counts=n, cbar=False)
         ax.tick_params(axis="x", labelrotation=0)
+        ax.tick_params(axis="y", labelrotation=0)
         if not ax.get_subplotspec().is_first_col():
             ax.set_ylabel("")
             ax.tick_params(axis="y", left=False, labelleft=False)
@@ -438,8 +468,6 @@ def share_heatmaps(matrices: dict[str, pd.DataFrame], *, counts: dict[str, list[
         bar.ax.axhline(chance, color="white", linewidth=2.4)
         bar.ax.axhline(chance, color="#000000", linestyle=":", linewidth=1.4)
     fig.suptitle(_llm_title(title, model) if title else (f"llm: {model}" if model else "no LM run"))
-    for ax in axes:  # column labels that collide slant
-        fit_ticklabels(ax)
     claim(fig, kind="score", chance=chance, no_chance=None if chance is not None else "shares of a confusion",
           model=[model] if model else [], method=names)
     return fig
