@@ -9,6 +9,7 @@ functions (one style for the whole project).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 
@@ -29,6 +30,7 @@ from culturelab.plots import (
     radar,
 )
 from culturelab.plots.curves import valid_answer_curves
+from culturelab.plots.layout import current
 from culturelab.plots.recipe import drawing
 from culturelab.turkish_plu.data import CATEGORY_ORDER, TASK_NAMES
 from culturelab.turkish_plu.reordering import MAX_STEPS, MIN_STEPS
@@ -424,6 +426,35 @@ def _bare_row(label: object) -> str:
     return re.sub(r" \(n=\d+\)$", "", str(label))
 
 
+#: the narrowest heatmap cell of a paper figure that holds its value and ``n=…`` at 6 pt (inches)
+PAPER_CELL = 0.36
+
+
+def _heatmap_grid(panels: int, label_chars: int, rows: int, columns: int) -> dict[str, object]:
+    """:func:`culturelab.plots.panel_grid` sizes of ``panels`` heatmaps of ``rows`` × ``columns`` cells
+    with row labels of ``label_chars`` characters: on a screen roomy cells; in a paper as many panels in
+    a row as the width holds beside the row labels and the colour bar with cells of at least
+    :data:`PAPER_CELL` (the rows of panels filled alike), sharing that width, and rows just tall enough for two lines of 6-pt text.
+
+    >>> _heatmap_grid(3, 20, 10, 4)["panel"]
+    (2.7, 5.4)
+    >>> from culturelab.plots.layout import rendering
+    >>> with rendering("paper", "text"):
+    ...     _heatmap_grid(3, 20, 10, 4)["panel"], _heatmap_grid(4, 20, 10, 4)["panel"]
+    ((1.667, 3.3), (2.5, 3.3))
+    """
+    if not current().paper:
+        return {"panel": (0.55 * columns + 0.5, 0.42 * rows + 1.2), "extra_width": 0.055 * label_chars + 1.4,
+                "min_panel": 0.3 * columns}
+    extra = 0.045 * label_chars + 1.0
+    room = current().inches - extra
+    fit = max(1, min(panels, int(room // (PAPER_CELL * columns))))
+    per_row = math.ceil(panels / math.ceil(panels / fit))  # rows filled alike: 2 + 2 rather than 3 + 1
+    width = round(room / per_row, 3)
+    return {"panel": (width, round(0.24 * rows + 0.9, 3)), "extra_width": extra, "min_panel": width - 0.01,
+            "columns": per_row}
+
+
 @drawing
 def share_heatmaps(matrices: dict[str, pd.DataFrame], *, counts: dict[str, list[int]] | None = None,
                    fmt: str = ".2f", vmax: float | None = 1.0, cbar_label: str = "share of items",
@@ -446,9 +477,9 @@ def share_heatmaps(matrices: dict[str, pd.DataFrame], *, counts: dict[str, list[
     bare = {name: m.rename(index=_bare_row) if counts else m for name, m in matrices.items()}
     rows = list(dict.fromkeys(r for m in bare.values() for r in m.index))
     columns = list(dict.fromkeys(c for m in bare.values() for c in m.columns))
-    labels = max(len(str(r)) for r in rows) * 0.055 + 0.5
-    fig, axes = panel_grid(len(names), panel=(0.55 * len(columns) + 0.5, 0.42 * len(rows) + 1.2),
-                           extra_width=labels + 0.9, min_panel=max(1.1, 0.3 * len(columns)), layout="constrained")
+    fig, axes = panel_grid(len(names), **_heatmap_grid(len(names), max(len(str(r)) for r in rows), len(rows),
+                                                           len(columns)),
+                           layout="constrained")
     for ax, name in zip(axes, names):
         m = bare[name].reindex(index=rows, columns=columns)
         m.index.name, m.columns.name = matrices[name].index.name, matrices[name].columns.name
