@@ -19,7 +19,6 @@ import pandas as pd
 
 from culturelab.plots import (
     apply_style,
-    audit,
     claim,
     figsize,
     grouped_bars,
@@ -28,6 +27,7 @@ from culturelab.plots import (
     panel_grid,
     place_legend,
     radar,
+    shared_legend,
 )
 from culturelab.plots.curves import valid_answer_curves
 from culturelab.plots.layout import current
@@ -88,52 +88,32 @@ def _llm_title(title: str, model: str | None) -> str:
     return f"{title} — llm: {model}, zero-shot option log-likelihood" if model else f"{title} (no LM run)"
 
 
-def panel_handles(axes: Sequence[plt.Axes]) -> dict[str, object]:
-    """The legend entries of every panel, each label once (the first panel's handle); the panels'
-    own legends are removed.
+def hang_legend(fig: plt.Figure, axes: Sequence[plt.Axes]) -> plt.Legend:
+    """One legend for every panel (:func:`culturelab.plots.shared_legend`: each label once, as many
+    columns as fit the figure's width) hung under the figure's lower edge: outside the box a layout
+    fills, it stays clear of the panels however they are laid out again (a paper rendering narrows the
+    figure), and a caption goes under it.
 
-    >>> fig, axes = panel_grid(2)
-    >>> for ax in axes: _ = ax.plot([1, 2], label="ours"); _ = ax.legend()
-    >>> list(panel_handles(axes)), [ax.get_legend() for ax in axes]
-    (['ours'], [None, None])
-    >>> plt.close(fig)
-    """
-    handles: dict[str, object] = {}
-    for ax in axes:
-        found, labels = ax.get_legend_handles_labels()
-        handles.update((label, handle) for handle, label in zip(found, labels) if label not in handles)
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
-    return handles
-
-
-def hang_legend(fig: plt.Figure, handles: Mapping[str, object]) -> plt.Legend:
-    """A legend of ``handles`` hung under the figure's lower edge, centred, in as many columns as fit
-    the figure's width: outside the box a layout fills, it stays clear of the panels however they are
-    laid out again (a paper rendering narrows the figure), and a caption goes under it.
-
+    >>> from culturelab.plots import audit
     >>> fig, ax = plt.subplots(); _ = ax.plot([1, 2], label="ours")
-    >>> bool(hang_legend(fig, panel_handles([ax])).get_window_extent(audit.renderer_of(fig)).y1 <= 0)
+    >>> bool(hang_legend(fig, [ax]).get_window_extent(audit.renderer_of(fig)).y1 <= 0)
     True
     >>> plt.close(fig)
     """
-    width = fig.get_figwidth() * fig.dpi
-    for ncols in range(len(handles), 0, -1):
-        legend = fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                            bbox_transform=fig.transFigure, ncols=ncols, frameon=False)
-        if ncols == 1 or legend.get_window_extent(audit.renderer_of(fig)).width <= 0.98 * width:
-            return legend
-        legend.remove()
+    legend = shared_legend(fig, list(axes))
+    legend.set_loc("upper center")
+    legend.set_bbox_to_anchor((0.5, 0.0), transform=fig.transFigure)
     return legend
 
 
 def legend_below(fig: plt.Figure, axes: Sequence[plt.Axes], title: str) -> plt.Legend:
     """``title`` over the panels of ``fig`` (a constrained layout) and one legend for all of them
-    under them (:func:`panel_handles`, :func:`hang_legend`).
+    under them (:func:`hang_legend`).
 
     >>> fig, axes = panel_grid(2, layout="constrained")
     >>> for ax in axes: _ = ax.plot([1, 2], label="ours")
     >>> legend = legend_below(fig, axes, "t")
+    >>> from culturelab.plots import audit
     >>> r = audit.renderer_of(fig)
     >>> [t.get_text() for t in legend.get_texts()], bool(legend.get_window_extent(r).y1 <= min(
     ...     a.get_tightbbox(r).y0 for a in axes) + 1), fig.get_suptitle()
@@ -141,7 +121,7 @@ def legend_below(fig: plt.Figure, axes: Sequence[plt.Axes], title: str) -> plt.L
     >>> plt.close(fig)
     """
     fig.suptitle(title)
-    return hang_legend(fig, panel_handles(axes))
+    return hang_legend(fig, axes)
 
 
 #: the paper's rows drawn beside ours in the Table 6 panels (their legend entries)
@@ -284,11 +264,11 @@ def _legend_in_free_cells(fig: plt.Figure, pad: float = 0.45) -> None:
     panels = list(fig.axes)
     for ax in panels:
         ax.set_xlim(ax.dataLim.x0 - pad, ax.dataLim.x1 + pad)
-    shown = panel_handles(panels)
-    order = [t.get_text() for legend in fig.legends for t in legend.get_texts()] or list(shown)
+    handles, labels = [], []
     for legend in list(fig.legends):
+        handles += legend.legend_handles
+        labels += [t.get_text() for t in legend.get_texts()]
         legend.remove()
-    shown = {label: shown[label] for label in order if label in shown}
     fig.set_layout_engine("constrained")
     if fig.get_suptitle():  # placed by the layout, above the panels
         fig.suptitle(fig.get_suptitle())
@@ -298,9 +278,10 @@ def _legend_in_free_cells(fig: plt.Figure, pad: float = 0.45) -> None:
     if free:
         room = fig.add_subplot(grid[rows - 1, cols - free:])
         room.axis("off")
-        room.legend(list(shown.values()), list(shown), loc="center", frameon=False)
-    else:
-        hang_legend(fig, shown)
+        room.legend(handles, labels, loc="center", frameon=False)
+    else:  # in the drawing's order, hung under the panels in one row (a screen's width holds it)
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=fig.transFigure,
+                   ncols=len(labels), frameon=False)
 
 
 @drawing
