@@ -290,6 +290,24 @@ def box_corners(box: Bbox) -> np.ndarray:
     return np.array([[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]], dtype=float)
 
 
+def _visible_texts(fig: plt.Figure) -> Iterator[tuple[Text, str]]:
+    """Every visible, non-empty text of ``fig`` but the legends', with its role (title, label, figure,
+    colorbar, tick, annotation)."""
+    sup = [getattr(fig, name, None) for name in ("_suptitle", "_supxlabel", "_supylabel")]
+    found: list[tuple[Text | None, str]] = [(sup[0], "title"), (sup[1], "label"), (sup[2], "label")]
+    found += [(text, "figure") for text in fig.texts if not any(text is s for s in sup)]  # a suptitle is one too
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        found += [(title, "colorbar" if _is_colorbar(ax) else "title") for title in _axes_titles(ax)]
+        found += [(ax.xaxis.label, "label"), (ax.yaxis.label, "label")]
+        found += [(label, "tick") for label in visible_ticklabels(ax)]
+        found += [(text, "annotation") for text in ax.texts]
+    for text, role in found:
+        if text is not None and text.get_visible() and text.get_text().strip():
+            yield text, role
+
+
 def texts_of(fig: plt.Figure, renderer: Any) -> list[dict[str, Any]]:
     """Every visible text of ``fig`` (each legend as one block): its string, role (title, legend,
     label, tick, annotation, figure, colorbar), corners and artist.
@@ -300,32 +318,10 @@ def texts_of(fig: plt.Figure, renderer: Any) -> list[dict[str, Any]]:
     >>> plt.close(fig)
     """
     items: list[dict[str, Any]] = []
-
-    def add(text: Text | None, role: str, artist: Any = None) -> None:
-        if text is None or not text.get_visible() or not text.get_text().strip():
-            return
+    for text, role in _visible_texts(fig):
         corners = text_corners(text, renderer)
         if corners is not None:
-            items.append({"text": text.get_text(), "role": role, "corners": corners, "artist": artist or text})
-
-    sup = [getattr(fig, name, None) for name in ("_suptitle", "_supxlabel", "_supylabel")]
-    add(sup[0], "title")
-    add(sup[1], "label")
-    add(sup[2], "label")
-    for text in fig.texts:  # a suptitle is one of them too
-        if not any(text is s for s in sup):
-            add(text, "figure")
-    for ax in fig.axes:
-        if not ax.get_visible():
-            continue
-        for title in _axes_titles(ax):
-            add(title, "colorbar" if _is_colorbar(ax) else "title")
-        add(ax.xaxis.label, "label")
-        add(ax.yaxis.label, "label")
-        for label in visible_ticklabels(ax):
-            add(label, "tick")
-        for text in ax.texts:
-            add(text, "annotation")
+            items.append({"text": text.get_text(), "role": role, "corners": corners, "artist": text})
     for legend in _legends(fig):
         strings = [t.get_text() for t in legend.get_texts()] + [legend.get_title().get_text()]
         items.append({"text": " | ".join(s for s in strings if s), "role": "legend", "artist": legend,
@@ -1011,34 +1007,10 @@ def sized_texts(fig: plt.Figure) -> list[tuple[Text, str]]:
     >>> plt.close(fig)
     """
     renderer_of(fig)
-    out: list[tuple[Text, str]] = []
-
-    def add(text: Text | None, role: str) -> None:
-        if text is not None and text.get_visible() and text.get_text().strip():
-            out.append((text, role))
-
-    add(getattr(fig, "_suptitle", None), "title")
-    add(getattr(fig, "_supxlabel", None), "label")
-    add(getattr(fig, "_supylabel", None), "label")
-    specials = {id(getattr(fig, n, None)) for n in ("_suptitle", "_supxlabel", "_supylabel")}
-    for text in fig.texts:
-        if id(text) not in specials:
-            add(text, "text")
-    for ax in fig.axes:
-        if not ax.get_visible():
-            continue
-        for title in _axes_titles(ax):
-            add(title, "title")
-        add(ax.xaxis.label, "label")
-        add(ax.yaxis.label, "label")
-        for label in visible_ticklabels(ax):
-            add(label, "text")
-        for text in ax.texts:
-            add(text, "text")
+    roles = {"title": "title", "colorbar": "title", "label": "label"}
+    out = [(text, roles.get(role, "text")) for text, role in _visible_texts(fig)]
     for legend in _legends(fig):
-        add(legend.get_title(), "text")
-        for text in legend.get_texts():
-            add(text, "text")
+        out += [(text, "text") for text in [legend.get_title(), *legend.get_texts()] if text.get_text().strip()]
     return out
 
 
