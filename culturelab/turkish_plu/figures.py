@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -19,6 +20,7 @@ import pandas as pd
 
 from culturelab.plots import (
     apply_style,
+    audit,
     claim,
     figsize,
     grouped_bars,
@@ -250,15 +252,18 @@ def reorder_curves(scored: pd.DataFrame, random: pd.DataFrame, hue: str = "metho
 def _legend_in_free_cells(fig: plt.Figure, pad: float = 0.45) -> None:
     """Lay a figure of panels on one grid (e.g. :func:`culturelab.plots.curves.valid_answer_curves`)
     out again with a constrained layout: its figure legend moves into the grid's free cells (a
-    paper's wrapped rows leave some in the last row) or, with none free, under the panels; each
+    paper's wrapped rows, given as few columns as leave one, e.g. 3 + 2 panels for 4 + 1: wider panels
+    for their n labels) or, with none free, under the panels; each
     panel's x axis gains ``pad`` on both sides, so that the n written under the first and last
     points stays clear of the tick labels beside them.
 
-    >>> fig, axes = panel_grid(3, columns=2)
+    >>> fig, axes = panel_grid(4, columns=2)
     >>> for ax in axes: _ = ax.plot([5, 6], [0, 1], label="ours")
     >>> _ = fig.legend(*axes[0].get_legend_handles_labels()); _legend_in_free_cells(fig)
     >>> len(fig.legends), [t.get_text() for t in fig.axes[-1].get_legend().get_texts()], [float(x) for x in fig.axes[0].get_xlim()]
     (0, ['ours'], [4.55, 6.45])
+    >>> [ax.get_subplotspec().get_geometry()[:2] for ax in fig.axes][0]  # 3 + 1 and the legend, not 2 + 2 and none
+    (2, 3)
     >>> plt.close(fig)
     """
     panels = list(fig.axes)
@@ -272,13 +277,22 @@ def _legend_in_free_cells(fig: plt.Figure, pad: float = 0.45) -> None:
     fig.set_layout_engine("constrained")
     if fig.get_suptitle():  # placed by the layout, above the panels
         fig.suptitle(fig.get_suptitle())
-    grid = panels[0].get_subplotspec().get_gridspec()
-    rows, cols = grid.get_geometry()
+    rows, cols = panels[0].get_subplotspec().get_gridspec().get_geometry()
+    if rows > 1:  # wrapped rows: as few columns as leave one cell free, the panels the wider for it
+        cols = math.ceil((len(panels) + 1) / rows)
+    grid = fig.add_gridspec(rows, cols)
+    for ax, cell in zip(panels, grid):
+        ax.set_subplotspec(cell)
     free = rows * cols - len(panels)
     if free:
         room = fig.add_subplot(grid[rows - 1, cols - free:])
         room.axis("off")
-        room.legend(handles, labels, loc="center", frameon=False)
+        for wrap in range(max(12, *map(len, labels)), 11, -3):  # labels broken to the cells' width
+            legend = room.legend(handles, [textwrap.fill(label, wrap) for label in labels], loc="center",
+                                 frameon=False)
+            renderer = audit.renderer_of(fig)
+            if legend.get_window_extent(renderer).width <= room.get_window_extent(renderer).width:
+                break
     else:  # in the drawing's order, hung under the panels in one row (a screen's width holds it)
         fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=fig.transFigure,
                    ncols=len(labels), frameon=False)
