@@ -179,17 +179,6 @@ def pick_matrix(rates: pd.DataFrame, rows: str = "category", columns: str = "pic
     return wide
 
 
-def row_counts(matrix: pd.DataFrame, totals: pd.Series) -> pd.DataFrame:
-    """A matrix of the same shape as ``matrix`` holding each row's number of items (``totals``,
-    in row order) in every cell — the ``counts`` of an honest heatmap of row shares.
-
-    >>> row_counts(pd.DataFrame([[0.5, 0.5]], index=["a"]), pd.Series([8])).values.tolist()
-    [[8, 8]]
-    """
-    return pd.DataFrame(np.repeat(np.asarray(totals)[:, None], matrix.shape[1], axis=1), index=matrix.index,
-                        columns=matrix.columns)
-
-
 def position_confusion(scored: pd.DataFrame) -> pd.DataFrame:
     """Gold position × predicted position, each row normalised to 1 (A, B, C, D labels); ``attrs["n"]``
     holds the items per row.

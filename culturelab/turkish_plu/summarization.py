@@ -95,8 +95,15 @@ def lead_baselines(texts: Sequence[str], ks: Sequence[int] = (1, 2, 3)) -> dict[
 def rouge_long(predictions: Sequence[str], references: Sequence[str], ids: Sequence[str], system: str,
                variants: dict[str, tuple[str, bool]] = VARIANTS, types: Sequence[str] = TYPES) -> pd.DataFrame:
     """Per-pair ROUGE F1 (×100) of one system under each tokenizer variant, long form:
-    ``id, system, tokenizer, metric, value``. ``rougeLsum`` sees one sentence per line (as the
-    paper's evaluation, which joins ``sent_tokenize`` output with newlines)."""
+    ``id, system, tokenizer, metric, value, valid`` (``valid``: the prediction has a word; an empty
+    generation scores 0 and is counted as no answer). ``rougeLsum`` sees one sentence per line (as
+    the paper's evaluation, which joins ``sent_tokenize`` output with newlines).
+
+    >>> rouge_long(["Yazıcını aç.", " "], ["Yazıcını aç.", "Kapat."], ["a", "b"], "lm").query(
+    ...     "metric == 'rouge1'")[["id", "value", "valid"]].drop_duplicates().values.tolist()
+    [['a', 100.0, True], ['b', 0.0, False]]
+    """
+    answered = [bool(unicode_tokens(p)) for p in predictions]
     preds = ["\n".join(sentences(p)) for p in predictions]
     refs = ["\n".join(sentences(r)) for r in references]
     parts = []
@@ -104,8 +111,20 @@ def rouge_long(predictions: Sequence[str], references: Sequence[str], ids: Seque
         scores = rouge(preds, refs, types=tuple(types), tokenizer=tokenizer, use_stemmer=stem)
         for metric, values in scores.items():
             parts.append(pd.DataFrame({"id": list(ids), "system": system, "tokenizer": name, "metric": metric,
-                                       "value": 100 * np.asarray(values)}))
+                                       "value": 100 * np.asarray(values), "valid": answered}))
     return pd.concat(parts, ignore_index=True)
+
+
+def with_valid_share(table: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (a summary of :func:`rouge_long`'s ``scores`` by ``system`` …) with ``valid``: the
+    share of the system's pairs it answered with some word (free generation: what its ROUGE rests on).
+
+    >>> scores = rouge_long(["Aç.", ""], ["Aç.", "Kapat."], ["a", "b"], "lm")
+    >>> with_valid_share(pd.DataFrame({"system": ["lm"], "mean": [50.0]}), scores)["valid"].tolist()
+    [0.5]
+    """
+    share = scores.drop_duplicates(["system", "id"]).groupby("system")["valid"].mean().rename("valid")
+    return table.merge(share, left_on="system", right_index=True, how="left")
 
 
 def token_loss(texts: Sequence[str]) -> pd.DataFrame:
