@@ -197,9 +197,10 @@ def test_figures_draw_from_tidy_tables():
     assert sorted(t.get_text() for t in fig5.axes[0].texts) == sorted(["n=2"] * 3 + ["n=8"] * 3)  # valid only
     # validity over every answer (n = 8 per point), then the most common answer's share of the valid ones (2, 8)
     assert [t.get_text() for t in fig5.axes[3].texts] == ["n=8"] * 6 + ["n=2"] * 3 + ["n=8"] * 3
-    assert [t.get_text() for t in fig5.legends[0].get_texts()] == [f"{DECODING_LABELS['free']} (25 % valid)",
-                                                                  f"{DECODING_LABELS['constrained']} (100 % valid)",
-                                                                  "random"]
+    assert [t.get_text() for t in fig5.legends[0].get_texts()] == [
+        f"{DECODING_LABELS['free']} (25 % valid)", f"{DECODING_LABELS['constrained']} (100 % valid)", "random",
+        "× free generation: the most common answer (50 % of the valid)",
+        "× constrained to valid orders: the most common answer (100 % of the valid)"]  # the crosses, on the figure
     assert audit.problems(audit.inspect(fig5), audit.claims_of(fig5)) == []  # n, chance, both methods named
     # the free protocol alone with no valid answer: the metric panels keep the random line, the figure is not empty
     invalid = figures.fig5_step_curves(scored.iloc[:24].assign(valid=False), rand)
