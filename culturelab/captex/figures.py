@@ -31,9 +31,10 @@ from culturelab.plots import (
     small_text,
 )
 from culturelab.plots.curves import _percent, valid_answer_curves
+from culturelab.plots.layout import current
 from culturelab.plots.recipe import drawing
 from culturelab.plots.style import apply_style, palette
-from culturelab.tasks.reorder import DECODING_LABELS, modal_answers
+from culturelab.tasks.reorder import ANSWER_SEP, DECODING_LABELS, _written_letters, modal_answers
 
 #: chance accuracy of a four-option MCQ
 CHANCE = 0.25
@@ -85,6 +86,8 @@ def fig2_step_counts(procedures: pd.DataFrame, title: str | None = "Step counts 
 
 #: Fig. 5's metrics: column → axis label
 FIG5_METRICS = {"rho": "Spearman ρ", "tau": "Kendall τ", "ld": "Levenshtein distance"}
+#: the panel of Fig. 5 that shows copying: the share of valid answers equal to their step count's most common one
+MODAL_PANEL = {"modal": "share of valid answers equal to\nthe most common one"}
 
 
 @drawing
@@ -93,15 +96,15 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     """Fig. 5: ρ, τ and LD per step count from the valid answers (95 % bootstrap bands), one line
     per ``decoding`` of ``scored`` (in the order of ``decodings``), named as
     :data:`~culturelab.tasks.reorder.DECODING_LABELS` names it (the method), with the
-    random-permutation expectation dotted (the chance reference); the last panel the share of valid
-    answers per step count (:func:`culturelab.plots.curves.valid_answer_curves`) and, as crosses, the
-    share of the valid answers that equal the most common answer of their step count
-    (:func:`culturelab.tasks.reorder.modal_answers`; the legend gives it per decoding): where it is
-    high, a point's answers are copies of one answer, not independent readings.
+    random-permutation expectation dotted (the chance reference); then (:data:`MODAL_PANEL`, where
+    ``scored`` has the orders: ``perm``, ``pred_order``) the share of the valid answers that equal
+    the most common answer of their step count (:func:`culturelab.tasks.reorder.modal_answers`):
+    where it is high, a point's answers are copies of one answer, not independent readings; last,
+    the share of valid answers per step count (:func:`culturelab.plots.curves.valid_answer_curves`).
 
     n counts **procedures** (:func:`procedure_means`: a procedure asked in English and in its native
     language, with one shuffle, is one unit — its score is the mean of its valid answers), so a
-    point is hollow under 10 procedures, however many answers it holds.
+    point is hollow under 10 procedures, however many answers it holds; the legend says so.
 
     >>> t = pd.DataFrame({"n_steps": [5, 6] * 2, "rho": [0.2, 0.4, 0.0, 0.0], "tau": 0.1, "ld": 3,
     ...                   "valid": [True, True, False, False], "decoding": ["constrained"] * 2 + ["free"] * 2,
@@ -109,78 +112,69 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
     >>> fig = fig5_step_curves(t, pd.DataFrame({"n_steps": [5, 6], "rho": 0.0, "tau": 0.0, "ld": 3.5}))
     >>> [t.get_text() for t in fig.legends[0].get_texts()][0]
     'constrained to valid orders (protocol deviation) (100 % valid)'
-    >>> [line.get_ydata().tolist() for line in fig.axes[-1].lines if line.get_marker() == "x"]
-    [[1.0, 1.0]]
-    >>> [t.get_text() for t in fig.legends[0].get_texts()][-1]
-    '× constrained to valid orders: the most common answer (100 % of the valid)'
+    >>> fig.axes[3].get_ylabel().split("\\n")[0], fig.axes[3].lines[0].get_ydata().tolist()
+    ('share of valid answers equal to', [1.0, 1.0])
     >>> plt.close("all")
     """
     order = [d for d in (decodings if decodings is not None else dict.fromkeys(scored["decoding"]))
              if d in set(scored["decoding"])]
     methods = [DECODING_LABELS[d] for d in order]
     units = procedure_means(scored, list(FIG5_METRICS))
-    fig = valid_answer_curves(units.assign(method=units["decoding"].map(DECODING_LABELS)), "n_steps", FIG5_METRICS,
-                              hue="method", baseline=baseline, hue_order=methods, xlabel="steps in the procedure",
-                              ylims={"rho": (-1.05, 1.05), "tau": (-1.05, 1.05)}, title=title, seed=seed)
+    panels = {**FIG5_METRICS, **(MODAL_PANEL if "modal" in units else {})}
+    fig = valid_answer_curves(units.assign(method=units["decoding"].map(DECODING_LABELS)), "n_steps", panels,
+                              hue="method", hue_order=methods, xlabel="steps in the procedure", title=title, seed=seed,
+                              baseline=None if baseline is None else baseline.assign(modal=np.nan),  # no random copies
+                              ylims={"rho": (-1.05, 1.05), "tau": (-1.05, 1.05), "modal": (-0.03, 1.05)})
     claim(fig, kind="score", method=methods, chance="random" if baseline is not None else None,
           no_chance=None if baseline is not None else "no random-order baseline given")
     if "procedure_id" in scored:
         footnote(fig, f"n = procedures ({scored['procedure_id'].nunique()}, each asked in English and its native "
                       "language with one shuffle): a procedure's score is the mean of its valid answers")
-    _modal_shares(fig.axes[-1], fig, scored, order)
-    for legend in list(fig.legends):  # one legend above the panels, the crosses' meaning in it
+    if "modal" in units:
+        _modal_note(fig, scored, order)
+    for legend in list(fig.legends):  # one legend above the panels, saying what n counts
         legend.remove()
     fig.tight_layout()
-    shared_legend(fig, fig.axes, title="n = procedures" if "procedure_id" in scored else None)
+    shared_legend(fig, [fig.axes[-1], *fig.axes[:-1]],  # the share panel has every decoding, in order
+                  title="n = procedures" if "procedure_id" in scored else "n = answers")
     return fig
 
 
 def procedure_means(scored: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     """One row per decoding and procedure (``procedure_id``; each answer its own unit without it):
     ``n_steps``, ``valid`` — the share of its answers that are valid — and each of ``metrics``, the
-    mean over its valid answers (NaN when it has none): the unit whose count a figure's n gives.
+    mean over its valid answers (NaN when it has none): the unit whose count a figure's n gives. With
+    the orders (``perm``, ``pred_order``), also ``modal``: the share of its valid answers equal to the
+    most common valid answer of their decoding and step count (:func:`culturelab.tasks.reorder.modal_answers`).
 
     >>> t = pd.DataFrame({"decoding": "free", "procedure_id": ["p", "p", "q", "q"], "n_steps": [5, 5, 6, 6],
     ...                   "valid": [True, False, False, False], "rho": [0.5, 0.0, 0.0, 0.0]})
     >>> procedure_means(t, ["rho"]).to_dict("records")
     [{'decoding': 'free', 'procedure_id': 'p', 'n_steps': 5, 'valid': 0.5, 'rho': 0.5}, {'decoding': 'free', 'procedure_id': 'q', 'n_steps': 6, 'valid': 0.0, 'rho': nan}]
     """
-    frame = scored if "procedure_id" in scored else scored.assign(procedure_id=np.arange(len(scored)))
+    frame = scored.copy() if "procedure_id" in scored else scored.assign(procedure_id=np.arange(len(scored)))
     keys = ["decoding", "procedure_id", "n_steps"]
     valid = frame["valid"].astype(bool)
+    metrics = list(metrics)
+    if {"perm", "pred_order"} <= set(frame.columns) and valid.any():
+        modal = modal_answers(frame, ["decoding"]).set_index(["decoding", "n_steps"])["modal_answer"]
+        answered = frame[valid]
+        written = [ANSWER_SEP.join(letters) for letters in _written_letters(answered)]
+        frame.loc[valid, "modal"] = [float(w == modal[(d, n)]) for w, d, n in
+                                     zip(written, answered["decoding"], answered["n_steps"])]
+        metrics.append("modal")
     shares = frame.assign(valid=valid.astype(float)).groupby(keys, sort=False)["valid"].mean()
-    means = frame[valid].groupby(keys, sort=False)[list(metrics)].mean()
+    means = frame[valid].groupby(keys, sort=False)[metrics].mean()
     return shares.to_frame().join(means).reset_index()
 
 
-def _modal_shares(ax: plt.Axes, fig: plt.Figure, scored: pd.DataFrame, decodings: Sequence[str]) -> None:
-    """Fig. 5's copying: per decoding, the share of its valid answers equal to the most common answer
-    of their step count, as crosses in the decoding's colour on the share panel (n: the procedures with
-    a valid answer), named with the decoding's overall share in the legend and stated under the figure."""
+def _modal_note(fig: plt.Figure, scored: pd.DataFrame, decodings: Sequence[str]) -> None:
+    """Fig. 5's copying over all step counts, per decoding, as the caption states it."""
     modal = modal_answers(scored, ["decoding"])
-    if "procedure_id" in scored:
-        answered = scored[scored["valid"].astype(bool)].groupby(["decoding", "n_steps"])["procedure_id"].nunique()
-        modal["units"] = [answered.get((d, n), 0) for d, n in zip(modal["decoding"], modal["n_steps"])]
-    else:
-        modal["units"] = modal["valid_answers"]
-    stated = []
-    for decoding, colour in zip(decodings, palette(len(decodings))):
-        part = modal[modal["decoding"] == decoding].sort_values("n_steps")
-        if part.empty:
-            continue
-        share = float((part["modal_share"] * part["valid_answers"]).sum() / part["valid_answers"].sum())
-        name = DECODING_LABELS[decoding].split(" (")[0]
-        ax.plot(part["n_steps"], part["modal_share"], color=colour, linestyle="none", marker="x", markersize=5,
-                label=f"× {name}: the most common answer ({_percent(share)} of the valid)")
-        for x, y, n in zip(part["n_steps"], part["modal_share"], part["units"]):
-            ax.annotate(f"n={n}", (x, y), xytext=(4, -2), textcoords="offset points", fontsize=small_text(5.0),
-                        color=colour, ha="left", va="top")
-        stated.append(f"{name} {share:.0%}")
-    if stated:
-        ax.set_ylabel("share (lines: valid; ×: most common)")
-        footnote(fig, "valid answers equal to the most common answer of their step count (crosses, last panel): "
-                      + ", ".join(stated) + " — a point's answers are then copies of one answer, not independent "
-                      "readings")
+    stated = [f"{DECODING_LABELS[d].split(' (')[0]} {(part['modal_share'] * part['valid_answers']).sum() / part['valid_answers'].sum():.0%}"
+              for d in decodings if not (part := modal[modal["decoding"] == d]).empty]
+    footnote(fig, "valid answers equal to the most common answer of their step count: " + ", ".join(stated)
+             + " — a point's answers are then copies of one answer, not independent readings")
 
 
 @drawing
@@ -458,17 +452,32 @@ def fig4_radar(cells: pd.DataFrame, *, series: str = "country", value: str = "sc
     claim(fig, kind="score", chance=drawn or None, no_chance=chance_note if uncovered else None, method=method)
     if chance_note and uncovered:
         footnote(fig, f"no chance ring: {chance_note}")
-    old = ax.get_legend()
-    heading = old.get_title().get_text() if old is not None else ""
-    if old is not None:
-        old.remove()
-    pooled = "" if few else valid_shares_text(cells)
-    heading = "\n".join(t for t in (heading, pooled) if t)
-    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False, title=heading or None)
-    legend.get_title().set_fontsize(7)
+    _radar_legend(fig, ax, f"radius: {rlabel} (MCQs by {method})" if method else f"radius: {rlabel}",
+                  "" if few else valid_shares_text(cells))
     if note := valid_note(cells, series if few or series == "component" else None):
         footnote(fig, note)
     return fig
+
+
+def _radar_legend(fig: plt.Figure, ax: plt.Axes, heading: str, pooled: str) -> None:
+    """The legend of a radar — beside it on a screen, above it in a paper (laid out for good there) —
+    titled by ``heading`` and the ``pooled`` valid shares, and the ring labels placed again, now that
+    the layout is final, where they cover no data (else their values under the title)."""
+    from matplotlib.ticker import ScalarFormatter
+
+    from culturelab.plots.radar import _place_ring_labels
+
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    ax.yaxis.set_major_formatter(ScalarFormatter())  # the ring labels back, wherever the first layout left them
+    title = "\n".join(t for t in (heading, pooled) if t)
+    if current().paper:
+        legend = shared_legend(fig, [ax], title=title)
+    else:
+        legend = ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False, title=title)
+    if rings := _place_ring_labels(ax, ax.get_xticks()):
+        legend.set_title("\n".join(t for t in (heading, f"(rings {rings})", pooled) if t))
+    legend.get_title().set_fontsize(7)
 
 
 def chance_rings(ax: plt.Axes, chance: float | Mapping[str, float] | None,
