@@ -14,6 +14,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 from culturelab.captex.data import CATEGORIES, COUNTRIES
 from culturelab.captex.evaluate import VALID_TASKS
@@ -610,6 +611,9 @@ def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, 
         ax.set_ylabel(score_label("footnote-6", lmax_mode))
         if title:
             ax.set_title(title)
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 3.0)))  # 0.3, 1, 3, 10 … written plainly: no 10^x
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))  # (a superscript is smaller than a paper's 6 pt)
+    ax.xaxis.set_minor_formatter(NullFormatter())
     if ours is not None:
         mark_reported(ax.lines)
         _our_points(ax, ours.dropna(subset=["params_b"]), label=label, n=n, valid=valid)

@@ -65,6 +65,8 @@ def test_our_model_is_a_star_on_the_papers_fig8_not_a_lone_point():
     assert "ours: gemma3-270m (82 % valid)" in legend_texts(fig)  # its valid share on the figure
     papers = [line for line in ax.lines if line.get_gid() == audit.REPORTED and line.get_marker() not in ("None", None)]
     assert sum(len(line.get_xdata()) for line in papers) >= 25  # the paper's models around it
+    audit.renderer_of(fig)  # sizes written plainly: a 10^x superscript falls under a paper's 6 pt
+    assert [t.get_text() for t in audit.visible_ticklabels(ax, "x")] == ["0.3", "1", "3", "10"]
     with pytest.raises(ValueError, match="ours is missing"):
         figures.fig8_size(ours, lmax_mode="table4", label="model")
     plt.close("all")
