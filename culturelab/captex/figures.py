@@ -172,8 +172,12 @@ def procedure_means(scored: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFram
 def _modal_note(fig: plt.Figure, scored: pd.DataFrame, decodings: Sequence[str]) -> None:
     """Fig. 5's copying over all step counts, per decoding, as the caption states it."""
     modal = modal_answers(scored, ["decoding"])
-    stated = [f"{DECODING_LABELS[d].split(' (')[0]} {(part['modal_share'] * part['valid_answers']).sum() / part['valid_answers'].sum():.0%}"
-              for d in decodings if not (part := modal[modal["decoding"] == d]).empty]
+    stated = []
+    for decoding in decodings:
+        part = modal[modal["decoding"] == decoding]
+        if len(part):
+            share = (part["modal_share"] * part["valid_answers"]).sum() / part["valid_answers"].sum()
+            stated.append(f"{DECODING_LABELS[decoding].split(' (')[0]} {share:.0%}")
     footnote(fig, "valid answers equal to the most common answer of their step count: " + ", ".join(stated)
              + " — a point's answers are then copies of one answer, not independent readings")
 
