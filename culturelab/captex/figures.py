@@ -526,23 +526,18 @@ def chance_rings(ax: plt.Axes, chance: float | Mapping[str, float] | None,
     return claimed, {name for group in groups for name, _ in group}
 
 
-@drawing
-def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str = "country",
-                 title: str | None = None, seed: int = 0) -> plt.Figure:
-    """PB-MCQ accuracy per category (spokes) and ``series`` for one scoring ``method``, English and
-    native pooled, with a 95 % band clustered by procedure (:func:`culturelab.captex.questions.accuracy_by`)
-    and the four-option chance (¼) as a dashed ring. n = the procedures of a cell, the independent
-    unit (each gives 4 types × 2 languages of questions that share its steps): cells on fewer than
-    10 procedures are hollow, however many questions they hold. Generated answers can be invalid:
-    their share of valid answers is in the legend. The item-level companion of the footnote-6 radar.
+def pb_mcq_cells(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str = "country",
+                 seed: int = 0) -> pd.DataFrame:
+    """PB-MCQ accuracy per ``series`` and category for one scoring ``method``, English and native
+    pooled, with a 95 % interval clustered by procedure (:func:`culturelab.captex.questions.accuracy_by`):
+    ``score``, ``n`` = the procedures of a cell, the independent unit (each gives 4 types × 2
+    languages of questions that share its steps), ``n_questions``, and — for generated answers, which
+    can be unreadable — ``pb_mcq_valid``, the share of valid answers. What :func:`pb_mcq_radar` draws.
 
-    >>> pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 12 + ["Celebrations and Festivals"] * 4,
-    ...                    "procedure_id": list("aaaaaaaabbbbcccc"), "method": "loglikelihood", "correct": [1, 0] * 8,
-    ...                    "valid": True})
-    >>> ax = pb_mcq_radar(pb).axes[0]
-    >>> sorted(t.get_text().split("\\n")[1] for t in ax.get_xticklabels()), ax.lines[-1].get_label()
-    (['n=1', 'n=2'], 'chance (0.25)')
-    >>> plt.close("all")
+    >>> pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 8, "procedure_id": list("aaaabbbb"),
+    ...                    "method": "generate", "correct": [1, 0] * 4, "valid": [True] * 7 + [False]})
+    >>> pb_mcq_cells(pb, method="generate")[["score", "n", "n_questions", "pb_mcq_valid"]].to_dict("records")
+    [{'score': 0.5, 'n': 2, 'n_questions': 8, 'pb_mcq_valid': 0.875}]
     """
     from culturelab.captex import questions
 
@@ -550,6 +545,26 @@ def pb_mcq_radar(pb: pd.DataFrame, *, method: str = "loglikelihood", series: str
     cells = cells.rename(columns={"accuracy": "score", "n": "n_questions", "n_clusters": "n"})
     if method != "loglikelihood":  # a generated letter can be unreadable
         cells["pb_mcq_valid"] = 1 - cells["invalid_rate"]
+    return cells
+
+
+@drawing
+def pb_mcq_radar(cells: pd.DataFrame, *, method: str = "loglikelihood", series: str = "country",
+                 title: str | None = None) -> plt.Figure:
+    """PB-MCQ accuracy per category (spokes) and ``series`` for one scoring ``method`` (``cells``:
+    :func:`pb_mcq_cells`), with its 95 % band and the four-option chance (¼) as a dashed ring. n = the
+    procedures of a cell: cells on fewer than 10 procedures are hollow, however many questions they
+    hold. The share of valid answers (generated answers) is in the legend. The item-level companion
+    of the footnote-6 radar.
+
+    >>> pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 12 + ["Celebrations and Festivals"] * 4,
+    ...                    "procedure_id": list("aaaaaaaabbbbcccc"), "method": "loglikelihood", "correct": [1, 0] * 8,
+    ...                    "valid": True})
+    >>> ax = pb_mcq_radar(pb_mcq_cells(pb)).axes[0]
+    >>> sorted(t.get_text().split("\\n")[1] for t in ax.get_xticklabels()), ax.lines[-1].get_label()
+    (['n=1', 'n=2'], 'chance (0.25)')
+    >>> plt.close("all")
+    """
     fig = fig4_radar(cells, series=series, rlabel=f"PB-MCQ accuracy ({method}; n = procedures)", chance=CHANCE,
                      rmax=1.0, title=title)
     claim(fig, method=method)

@@ -257,7 +257,7 @@ def test_radars_carry_a_chance_ring_or_say_why_not():
     assert set(ring.get_ydata().tolist()) == {0.2} and ring.get_linestyle() == "--"
     pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 16, "method": "generate",
                        "procedure_id": list("aabbccddeeffgghh"), "correct": [1, 0, 0, 0] * 4, "valid": True})
-    ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
+    ax = figures.pb_mcq_radar(figures.pb_mcq_cells(pb, method="generate"), method="generate").axes[0]
     assert ax.lines[-1].get_label() == "chance (0.25)" and ax.get_xticklabels()[0].get_text().endswith("n=8")
 
 
@@ -282,7 +282,7 @@ def test_the_pb_mcq_radar_counts_procedures_not_questions():
     assert len(cells) == 35 and set(cells) == {3}  # 3 procedures per country × category
     pb = sample.mcqs.assign(method="generate", correct=np.arange(len(sample.mcqs)) % 3 == 0, valid=True)
     assert set(pb.groupby(["country", "category"]).size()) == {24}  # 24 questions per cell, from 3 procedures
-    ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
+    ax = figures.pb_mcq_radar(figures.pb_mcq_cells(pb, method="generate"), method="generate").axes[0]
     assert {t.get_text().split("\n")[1] for t in ax.get_xticklabels()} == {"n=3"}  # the independent unit
     hollow = [c for c in ax.collections if len(c.get_offsets()) and c.get_gid() == SMALL_N]
     assert sum(len(c.get_offsets()) for c in hollow) == 35  # every cell under 10 procedures, however many questions

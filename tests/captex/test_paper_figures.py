@@ -104,8 +104,10 @@ RADARS = {
     "language": lambda: figures.fig4_radar(_cells("lang_group", ["English", "native"]).drop(columns="cb_mcq_valid"),
                                            series="lang_group", rlabel="footnote-4 score", chance=0.151,
                                            method="generate", title=f"English vs native by category — {MODEL}"),
-    "pb_mcq": lambda: figures.pb_mcq_radar(_pb(), method="generate", title=f"PB-MCQ accuracy — {MODEL}"),
-    "pb_mcq_language": lambda: figures.pb_mcq_radar(_pb(), method="generate", series="lang_group",
+    "pb_mcq": lambda: figures.pb_mcq_radar(figures.pb_mcq_cells(_pb(), method="generate"), method="generate",
+                                           title=f"PB-MCQ accuracy — {MODEL}"),
+    "pb_mcq_language": lambda: figures.pb_mcq_radar(figures.pb_mcq_cells(_pb(), method="generate", series="lang_group"),
+                                                    method="generate", series="lang_group",
                                                     title=f"PB-MCQ accuracy, English vs native — {MODEL}"),
 }
 
