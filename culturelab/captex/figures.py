@@ -135,6 +135,11 @@ def fig5_step_curves(scored: pd.DataFrame, baseline: pd.DataFrame | None = None,
         _modal_note(fig, scored, order)
     for legend in list(fig.legends):  # one legend above the panels, saying what n counts
         legend.remove()
+    if current().paper:  # three panels to a row: the n labels of six step counts need the width
+        grid = fig.add_gridspec(-(-len(fig.axes) // 3), 3)
+        for i, ax in enumerate(fig.axes):
+            ax.set_subplotspec(grid[i // 3, i % 3])
+        fig.set_size_inches(current().inches, 2.1 * grid.nrows)
     fig.tight_layout()
     shared_legend(fig, [fig.axes[-1], *fig.axes[:-1]],  # the share panel has every decoding, in order
                   title="n = procedures" if "procedure_id" in scored else "n = answers")
