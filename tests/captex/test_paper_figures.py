@@ -198,9 +198,10 @@ def test_table5_model_names_stand_apart():
 
 
 def _orders() -> pd.DataFrame:
-    """Constrained answers of 12 procedures of 5 steps and 6 of 6 steps, each in English and its native language."""
+    """Answers to procedures of 5 to 10 steps (12, 6, 10, 10, 5 and 3 of them, as many as the default run's), each in
+    English and its native language: constrained, all valid, and free, a third valid."""
     rows = []
-    for k, n in enumerate([5] * 12 + [6] * 6):
+    for k, n in enumerate([5] * 12 + [6] * 6 + [7] * 10 + [8] * 10 + [9] * 5 + [10] * 3):
         for lang in ("English", "native"):
             order = [int(i) for i in RNG.permutation(n)]
             rows.append({"procedure_id": f"p{k}", "lang_group": lang, "n_steps": n, "perm": list(range(n)),
@@ -218,22 +219,23 @@ def test_fig5_counts_procedures_and_shows_copying_in_a_panel_of_its_own():
     from culturelab.captex.reordering import random_baseline_table
 
     scored = _orders()
-    rand = random_baseline_table([5, 6], n_samples=500)
+    rand = random_baseline_table(list(range(5, 11)), n_samples=500)
     fig, found = paper(lambda: figures.fig5_step_curves(scored, rand, decodings=["free", "constrained"],
                                                         title=f"Reordering vs step count — {MODEL}"), "text")
-    assert found == []
+    assert found == []  # the n labels of six step counts too stand apart
     rho = fig.axes[0]
-    # 24 and 12 answers, from 12 and 6 procedures: the 6-step points rest on too few procedures, however many answers
+    # 12 answers from 6 procedures: the 6-step point rests on too few procedures, however many answers
     colour = rho.lines[1].get_color()  # the constrained answers, all valid
-    assert sorted(t.get_text() for t in rho.texts if t.get_color() == colour) == ["n=12", "n=6"]
+    counts = ["n=12", "n=6", "n=10", "n=10", "n=5", "n=3"]
+    assert [t.get_text() for t in rho.texts if t.get_color() == colour] == counts
     hollow = [xy[0] for c in rho.collections if c.get_gid() == SMALL_N and same_colour(c.get_edgecolor(), colour)
               for xy in c.get_offsets()]
-    assert hollow == [6.0]
-    methods = [f"{DECODING_LABELS['free']} (33 % valid)", f"{DECODING_LABELS['constrained']} (100 % valid)"]
+    assert hollow == [6.0, 9.0, 10.0]
+    methods = [f"{DECODING_LABELS['free']} (34 % valid)", f"{DECODING_LABELS['constrained']} (100 % valid)"]
     copies = fig.axes[3]  # the share of valid answers equal to their step count's most common one: a panel of its own
     assert copies.get_ylabel().startswith("share of valid answers equal to")
     assert [line.get_label() for line in copies.lines if np.isfinite(line.get_ydata()).any()] == methods
-    assert sorted(t.get_text() for t in copies.texts if t.get_color() == copies.lines[1].get_color()) == ["n=12", "n=6"]
+    assert [t.get_text() for t in copies.texts if t.get_color() == copies.lines[1].get_color()] == counts
     assert "n = procedures" in legend_texts(fig)
     plt.close("all")
 
