@@ -61,6 +61,16 @@ def parse_reply(text: str) -> Parse:
     return Parse(reply, STRICT, "reply")
 
 
+def valid_share(replies: pd.DataFrame) -> float:
+    """The share of ``replies`` (``parse_verdict``, :func:`generate_replies`) that are an answer: not
+    empty, not a refusal — the free-generation validity a CB-QA figure shows beside its scores.
+
+    >>> valid_share(pd.DataFrame({"parse_verdict": ["strict", "refusal", "invalid", "strict"]}))
+    0.5
+    """
+    return float((replies["parse_verdict"] == STRICT).mean()) if len(replies) else float("nan")
+
+
 def cbqa_frame(conversations: pd.DataFrame, template: str) -> pd.DataFrame:
     """CB-QA instances with their prompt (utterances 1–3) and ``reference`` (utterance 4).
 

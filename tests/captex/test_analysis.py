@@ -187,19 +187,18 @@ def test_figures_draw_from_tidy_tables():
 
     rand = random_baseline_table([5, 6, 7], n_samples=500)
     fig5 = figures.fig5_step_curves(scored, rand)
-    # ρ, τ, LD from the valid answers (both decodings + the random line) and the share of valid answers
-    assert len(fig5.axes) == 4 and all(len(ax.lines) == 3 for ax in fig5.axes[:3]) and len(fig5.axes[3].lines) == 4
-    # the share of valid answers equal to their step count's most common one: crosses on the share panel, and stated
-    crosses = [line.get_ydata().tolist() for line in fig5.axes[3].lines if line.get_marker() == "x"]
-    assert crosses[1] == [1.0, 1.0, 1.0] and len(crosses) == 2
+    # ρ, τ, LD from the valid answers (both decodings + the random line), the copies, the share of valid answers
+    assert len(fig5.axes) == 5 and all(len(ax.lines) == 3 for ax in fig5.axes[:3]) and len(fig5.axes[4].lines) == 2
+    # the share of valid answers equal to their step count's most common one: a panel of its own, and stated
+    copies = [line.get_ydata().tolist() for line in fig5.axes[3].lines if np.isfinite(line.get_ydata()).any()]
+    assert copies[1] == [1.0, 1.0, 1.0] and len(copies) == 2
     assert any("most common answer" in t.get_text() and "constrained to valid orders 100%" in t.get_text()
                for t in fig5.texts)
     assert sorted(t.get_text() for t in fig5.axes[0].texts) == sorted(["n=2"] * 3 + ["n=8"] * 3)  # valid only
-    # validity over every answer (n = 8 per point), then the most common answer's share of the valid ones (2, 8)
-    assert [t.get_text() for t in fig5.axes[3].texts] == ["n=8"] * 6 + ["n=2"] * 3 + ["n=8"] * 3
-    assert [t.get_text() for t in fig5.legends[0].get_texts()] == [f"{DECODING_LABELS['free']} (25 % valid)",
-                                                                  f"{DECODING_LABELS['constrained']} (100 % valid)",
-                                                                  "random"]
+    assert sorted(t.get_text() for t in fig5.axes[3].texts) == sorted(["n=2"] * 3 + ["n=8"] * 3)
+    assert [t.get_text() for t in fig5.axes[4].texts] == ["n=8"] * 6  # validity over every answer
+    assert [t.get_text() for t in fig5.legends[0].get_texts()] == [
+        f"{DECODING_LABELS['free']} (25 % valid)", f"{DECODING_LABELS['constrained']} (100 % valid)", "random"]
     assert audit.problems(audit.inspect(fig5), audit.claims_of(fig5)) == []  # n, chance, both methods named
     # the free protocol alone with no valid answer: the metric panels keep the random line, the figure is not empty
     invalid = figures.fig5_step_curves(scored.iloc[:24].assign(valid=False), rand)
@@ -258,7 +257,7 @@ def test_radars_carry_a_chance_ring_or_say_why_not():
     assert set(ring.get_ydata().tolist()) == {0.2} and ring.get_linestyle() == "--"
     pb = pd.DataFrame({"country": "Iran", "category": ["Food and Cuisine"] * 16, "method": "generate",
                        "procedure_id": list("aabbccddeeffgghh"), "correct": [1, 0, 0, 0] * 4, "valid": True})
-    ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
+    ax = figures.pb_mcq_radar(figures.pb_mcq_cells(pb, method="generate"), method="generate").axes[0]
     assert ax.lines[-1].get_label() == "chance (0.25)" and ax.get_xticklabels()[0].get_text().endswith("n=8")
 
 
@@ -283,7 +282,7 @@ def test_the_pb_mcq_radar_counts_procedures_not_questions():
     assert len(cells) == 35 and set(cells) == {3}  # 3 procedures per country × category
     pb = sample.mcqs.assign(method="generate", correct=np.arange(len(sample.mcqs)) % 3 == 0, valid=True)
     assert set(pb.groupby(["country", "category"]).size()) == {24}  # 24 questions per cell, from 3 procedures
-    ax = figures.pb_mcq_radar(pb, method="generate").axes[0]
+    ax = figures.pb_mcq_radar(figures.pb_mcq_cells(pb, method="generate"), method="generate").axes[0]
     assert {t.get_text().split("\n")[1] for t in ax.get_xticklabels()} == {"n=3"}  # the independent unit
     hollow = [c for c in ax.collections if len(c.get_offsets()) and c.get_gid() == SMALL_N]
     assert sum(len(c.get_offsets()) for c in hollow) == 35  # every cell under 10 procedures, however many questions

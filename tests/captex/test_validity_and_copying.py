@@ -77,11 +77,15 @@ def test_aggregate_cells_and_figures_carry_the_valid_share():
     assert cells.set_index("lang_group")["reorder_valid"].to_dict() == {"English": 0.5, "native": 0.0}
     fig = figures.fig3_language_impact(cells, lmax_mode="per_instance", chance=0.15)
     note = [t.get_text() for t in fig.texts if t.get_text().startswith("valid answers")]
-    assert note and "reordering 25.0% (English 50.0%, native 0.0%), PB-MCQ 100.0%" in note[0]
+    assert note and "reordering 25.0% (English 50.0%, native 0.0%), PB-MCQ 100.0%" in note[0]  # the caption's line
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]  # and on the figure itself
+    assert "English (valid: reordering 50 %, PB-MCQ 100 %)" in legend and "native (valid: reordering 0 %, PB-MCQ 100 %)" in legend
     ours = pd.DataFrame({"model": ["m"], "family": ["F"], "params_b": [0.3], "score": [0.1], "n": [2],
                          "reorder_valid": [0.25], "pb_mcq_valid": [1.0], "valid_share": [0.6]})
-    size = figures.fig8_size(ours, lmax_mode="per_instance", label="model", n="n", valid="valid_share")
-    assert [a.get_text() for a in size.axes[0].texts] == ["m (n=2, 60.0% valid)"]
+    size = figures.fig8_size(aggregate.reported_fig8(), lmax_mode="table4", ours=ours, label="model", n="n",
+                             valid="valid_share")
+    assert [a.get_text() for a in size.axes[0].texts] == ["n=2"]
+    assert "ours: m (60 % valid)" in [t.get_text() for t in size.axes[0].get_legend().get_texts()]
     assert "rest mostly on invalid reordering answers" in aggregate.validity_findings(ours)
     assert "rest mostly" not in aggregate.validity_findings(ours.assign(reorder_valid=1.0))
     plt.close("all")
