@@ -363,6 +363,14 @@ def fig6_finetune(table: pd.DataFrame, *, title: str = "Figure 6 — Persian fin
 
 
 def _rule_labels(columns: Sequence[str]) -> list[str]:
+    """The rules' column labels: ``R1`` over its name's first word on a screen; ``R1`` alone in a paper,
+    whose caption names the rules (:data:`RULES_NOTE`).
+
+    >>> _rule_labels(["R1", "UA"])
+    ['R1\\nPartial', 'UA\\nAnnotator-written']
+    """
+    if current().paper:
+        return list(columns)
     return [f"{r}\n{RULE_NAMES[r].split()[0]}" if r in RULE_NAMES else r for r in columns]
 
 
@@ -411,6 +419,8 @@ def rule_panels(panels: list[dict], *, title: str, side_by_side: bool = False) -
         if side_by_side and i > 0:
             ax.set_yticklabels([])
     fig.suptitle(title)
+    if current().paper:
+        footnote(fig, RULES_NOTE)
     return fig
 
 
@@ -459,9 +469,7 @@ def _pooled_rule_bars(picks: pd.DataFrame, items: pd.DataFrame, *, title: str, m
                   "ci_low": low.loc[model, rule], "ci_high": high.loc[model, rule]} for rule in RULES]
     rows += [{"series": CHANCE_RULES, "rule": rule, "share": base[rule].iloc[0], "n": shown.iloc[0],
               "ci_low": np.nan, "ci_high": np.nan} for rule in RULES]
-    long = pd.DataFrame(rows)
-    if not current().paper:  # a screen has room for the rules' names; a paper's caption names them
-        long = long.assign(rule=_rule_labels(long["rule"]))
+    long = pd.DataFrame(rows).assign(rule=lambda t: _rule_labels(t["rule"]))
     fig, ax = _panel((7.5, 3.4), 2.6)
     grouped_bars(long, "rule", "share", "series", err_low="ci_low", err_high="ci_high", n="n", legend=False,
                  ylabel="share of the picks (n = picks)", title=title, ax=ax, ylim=(0, 1))
@@ -530,8 +538,10 @@ def category_bars(table: pd.DataFrame, macro: pd.DataFrame | None = None, *, hue
     parts = []
     if by_category:
         fa = category_labels("fa") if persian_labels else {}
-        parts.append(table.assign(group=[f"{SHORT.get(c, c)}\n{fa[c]}" if c in fa else SHORT.get(c, c)
-                                         for c in table["category"].astype(str)]))
+        order = {c: i for i, c in enumerate(CATEGORIES)}
+        ordered = table.sort_values("category", key=lambda c: c.astype(str).map(order), kind="stable")
+        parts.append(ordered.assign(group=[f"{SHORT.get(c, c)}\n{fa[c]}" if c in fa else SHORT.get(c, c)
+                                           for c in ordered["category"].astype(str)]))
     if macro is not None and len(macro):
         k = int(macro["n_categories"].max()) if "n_categories" in macro else len(CATEGORIES)
         parts.append(macro.rename(columns={"macro": "accuracy", "macro_ci_low": "ci_low", "macro_ci_high": "ci_high"})
