@@ -143,6 +143,43 @@ def models(ours: pd.DataFrame, points: pd.DataFrame, per_category: pd.DataFrame 
     return " ".join(parts)
 
 
+def category_figures(per_category: pd.DataFrame, shown: str, instead: str) -> str:
+    """What the figures of this run's per-category cells (``n``: stories per cell) draw: ``shown``
+    where at least half of the cells rest on ``MIN_N`` stories
+    (:func:`culturelab.percul.figures.carries_signal`), else ``instead`` — with how many cells are
+    too small.
+
+    >>> t = pd.DataFrame({"category": ["a", "b", "c"], "n": [3, 4, 3]})
+    >>> category_figures(t, "each category is drawn", "the figure pools the categories")
+    '3 of 3 per-category cells of this run rest on fewer than 10 stories (3–4): the figure pools the categories.'
+    """
+    from culturelab.percul.figures import carries_signal
+
+    n = per_category["n"]
+    few = int((n < MIN_N).sum())
+    span = f"{int(n.min())}" if n.min() == n.max() else f"{int(n.min())}–{int(n.max())}"
+    return (f"{few} of {len(n)} per-category cells of this run rest on fewer than {MIN_N} stories ({span}): "
+            f"{shown if carries_signal(n) else instead}.")
+
+
+def rule_figure(picks: pd.DataFrame) -> str:
+    """Notebook 4: whether Figure 8 draws the distractor picks (``category`` per pick) per category
+    or pools the categories (:func:`culturelab.percul.figures.fig8_with_base_rates`), and why.
+
+    >>> rule_figure(pd.DataFrame({"category": ["Foods"] * 12 + ["Music"] * 3}))
+    'Figure 8 draws the picks per category: 1 of 2 categories with picks hold 10 or more (3–12 picks).'
+    """
+    from culturelab.percul.figures import carries_signal
+
+    per = picks.groupby("category", observed=True).size()
+    per = per[per > 0]
+    enough = int((per >= MIN_N).sum())
+    span = f"{int(per.min())}" if per.min() == per.max() else f"{int(per.min())}–{int(per.max())}"
+    how = "draws the picks per category" if carries_signal(per) else "pools the categories"
+    return (f"Figure 8 {how}: {enough} of {len(per)} categories with picks hold {MIN_N} or more ({span} "
+            "picks).")
+
+
 def translation(gap: pd.DataFrame, paired: pd.DataFrame) -> str:
     """Notebook 3: per model, the English − Persian gap with both splits' intervals, and the stories
     that flip with McNemar's test (``paired``: :func:`culturelab.percul.translation.paired_outcomes`).

@@ -476,22 +476,12 @@ def table4() -> pd.DataFrame:
     return reported.load(PAPER, "table4")
 
 
-def fig5_tables(ours: pd.DataFrame | None = None, *, label: str = "ours"
-                ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Figure 5's matrices — the paper's 23 rows (Table 5, its row order; n = Table 1's story
-    counts, no interval) with ``ours`` (per-category rows: ``model``, ``category``, ``accuracy``,
-    ``n``, ``ci_low``, ``ci_high``) appended as ``"<model> (<label>)"``: accuracy, counts,
-    ci_low, ci_high (model × category).
+def fig5_matrix() -> pd.DataFrame:
+    """Figure 5's matrix: the paper's 23 rows (Table 5, Figure 5's row order) × the 11 categories
+    (canonical order), accuracies as published.
 
-    >>> acc, n, lo, hi = fig5_tables()
-    >>> acc.shape, int(n.loc["GPT 4o", "Foods"]), bool(lo.isna().all().all())
-    ((23, 11), 191, True)
+    >>> m = fig5_matrix()
+    >>> m.shape, round(float(m.loc["GPT 4o", "Foods"]), 3)
+    ((23, 11), 0.895)
     """
-    t5 = table5_wide(PERSIAN).set_index("model").loc[fig5_models(), CATEGORIES]
-    sizes = pd.DataFrame([list(released_counts().values())] * len(t5), index=t5.index, columns=CATEGORIES)
-    tables = [t5, sizes, t5 * np.nan, t5 * np.nan]
-    if ours is not None and len(ours):
-        mine = ours.assign(model=ours["model"].astype(str) + f" ({label})")
-        for i, value in enumerate(("accuracy", "n", "ci_low", "ci_high")):
-            tables[i] = pd.concat([tables[i], wide_categories(mine, value=value)])
-    return tuple(t.reindex(columns=CATEGORIES) for t in tables)  # type: ignore[return-value]
+    return table5_wide(PERSIAN).set_index("model").loc[fig5_models(), CATEGORIES]

@@ -219,6 +219,18 @@ def summary(results: pd.DataFrame, by: Sequence[str] = ("model",), *, invalid_po
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])
 
 
+def valid_share(results: pd.DataFrame) -> float | None:
+    """The share of valid answers among the generated ones (``method`` ``generate``): what a figure of
+    free-generation scores shows beside them; ``None`` when nothing was generated.
+
+    >>> t = pd.DataFrame({"method": ["generate"] * 4 + ["loglik-text-mean"], "valid": [1, 1, 1, 0, 1]})
+    >>> valid_share(t), valid_share(t[t["method"] != "generate"])
+    (0.75, None)
+    """
+    generated = results[results["method"] == "generate"] if "method" in results else results.iloc[:0]
+    return float(generated["valid"].astype(bool).mean()) if len(generated) else None
+
+
 _BUNDLED_FAMILY = {"bundled:gemma3-270m": ("Gemma 3", 0.27), "bundled:smollm2-135m": ("SmolLM2", 0.135)}
 
 

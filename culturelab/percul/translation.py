@@ -24,8 +24,9 @@ ERROR_CLASSES = ("nuance_lost", "translation_error", "translated_ok_but_wrong")
 
 def split_gap(summary: pd.DataFrame, by: Sequence[str] = ("model",), value: str = "macro") -> pd.DataFrame:
     """Summary rows per (``by``, split) → ``persian``, ``english`` and ``delta`` = en − fa, with
-    each split's 95 % CI (``persian_ci_low`` … from ``<value>_ci_low``/``_ci_high``) and ``n``
-    (stories per split) when the summary has them.
+    each split's 95 % CI (``persian_ci_low`` … from ``<value>_ci_low``/``_ci_high``), invalid rate
+    (``persian_invalid_rate`` …: generated answers that could not be scored) and ``n`` (stories per
+    split) when the summary has them.
 
     >>> s = pd.DataFrame({"model": "m", "split": [PERSIAN, ENGLISH], "macro": [0.5, 0.25], "n": 8})
     >>> split_gap(s)[["persian", "english", "delta", "n"]].to_dict("records")
@@ -34,10 +35,11 @@ def split_gap(summary: pd.DataFrame, by: Sequence[str] = ("model",), value: str 
     names = {PERSIAN: "persian", ENGLISH: "english"}
     wide = summary.pivot_table(index=list(by), columns="split", values=value, observed=True)
     wide = wide.rename(columns=names)
-    for bound in ("ci_low", "ci_high"):
-        if f"{value}_{bound}" in summary:
-            ci = summary.pivot_table(index=list(by), columns="split", values=f"{value}_{bound}", observed=True)
-            wide = wide.join(ci.rename(columns={k: f"{v}_{bound}" for k, v in names.items()}))
+    for column, suffix in ((f"{value}_ci_low", "ci_low"), (f"{value}_ci_high", "ci_high"),
+                           ("invalid_rate", "invalid_rate")):
+        if column in summary:
+            per_split = summary.pivot_table(index=list(by), columns="split", values=column, observed=True)
+            wide = wide.join(per_split.rename(columns={k: f"{v}_{suffix}" for k, v in names.items()}))
     if "n" in summary:
         wide = wide.join(summary.groupby(list(by), observed=True)["n"].min())
     wide = wide.reset_index()

@@ -38,9 +38,8 @@ def downstream(run, results, items) -> None:
     assert (board["type"] == "ours").sum() == len(overview) and (board["type"] != "ours").sum() == 25
     assert not board.loc[board["type"] == "ours", "comparable"].any()
     cats = per_category(results, ["model"])
-    accuracy, counts, low, high = paper.fig5_tables(cats)
-    figures.fig5_heatmap(accuracy, counts=counts, ci_low=low, ci_high=high)
-    figures.fig16_beside_paper(paper.fig16_matrix(), distractors.distractor_picks(results), items, source="sample")
+    figures.fig5_heatmap(paper.fig5_matrix(), cats)
+    figures.fig16_beside_paper(paper.fig16_matrix(), distractors.distractor_picks(results), items)
     if len(results):  # both splits, as notebook 3 has them
         both = pd.concat([results, results.assign(split=translation.ENGLISH)], ignore_index=True)
         figures.fig7_translation(translation.split_gap(summary(both, ["model", "split"])))
