@@ -159,15 +159,16 @@ def case_study(outputs: pd.DataFrame, *, direction: str = "zh2en", recipe_id: st
 
 def validity_findings(outputs: pd.DataFrame, *, min_n: int = 10) -> str:
     """What this run's adaptations are, as Markdown written from ``outputs`` (every number from
-    it): the source recipes per direction (and whether a bar on them is greyed: fewer than
-    ``min_n``) and, per system that needs a model, how many outputs are valid — non-empty and
+    it): the source recipes per direction (and, where a direction has fewer than ``min_n``, that the
+    metric figures show their tables instead: a panel whose every bar rests on so few is not drawn) and, per system that needs a model, how many outputs are valid — non-empty and
     mostly in the target language; an invalid one is counted and still scored, never dropped.
 
     >>> out = pd.DataFrame({"direction": ["zh2en"] * 3 + ["en2zh"] * 3, "recipe_id": list("abcabc"),
     ...                     "system": ["m (llm prompt)"] * 6, "raw_output": ["Boil.", "", "煮", "煮", "煮", "Boil"],
     ...                     "valid": [True, False, False, True, True, False]})
     >>> print(validity_findings(out))  # doctest: +NORMALIZE_WHITESPACE
-    **This run's adaptations**: 3 source recipes zh→en and 3 en→zh (each bar on fewer than 10 is greyed).
+    **This run's adaptations**: 3 source recipes zh→en and 3 en→zh (fewer than 10 in a direction: the metric
+    figures below show their tables instead).
     m (llm prompt): 3 of 6 outputs valid (1 empty, 2 not mostly in the target language); the invalid ones
     are counted and still scored.
     """
@@ -175,7 +176,7 @@ def validity_findings(outputs: pd.DataFrame, *, min_n: int = 10) -> str:
     text = ("**This run's adaptations**: " + " and ".join(f"{n} source recipes {ARROWS[d]}" if i == 0 else
                                                          f"{n} {ARROWS[d]}" for i, (d, n) in enumerate(sizes.items())))
     if (sizes < min_n).any():
-        text += f" (each bar on fewer than {min_n} is greyed)"
+        text += f" (fewer than {min_n} in a direction: the metric figures below show their tables instead)"
     text += "."
     models = outputs[~outputs["system"].isin(MODEL_FREE)]
     if models.empty:

@@ -334,18 +334,41 @@ def labels_figure(view: pd.DataFrame, ours: str, target_words: Sequence[str], *,
                   labels: str = AUTOMATIC_LABELS, method: str = "word2vec + VecMap", caption: str = "") -> Any:
     """Share of queries per label, ours (automatic: ``labels``) beside the paper's (by hand)
     (:func:`label_shares`: n and 95 % intervals), with the P@k of random retrieval
-    (:func:`literal_chance`) as chance; ``method`` (how the neighbours were found) in the title;
-    ``caption`` (the run's comparison with the paper, :meth:`culturelab.protocol.Deviations.caption`) under it."""
-    from culturelab.plots import caption as add_caption
-    from culturelab.plots import claim, grouped_bars
-
+    (:func:`literal_chance`) as the chance of *literal* (:func:`label_bars` draws it)."""
     chance = literal_chance(view, target_words, k=k)
-    shares = label_shares(view, ours, chance=chance)
+    return label_bars(label_shares(view, ours, chance=chance), chance=chance, k=k, labels=labels, method=method,
+                      caption=caption)
+
+
+@drawing
+def label_bars(shares: pd.DataFrame, *, chance: float, k: int = 5, labels: str = AUTOMATIC_LABELS,
+               method: str = "word2vec + VecMap", caption: str = "") -> Any:
+    """Bars of :func:`label_shares` (share of queries per label, ours beside the paper's) on a share
+    axis, with the chance of a *literal* label (a random top ``k``) drawn over that label only (the
+    other labels have no such level); ``method`` (how the neighbours were found) in the title,
+    ``labels`` (who labelled ours) under the axis, ``caption`` (the run's comparison with the paper,
+    :meth:`culturelab.protocol.Deviations.caption`) under the figure.
+
+    >>> import matplotlib.pyplot as plt
+    >>> shares = label_shares(pd.DataFrame({"label": ["literal"] * 8 + ["error"] * 4}), "ours")
+    >>> ax = label_bars(shares, chance=0.1).axes[0]
+    >>> float(ax.get_ylim()[1]), [c.get_label() for c in ax.collections if not c.get_label().startswith("_")]
+    (1.0, ['chance of literal (a random top 5: 0.1)'])
+    >>> plt.close("all")
+    """
+    from culturelab.plots import caption as add_caption
+    from culturelab.plots import claim, grouped_bars, place_legend
+
     fig = grouped_bars(shares, x="label", y="share", hue="source", err_low="ci_low", err_high="ci_high", n="n",
-                       chance=chance, ylabel="share of queries", ylim=(0, 1.15),
+                       ylabel="share of queries", ylim=(0, 1), legend=False,
                        reported=[s for s in shares["source"].unique() if s.startswith("paper")],
-                       title=f"Top-{k} neighbours ({method}) by label\n(chance of literal: a random top {k})")
-    fig.axes[0].set_xlabel(f"ours: {labels}; the paper's: by hand", fontsize=7)
+                       title=f"Top-{k} neighbours ({method}) by label")
+    ax = fig.axes[0]
+    at = list(dict.fromkeys(shares["label"].astype(str))).index("literal")
+    ax.hlines(chance, at - 0.45, at + 0.45, colors="#555555", linestyles=":", linewidth=1.1, zorder=4.5,  # over n
+              label=f"chance of literal (a random top {k}: {chance:.2g})")
+    ax.set_xlabel(f"ours: {labels}; the paper's: by hand", fontsize=7)
+    place_legend(ax)
     claim(fig, kind="score", model=[], method=method, chance=chance)
     return add_caption(fig, caption) if caption else fig
 

@@ -28,6 +28,7 @@ import pandas as pd
 import yaml
 
 from culturelab.cultural_recipes.data import LANGS, strip_headings
+from culturelab.plots.honest import MIN_N
 from culturelab.stats import proportion_ci
 
 
@@ -126,11 +127,13 @@ def literal_rates(outputs: pd.DataFrame, concepts: tuple[Concept, ...] | None = 
     return pd.DataFrame(rows)
 
 
-def figure4_findings(rates: pd.DataFrame) -> str:
+def figure4_findings(rates: pd.DataFrame, drawn: bool | None = None) -> str:
     """What Figure 4 shows in this run, as Markdown written from :func:`literal_rates`' table
     (every number from it): per system, the concept occurrences whose output was invalid (left
     out of its rates, shown apart), and for each system but the references on how many concepts
-    its literal rate is above the reference's (*Ref*, same concept and direction).
+    its literal rate is above the reference's (*Ref*, same concept and direction). ``drawn``: whether
+    the figure was saved (``False``: the sentence says why the table stands in for it — no system
+    but the references has a valid output, or too few occurrences per bar).
 
     >>> r = pd.DataFrame({"concept": ["oil", "steam"], "direction": "zh2en", "c_source": [12, 4],
     ...                   "c_invalid": [3, 0], "rate": [0.9, 0.0], "system": "m"})
@@ -139,6 +142,10 @@ def figure4_findings(rates: pd.DataFrame) -> str:
     **Figure 4 in this run**: m — 3 of 16 concept occurrences had an invalid output (left out of its rates,
     shown apart); its literal rate is above Ref's for 1 of 2 concepts. Ref = retrieved recipe — 0 of 16 concept
     occurrences had an invalid output.
+    >>> print(figure4_findings(pd.concat([r.assign(c_invalid=[12, 4], rate=float("nan")), ref]), drawn=False))
+    ... # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+    **Figure 4 in this run** (the table below, not a figure: no output of m is valid, so no system has a
+    literal-translation rate to set beside Ref's): m — 16 of 16 concept occurrences had an invalid output ...
     """
     if rates.empty or not rates["c_source"].sum():
         return "**Figure 4 in this run**: no concept occurs in the source recipes here."
@@ -154,4 +161,26 @@ def figure4_findings(rates: pd.DataFrame) -> str:
             if both:
                 text += f"; its literal rate is above Ref's for {sum(r > ref for r, ref in both)} of {len(both)} concepts"
         parts.append(text + ".")
-    return "**Figure 4 in this run**: " + " ".join(parts)
+    return "**Figure 4 in this run**" + _shown_as(rates, drawn) + ": " + " ".join(parts)
+
+
+def _shown_as(rates: pd.DataFrame, drawn: bool | None) -> str:
+    """How Figure 4 is shown (``drawn``: the figure was saved), written from the rates.
+
+    >>> r = pd.DataFrame({"system": ["m", "Ref = x"], "rate": [0.5, 0.5], "c_source": [4, 4]})
+    >>> _shown_as(r, True), _shown_as(r, None)
+    (' (drawn above, per concept and direction)', '')
+    >>> _shown_as(r, False)
+    ' (the table below, not a figure: every concept occurs fewer than 10 times in these source recipes, at most 4)'
+    """
+    if drawn is None:
+        return ""
+    if drawn:
+        return " (drawn above, per concept and direction)"
+    systems = rates[~rates["system"].str.startswith("Ref = ")]
+    if not systems["rate"].notna().any():
+        names = ", ".join(dict.fromkeys(systems["system"])) or "any system"
+        return (f" (the table below, not a figure: no output of {names} is valid, so no system has a "
+                "literal-translation rate to set beside Ref's)")
+    return (f" (the table below, not a figure: every concept occurs fewer than {MIN_N} times in these source "
+            f"recipes, at most {int(rates['c_source'].max())})")

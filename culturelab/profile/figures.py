@@ -16,7 +16,18 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from culturelab.plots import MIN_N, claim, fade, footnote, note_small_n, palette, radar, stamp_title, too_few
+from culturelab.plots import (
+    MIN_N,
+    claim,
+    fade,
+    figsize,
+    footnote,
+    note_small_n,
+    palette,
+    radar,
+    stamp_title,
+    too_few,
+)
 from culturelab.plots.honest import SMALL_N
 from culturelab.plots.layout import current
 from culturelab.plots.recipe import drawing
@@ -121,13 +132,64 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -
     return fig
 
 
+#: a radar needs this many spokes: with fewer its polygon is a line or a point
+MIN_SPOKES = 3
+
+
+def _binary(tidy: pd.DataFrame, column: str) -> pd.DataFrame:
+    return tidy[tidy["binary"].astype(bool)].dropna(subset=[column])
+
+
+def spokes(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N) -> tuple[pd.Series, pd.Series]:
+    """The values of ``column`` a radar of the binary tasks draws, and those it leaves out (fewer
+    than ``min_n`` items for every model), each with its largest n over the models; all stay when
+    all are small (drawn hollow: such a figure is refused as a result).
+
+    >>> t = pd.DataFrame({"model": "m", "binary": True, "culture": ["A"] * 12 + ["B"] * 3, "score": 1.0})
+    >>> [s.to_dict() for s in spokes(t, "culture")]
+    [{'A': 12}, {'B': 3}]
+    """
+    largest = _binary(tidy, column).groupby(["model", column]).size().groupby(column).max()
+    small = too_few(largest.to_numpy(float), min_n)
+    if small.all():  # all small (smoke sizes): draw them all, hollow
+        small[:] = False
+    return largest[~small], largest[small]
+
+
+def no_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N) -> str:
+    """Why accuracy by ``column`` is not drawn as a radar (fewer than :data:`MIN_SPOKES` spokes with
+    ``min_n`` items: :func:`spokes`), as Markdown written from the counts; ``""`` when it is drawn.
+
+    >>> t = pd.DataFrame({"model": "m", "binary": True, "category": ["Music"] * 18 + ["Dress"] * 2, "score": 1.0})
+    >>> print(no_radar(t, "category"))
+    **Accuracy by category** is not drawn as a radar (it needs 3 spokes): 1 category has at least 10 items (Music, n=18), 1 fewer (Dress, n=2); the table below has every category.
+    >>> no_radar(pd.concat([t.assign(category=c) for c in "ABC"]), "category")
+    ''
+    """
+    kept, dropped = spokes(tidy, column, min_n=min_n)
+    if len(kept) >= MIN_SPOKES:
+        return ""
+
+    def listed(counts: pd.Series) -> str:
+        return ", ".join(f"{k}, n={int(v)}" for k, v in counts.sort_values(ascending=False).items())
+
+    text = (f"**Accuracy by {column}** is not drawn as a radar (it needs {MIN_SPOKES} spokes): {len(kept)} {column} "
+            f"{'has' if len(kept) == 1 else 'have'} at least {min_n} items" + (f" ({listed(kept)})" if len(kept) else ""))
+    if len(dropped):
+        text += f", {len(dropped)} fewer ({listed(dropped)})"
+    return text + f"; the table below has every {column}."
+
+
 @drawing
 def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title: str | None = None) -> plt.Figure:
     """Accuracy per value of ``column`` (``culture`` or ``category``) pooled over the binary tasks,
     one polygon per model, with 95 % CI band, n per spoke and the mean chance level. Spokes on
     fewer than ``min_n`` items for every model are left out (a point near the centre would hide
-    them) and named in a caption; spokes small for some models only stay, drawn hollow for those (all stay if all are small).
-    When some rows come from sample data (``data_source``), the title says which benchmarks' are.
+    them) and named in a caption; spokes small for some models only stay, drawn hollow for those
+    (all stay if all are small: :func:`spokes`). When some rows come from sample data
+    (``data_source``), the title says which benchmarks' are. In a paper the ring values are named
+    in the legend's title rather than printed between the spokes (at a column's width they fall on
+    the polygons).
 
     >>> t = pd.DataFrame({"model": "m", "benchmark": "b", "task": "t", "binary": True, "chance": 0.25,
     ...                   "culture": ["A", "B", "C"] * 10 + ["D"], "score": [1.0, 0.0, 1.0] * 10 + [1.0]})
@@ -138,28 +200,38 @@ def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title:
     """
     from culturelab import stats
 
-    binary = tidy[tidy["binary"].astype(bool)].dropna(subset=[column])
-    table = stats.summarise(binary, "score", ["model", column])
-    largest = table.groupby(column)["n"].max()
-    dropped = largest[too_few(largest.to_numpy(float), min_n)]
-    if len(dropped) == len(largest):  # all small (smoke sizes): draw them all, hollow
-        dropped = dropped.iloc[:0]
-    table = table[~table[column].isin(dropped.index)]
+    binary = _binary(tidy, column)
+    kept, dropped = spokes(tidy, column, min_n=min_n)
+    table = stats.summarise(binary[binary[column].isin(kept.index)], "score", ["model", column])
     chance = float(pd.to_numeric(binary["chance"], errors="coerce").mean())
-    fig = radar(table, column, "mean", "model", rlabel="accuracy", n="n", ci_low="ci_low", ci_high="ci_high",
-                chance=None if np.isnan(chance) else chance, chance_note="the pooled tasks state no chance level",
-                min_n=min_n, rmax=1.0,
-                title=title or f"accuracy by {column} (binary tasks pooled; {METHOD.split(',')[0]})")
+    method = METHOD.split(",")[0]
+    paper = current().paper  # a paper's radar: less tall than wide (its spoke labels take the width)
+    fig, ax = plt.subplots(figsize=figsize(4.6, 3.9 if paper else 4.6), subplot_kw={"projection": "polar"})
+    radar(table, column, "mean", "model", rlabel="accuracy", n="n", ci_low="ci_low", ci_high="ci_high", ax=ax,
+          chance=None if np.isnan(chance) else chance, chance_note="the pooled tasks state no chance level",
+          min_n=min_n, rmax=1.0, title=title or f"Accuracy by {column}\n(binary tasks pooled; {method})")
+    if paper:
+        _rings_in_legend(ax)
     if len(dropped):
         footnote(fig, f"not drawn (n < {min_n} for every model): "
                  + ", ".join(f"{k} (n={int(v)})" for k, v in dropped.items()))
-    claim(fig, kind="score", model=list(dict.fromkeys(table["model"].astype(str))), method=METHOD.split(",")[0],
+    claim(fig, kind="score", model=list(dict.fromkeys(table["model"].astype(str))), method=method,
           chance=None if np.isnan(chance) else chance, no_chance="the pooled tasks state no chance level",
           data_source=_sample(binary))
     if _sample(binary):
         names = sorted(binary.loc[binary["data_source"] == "sample", "benchmark"].astype(str).unique())
         stamp_title(fig, f"partly sample data ({', '.join(names)}: not the papers' data)")
     return fig
+
+
+def _rings_in_legend(ax: plt.Axes) -> None:
+    """The ring values of a radar named in its legend's title (``radius: …``), not printed on the panel."""
+    legend = ax.get_legend()
+    if not any(t.get_text() for t in ax.get_yticklabels()):  # none printed: the radar named them there already
+        return
+    rings = [t for t in ax.get_yticks() if 0 < t <= ax.get_ylim()[1] + 1e-9]
+    ax.set_yticklabels([])
+    legend.set_title(f"{legend.get_title().get_text()}\n(rings {', '.join(f'{v:g}' for v in rings)})")
 
 
 def _sample(table: pd.DataFrame) -> str | None:
