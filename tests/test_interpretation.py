@@ -14,8 +14,7 @@ from culturelab import config, prompts
 from culturelab.runner import execute, plan
 
 NOTEBOOKS = {"00_quickstart": {"n_questions": 4},
-             "percul/01_benchmark": {"data_source": "sample", "max_instances": 4, "max_new_tokens": 24,
-                                     "n_bootstrap": 100}}
+             "percul/01_benchmark": {"data_source": "sample", "max_instances": 4, "max_new_tokens": 24}}
 
 
 def _scored(context: str, continuations: list[str], gold: int) -> list[dict]:

@@ -15,6 +15,8 @@ one panel per direction; Figure 4 draws the literal-translation rates above the 
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -69,8 +71,11 @@ def _heading(fig: plt.Figure, title: str) -> None:
     ('Figure 4', 10.0)
     >>> plt.close(fig)
     """
-    stamp_title(fig, title)
-    fig._suptitle.set_fontsize(plt.rcParams["figure.titlesize"])  # type: ignore[union-attr]
+    size = plt.rcParams["figure.titlesize"]
+    size = size if isinstance(size, float | int) else 10.0
+    chars = max(24, int(fig.get_figwidth() * 72 / (0.55 * size)))  # the figure's width in title characters
+    stamp_title(fig, textwrap.fill(title, chars, break_on_hyphens=False))
+    fig._suptitle.set_fontsize(size)  # type: ignore[union-attr]
 
 
 #: the metrics of :func:`metrics` (its caption compares these only:

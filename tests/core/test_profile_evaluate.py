@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 import yaml
@@ -32,7 +34,13 @@ def test_evaluate_two_models_on_percul(tmp_path, monkeypatch, tmp_cache, tiny_ca
     assert len(tests) == 1 and tests["test"].iloc[0] == "McNemar (exact)"
     assert 0 <= tests["p_holm"].iloc[0] <= 1
     assert "<html" in (out / "profile.html").read_text(encoding="utf-8")[:2000].lower()
-    assert (tmp_path / "runs" / "profile-smoke" / "figures" / "profile" / "scores.png").is_file()
+    # the score figure's data is saved under the run (never figures/); at smoke size (a few stories per model)
+    # it is refused as a result, and the run says so
+    assert (out / "profile" / "figures" / "scores.csv").is_file()
+    assert not (tmp_path / "figures").exists()
+    drawn = (out / "figures" / "profile" / "scores.png").is_file()
+    refused = json.loads((out / "profile" / "run_info.json").read_text())["refused_figures"]
+    assert not drawn and "fewer than 10 items" in refused["scores"][0]
 
 
 def test_evaluate_rejects_an_unknown_benchmark(capsys):

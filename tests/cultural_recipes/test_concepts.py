@@ -8,6 +8,7 @@ import pandas as pd
 
 from culturelab.cultural_recipes import concepts, figures
 from culturelab.plots import audit
+from culturelab.plots.style import place_margins
 
 STEAM = (concepts.Concept("steam", "zh2en", ("蒸",), ("steam",)),)
 
@@ -36,6 +37,7 @@ def test_figure4_shows_the_invalid_class_and_passes_the_audit():
     assert "valid outputs" in top.get_ylabel() and "invalid" in bottom.get_ylabel()
     heights = [round(p.get_height(), 2) for p in bottom.patches if p.get_height() == p.get_height()]
     assert heights == [0.5]  # the model's six empty outputs; Ref (always valid) has no bar below
+    place_margins(fig)  # as saving does: the title above the legend
     assert not audit.problems(audit.inspect(fig), audit.claims_of(fig))
     plt.close(fig)
 
@@ -61,7 +63,8 @@ def test_a_model_whose_outputs_all_failed_is_in_the_legend_and_no_legend_covers_
                      "c_valid": n, "rate": hits / n, "ci_low": low, "ci_high": high, "invalid_share": 0.0,
                      "invalid_low": 0.0, "invalid_high": proportion_ci(0, n)[1]})
     fig = figures.literal_rates(pd.DataFrame(rows), "silver", "data: sample data (ours, not the paper's)", style="llm")
-    assert "bundled:gemma3-270m (llm prompt)" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "bundled:gemma3-270m (llm prompt)" in [t.get_text() for t in fig.legends[0].get_texts()]
     audit.claim(fig, model="bundled:gemma3-270m")
+    place_margins(fig)
     assert not audit.problems(audit.inspect(fig), audit.claims_of(fig))
     plt.close(fig)

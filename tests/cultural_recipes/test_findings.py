@@ -17,9 +17,9 @@ def _outputs(raw: list[str], valid: list[bool], system: str = "hf:x (llm prompt)
 def test_the_validity_sentence_follows_the_outputs():
     good = adaptation.validity_findings(_outputs(["Steam the fish."] * 12, [True] * 12))
     assert "12 source recipes zh→en" in good and "12 of 12 outputs valid (0 empty, 0 not" in good
-    assert "greyed" not in good  # 12 recipes: no bar is greyed
+    assert "tables instead" not in good  # 12 recipes: the figures are drawn
     bad = adaptation.validity_findings(_outputs(["", "蒸鱼", "Steam."], [False, False, True]))
-    assert "1 of 3 outputs valid (1 empty, 1 not mostly in the target language)" in bad and "greyed" in bad
+    assert "1 of 3 outputs valid (1 empty, 1 not mostly in the target language)" in bad and "show their tables instead" in bad
     none = adaptation.validity_findings(_outputs(["x"], [True], system="Source copy"))
     assert "No model adapted them" in none
 
