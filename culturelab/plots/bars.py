@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.legend import Legend
+from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
 from culturelab.plots.audit import claim, mark_reported
 from culturelab.plots.honest import MIN_N, SMALL_N, fade, mark_chance, note_small_n, too_few
@@ -176,8 +177,8 @@ def size_vs_score(df: pd.DataFrame, size: str, score: str, family: str, *, label
     >>> t = pd.DataFrame({"family": ["Qwen", "Qwen", "Gemma", "Gemma"], "params_b": [7, 0.5, 2, 9],
     ...                   "acc": [0.6, 0.3, 0.4, 0.7]})
     >>> ax = size_vs_score(t, "params_b", "acc", "family").axes[0]
-    >>> ax.get_xscale(), len(ax.lines), ax.lines[0].get_xdata().tolist()
-    ('log', 2, [0.5, 7.0])
+    >>> ax.get_xscale(), len(ax.lines), ax.lines[0].get_xdata().tolist(), ax.xaxis.get_major_formatter()(10.0)
+    ('log', 2, [0.5, 7.0], '10')
     >>> plt.close("all")
     """
     apply_style()
@@ -195,6 +196,8 @@ def size_vs_score(df: pd.DataFrame, size: str, score: str, family: str, *, label
                 ax.annotate(str(row[label]), (row[size], row[score]), fontsize=small_text(6.0), xytext=(3, 3),
                             textcoords="offset points")
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))  # 1, 10, 100 written plainly: a 10^x superscript
+    ax.xaxis.set_minor_formatter(NullFormatter())  # falls under a paper's 6 pt
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel or score)
     ax.legend(frameon=False, ncols=2 if len(fams) > 5 else 1)
