@@ -132,8 +132,9 @@ _FILLER = {"sure", "certainly", "of course", "okay", "ok", "yes", "absolutely", 
 #: an answer that says it does not know ("unknown", 未知): a refusal, never an ingredient
 _UNKNOWN = re.compile(r"(?<![\w-])(?:unknown|not known|n/a|未知|不详|不知道)(?![\w-])", re.I)
 #: a negation in the clause of the cue ("does not have the ingredients of pork", 不是以…为主要); Chinese words
-#: only, as 不/无 alone open dish names (无锡排骨)
-_NEGATION = {"en": re.compile(r"\b(?:not|never|no|without|cannot|lacks?|lacking)\b|n't\b", re.I),
+#: only, as 不/无 alone open dish names (无锡排骨); "no" only right before the cue's "ingredients" ("has no [known]
+#: ingredients of"), as it is a word of dish names (Kaki no tane, Pato no tucupi)
+_NEGATION = {"en": re.compile(r"\b(?:not|never|without|cannot|lacks?|lacking)\b|n't\b|\bno\s+(?:\w+\s+)?(?:ingredients?\b.*)?$", re.I),
              "zh": re.compile(r"不是|并非|并不|不含|不包[括含]|不需要|不用|没有")}
 _CLAUSE = re.compile(r".*[;；,，:：]|.*\b(?:but|however)\b", re.I | re.S)
 _STRIP = " \t\n.\"'`[]{}:!?…*“”‘’：。！？「」『』【】#_"

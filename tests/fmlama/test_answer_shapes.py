@@ -131,6 +131,12 @@ ISSUE30_SHAPES = [
     ("Unknown.", "en", None, "refusal"),
     ("The food x has the ingredients of unknown.", "en", None, "refusal"),
     ("未知", "zh", None, "refusal"),
+    # "no" in a dish name (the Japanese particle, the Portuguese article) is no negation: Kaki no tane is one of
+    # the 508 code-switching dishes, whose released EN_en answers all name its gold ingredient
+    ("The food Kaki no tane has the ingredients of rice crackers and peanuts.", "en", ["rice crackers", "peanuts"],
+     "strict"),
+    ("In Brazil, the food Pato no tucupi has the ingredients of duck.", "en", ["duck"], "strict"),
+    ("The food x has no known ingredients of pork.", "en", None, "invalid"),
 ]
 
 
@@ -178,10 +184,11 @@ def test_issue_shape(answer, lang, expected, verdict):
 # replaced (issue 22) counted 247, 241, 211, 223, 216, 180 (English) and 103, 97, 108, 85, 111, 102
 # (Chinese) in the same order: the gains are ingredients a grader reads in "such as" lists, parentheses,
 # alternatives, after articles and in later sentences. A parser change may move each by at most one dish;
-# more needs the labelled answers' verdict (culturelab/parsing_gold) and new numbers here.
+# more needs the labelled answers' verdict (culturelab/parsing_gold) and new numbers here. English +1 each
+# (review of round 30): "Kaki no tane" is a dish name, not a negation; its answers name its gold peanuts.
 GRADER_PARSER = {
-    "EN_en/WC/full/False": 264, "EN_en/WC/full/True": 273, "EN_en/WC/one/False": 214,
-    "EN_en/WC/one/True": 230, "EN_en/QA/one/False": 244, "EN_en/QA/one/True": 218,
+    "EN_en/WC/full/False": 265, "EN_en/WC/full/True": 274, "EN_en/WC/one/False": 215,
+    "EN_en/WC/one/True": 232, "EN_en/QA/one/False": 245, "EN_en/QA/one/True": 220,
     "ZH_zh/WC/full/False": 104, "ZH_zh/WC/full/True": 99, "ZH_zh/WC/one/False": 108,
     "ZH_zh/WC/one/True": 86, "ZH_zh/QA/one/False": 141, "ZH_zh/QA/one/True": 139,
 }
