@@ -268,15 +268,17 @@ def in_domain(view: pd.DataFrame, related: dict[str, dict[str, str]], target_wor
     """How often a query's top ``k`` holds a word of its domain other than its literal translations
     (a word of ``related``: what makes a miss *near-literal* or *cultural*), beside how often ``k``
     English words drawn at random would (:func:`culturelab.embeddings.bli.chance_precision` over the
-    domain words in ``target_words``), over the queries that have a class (in ``related``).
+    domain words in ``target_words``), over the queries that have a class (a related word in
+    ``related``: the toy sample's gold lexicon lists every word, most with none).
 
     >>> v = pd.DataFrame({"query": ["蒸", "盐"], "neighbours": [["bake", "350"], ["salt"]]})
-    >>> r = in_domain(v, {"蒸": {"bake": "cultural", "boil": "near-literal"}}, ["bake", "boil", "350", "pan"], k=1)
+    >>> r = in_domain(v, {"蒸": {"bake": "cultural", "boil": "near-literal"}, "盐": {}}, ["bake", "boil", "350", "pan"],
+    ...               k=1)
     >>> r["queries"], r["observed"], r["chance"]
     (1, 1.0, 0.5)
     """
     vocab = set(target_words)
-    rows = view[view["query"].isin(list(related))]
+    rows = view[view["query"].map(lambda q: bool(related.get(q)))]
     sizes = [len(set(related[q]) & vocab) for q in rows["query"]]
     hits = [bool(set(top[:k]) & set(related[q])) for q, top in zip(rows["query"], rows["neighbours"])]
     return {"queries": len(rows), "observed": float(np.mean(hits)) if hits else float("nan"),

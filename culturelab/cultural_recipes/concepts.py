@@ -130,18 +130,20 @@ def literal_rates(outputs: pd.DataFrame, concepts: tuple[Concept, ...] | None = 
 def figure4_findings(rates: pd.DataFrame, drawn: bool | None = None) -> str:
     """What Figure 4 shows in this run, as Markdown written from :func:`literal_rates`' table
     (every number from it): per system, the concept occurrences whose output was invalid (left
-    out of its rates, shown apart), and for each system but the references on how many concepts
-    its literal rate is above the reference's (*Ref*, same concept and direction). ``drawn``: whether
+    out of its rates, shown apart), and for each system but the references on how many
+    culture-specific concepts its literal rate is above the reference's (*Ref*, same concept and
+    direction; a ``control`` concept such as 'oil', whose literal translation is the right one, is
+    left out of that count and named). ``drawn``: whether
     the figure was saved (``False``: the sentence says why the table stands in for it — no system
     but the references has a valid output, or too few occurrences per bar).
 
     >>> r = pd.DataFrame({"concept": ["oil", "steam"], "direction": "zh2en", "c_source": [12, 4],
-    ...                   "c_invalid": [3, 0], "rate": [0.9, 0.0], "system": "m"})
+    ...                   "c_invalid": [3, 0], "rate": [0.9, 0.0], "system": "m", "control": [True, False]})
     >>> ref = r.assign(system="Ref = retrieved recipe", c_invalid=0, rate=[0.8, 0.5])
     >>> print(figure4_findings(pd.concat([r, ref])))  # doctest: +NORMALIZE_WHITESPACE
     **Figure 4 in this run**: m — 3 of 16 concept occurrences had an invalid output (left out of its rates,
-    shown apart); its literal rate is above Ref's for 1 of 2 concepts. Ref = retrieved recipe — 0 of 16 concept
-    occurrences had an invalid output.
+    shown apart); its literal rate is above Ref's for 0 of 1 culture-specific concepts (oil, the control, left
+    out). Ref = retrieved recipe — 0 of 16 concept occurrences had an invalid output.
     >>> print(figure4_findings(pd.concat([r.assign(c_invalid=[12, 4], rate=float("nan")), ref]), drawn=False))
     ... # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
     **Figure 4 in this run** (the table below, not a figure: no output of m is valid, so no system has a
@@ -156,10 +158,15 @@ def figure4_findings(rates: pd.DataFrame, drawn: bool | None = None) -> str:
                 "an invalid output")
         if not system.startswith("Ref = "):
             text += " (left out of its rates, shown apart)"
-            both = [(r, refs.get((c, d))) for c, d, r in zip(part["concept"], part["direction"], part["rate"])]
+            control = part["control"].astype(bool) if "control" in part else pd.Series(False, index=part.index)
+            cultural = part[~control]
+            both = [(r, refs.get((c, d))) for c, d, r in zip(cultural["concept"], cultural["direction"],
+                                                               cultural["rate"])]
             both = [(r, ref) for r, ref in both if pd.notna(r) and ref is not None and pd.notna(ref)]
             if both:
-                text += f"; its literal rate is above Ref's for {sum(r > ref for r, ref in both)} of {len(both)} concepts"
+                controls = ", ".join(dict.fromkeys(part.loc[control, "concept"]))
+                text += (f"; its literal rate is above Ref's for {sum(r > ref for r, ref in both)} of {len(both)} "
+                         "culture-specific concepts" + (f" ({controls}, the control, left out)" if controls else ""))
         parts.append(text + ".")
     return "**Figure 4 in this run**" + _shown_as(rates, drawn) + ": " + " ".join(parts)
 

@@ -140,6 +140,12 @@ def _binary(tidy: pd.DataFrame, column: str) -> pd.DataFrame:
     return tidy[tidy["binary"].astype(bool)].dropna(subset=[column])
 
 
+def _sizes(tidy: pd.DataFrame, column: str, min_n: int) -> tuple[pd.Series, np.ndarray]:
+    """The largest n over the models of each value of ``column``, and which are under ``min_n``."""
+    largest = _binary(tidy, column).groupby(["model", column]).size().groupby(column).max()
+    return largest, too_few(largest.to_numpy(float), min_n)
+
+
 def spokes(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N) -> tuple[pd.Series, pd.Series]:
     """The values of ``column`` a radar of the binary tasks draws, and those it leaves out (fewer
     than ``min_n`` items for every model), each with its largest n over the models; all stay when
@@ -149,8 +155,7 @@ def spokes(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N) -> tuple[pd.S
     >>> [s.to_dict() for s in spokes(t, "culture")]
     [{'A': 12}, {'B': 3}]
     """
-    largest = _binary(tidy, column).groupby(["model", column]).size().groupby(column).max()
-    small = too_few(largest.to_numpy(float), min_n)
+    largest, small = _sizes(tidy, column, min_n)
     if small.all():  # all small (smoke sizes): draw them all, hollow
         small[:] = False
     return largest[~small], largest[small]
@@ -165,16 +170,21 @@ def no_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N) -> str:
     **Accuracy by category** is not drawn as a radar (it needs 3 spokes): 1 category has at least 10 items (Music, n=18), 1 fewer (Dress, n=2); the table below has every category.
     >>> no_radar(pd.concat([t.assign(category=c) for c in "ABC"]), "category")
     ''
+    >>> print(no_radar(t.assign(category=["A"] * 9 + ["B"] * 6 + ["C"] * 5), "category"))
+    **Accuracy by category** is not drawn as a radar (it needs 3 spokes): 0 categories have at least 10 items, 3 fewer (A, n=9, B, n=6, C, n=5); the table below has every category.
     """
-    kept, dropped = spokes(tidy, column, min_n=min_n)
+    largest, small = _sizes(tidy, column, min_n)  # not spokes(): a radar of small spokes only is no result
+    kept, dropped = largest[~small], largest[small]
     if len(kept) >= MIN_SPOKES:
         return ""
 
     def listed(counts: pd.Series) -> str:
         return ", ".join(f"{k}, n={int(v)}" for k, v in counts.sort_values(ascending=False).items())
 
-    text = (f"**Accuracy by {column}** is not drawn as a radar (it needs {MIN_SPOKES} spokes): {len(kept)} {column} "
-            f"{'has' if len(kept) == 1 else 'have'} at least {min_n} items" + (f" ({listed(kept)})" if len(kept) else ""))
+    many = column[:-1] + "ies" if column.endswith("y") else column + "s"
+    text = (f"**Accuracy by {column}** is not drawn as a radar (it needs {MIN_SPOKES} spokes): {len(kept)} "
+            f"{column + ' has' if len(kept) == 1 else many + ' have'} at least {min_n} items"
+            + (f" ({listed(kept)})" if len(kept) else ""))
     if len(dropped):
         text += f", {len(dropped)} fewer ({listed(dropped)})"
     return text + f"; the table below has every {column}."

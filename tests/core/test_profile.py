@@ -216,3 +216,15 @@ def test_score_bars_put_each_benchmark_in_its_own_panel_and_stay_readable_at_pro
     faded = [p for ax in fig.axes for p in ax.patches if p.get_gid() == SMALL_N]
     assert len(faded) == 2 * len(sizes)  # task 0 of each benchmark rests on 5 items, for both models
     plt.close("all")
+
+
+def test_no_radar_never_says_small_spokes_have_enough_items():
+    """Smoke sizes: every category under the small-n rule. The reason must not count them as having
+    MIN_N items (spokes() keeps them all to draw hollow), and a radar of small spokes only is not drawn."""
+    from culturelab.profile import figures
+
+    two = pd.DataFrame({"model": "m", "binary": True, "category": ["Music"] * 3 + ["Dress"] * 2, "score": 1.0})
+    why = figures.no_radar(two, "category")
+    assert "0 categories have at least 10 items, 2 fewer (Music, n=3, Dress, n=2)" in why
+    five = pd.DataFrame({"model": "m", "binary": True, "culture": list("ABCDE") * 2, "score": 1.0})
+    assert "0 cultures have at least 10 items, 5 fewer" in figures.no_radar(five, "culture")

@@ -31,7 +31,7 @@ def test_the_figure4_sentence_follows_the_rates():
     steam_oil = concepts.load_concepts()
     said = concepts.figure4_findings(concepts.literal_rates(pd.concat([literal, ref]), steam_oil))
     assert "hf:x (llm prompt) — 0 of 20 concept occurrences had an invalid output" in said
-    assert "above Ref's for 1 of 2 concepts" in said  # steam literal, oil as literal as Ref's
+    assert "above Ref's for 1 of 1 culture-specific concepts (oil, the control, left out)" in said  # steam literal
     said = concepts.figure4_findings(concepts.literal_rates(pd.concat([failed, ref]), steam_oil))
     assert "hf:x (llm prompt) — 20 of 20 concept occurrences had an invalid output" in said
     assert "above Ref's" not in said  # no valid output: no rate to compare
@@ -42,3 +42,12 @@ def test_the_delta_sentence_follows_the_comparison():
     assert "2 of 2 of our numbers" in evaluation.delta_findings(side) and "others" not in \
         evaluation.delta_findings(side)
     assert "0 of 2" in evaluation.delta_findings(side.assign(delta=float("nan")))
+
+
+def test_the_control_concept_is_not_counted_as_more_literal_than_ref():
+    """'oil' is the control (its literal translation is right): a system that keeps oil where Ref
+    drops it is not "more literal than Ref" on a culture-specific concept."""
+    ref = _outputs(["Bake the fish."] * 10, [True] * 10, system="Ref = retrieved recipe")
+    mine = _outputs(["Bake the fish. Add oil."] * 10, [True] * 10)
+    said = concepts.figure4_findings(concepts.literal_rates(pd.concat([mine, ref]), concepts.load_concepts()))
+    assert "above Ref's for 0 of 1 culture-specific concepts (oil, the control, left out)" in said

@@ -194,3 +194,16 @@ def test_the_in_domain_rate_has_a_chance_baseline():
     assert found == {"queries": 2, "observed": 0.5, "chance": pytest.approx(exact)}
     text = alignment.in_domain_findings(found, k=3)
     assert f"a random top 3 would for {exact:.2f}" in text and "0.50 of the 2 queries" in text
+
+
+def test_the_in_domain_rate_counts_only_the_queries_with_a_class():
+    """The toy sample's gold lexicon lists every word, most with no related word (``{}``): those have
+    no class, so they are neither among "the queries with a class" nor diluting its shares."""
+    from culturelab.cultural_recipes import corpus
+
+    related = corpus.toy_gold()["related"]
+    assert related["蒸"] and related["盐"] == {}
+    view = pd.DataFrame({"query": ["蒸", "盐", "水"], "neighbours": [["bake", "350"], ["salt"], ["water"]]})
+    found = alignment.in_domain(view, related, ["bake", "350", "salt", "water"], k=2)
+    assert found == {"queries": 1, "observed": 1.0, "chance": pytest.approx(0.5)}
+    assert "the 1 queries with a class" in alignment.in_domain_findings(found, k=2)
