@@ -31,6 +31,7 @@ import pandas as pd
 from culturelab import prompts
 from culturelab.cultural_recipes.data import ARROWS, LANGS, serialize
 from culturelab.cultural_recipes.protocol import RETRIEVAL, SOURCE_COPY
+from culturelab.plots.honest import MIN_N
 
 STYLES = {"llm": ("llm_adapt", True), "bloom": ("bloom_adapt", False)}
 #: the reference of each test split as a system: the paper's Figure 4 "Ref" is the retrieved
@@ -157,7 +158,7 @@ def case_study(outputs: pd.DataFrame, *, direction: str = "zh2en", recipe_id: st
     return pd.concat([paper[["source", "system", "prediction"]], ours], ignore_index=True)
 
 
-def validity_findings(outputs: pd.DataFrame, *, min_n: int = 10) -> str:
+def validity_findings(outputs: pd.DataFrame, *, min_n: int = MIN_N) -> str:
     """What this run's adaptations are, as Markdown written from ``outputs`` (every number from
     it): the source recipes per direction (and, where a direction has fewer than ``min_n``, that the
     metric figures show their tables instead: a panel whose every bar rests on so few is not drawn) and, per system that needs a model, how many outputs are valid — non-empty and

@@ -9,7 +9,7 @@ one panel per direction; Figure 4 draws the literal-translation rates above the 
 ...                       "invalid_high": [0.45, 0.25]})
 >>> fig = literal_rates(rates, "silver", "data: same · protocol: same", style="llm")
 >>> fig.get_suptitle(), fig.axes[1].get_ylabel().split()[:2], fig.texts[-1].get_text()
-('Literal translation of culture-specific concepts (silver split: Ref = retrieved recipe; llm prompt)', ['invalid', 'output'], 'data: same · protocol: same')
+('Literal translation of culture-specific concepts\\n(silver split: Ref = retrieved recipe; llm prompt)', ['invalid', 'output'], 'data: same · protocol: same')
 >>> plt.close("all")
 """
 
@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from culturelab.cultural_recipes.adaptation import REFERENCES
+from culturelab.cultural_recipes.adaptation import REFERENCES, SOURCE_COPY
 from culturelab.cultural_recipes.data import ARROWS
 from culturelab.cultural_recipes.evaluation import NO_CHANCE, long_form
 from culturelab.plots import caption, claim, figsize, grouped_bars, panel_grid, shared_legend, stamp_title
@@ -31,14 +31,18 @@ from culturelab.plots.recipe import drawing
 def _bars(scores: pd.DataFrame, metrics: tuple[str, ...], floor: str = "Source copy") -> pd.DataFrame:
     """Long-form metric bars of every system but the references (a reference scores itself), each
     with the share of its outputs that are valid (``valid``: in the target language, not empty);
-    *Source copy* (no adaptation) is named ``floor``.
+    *Source copy* (no adaptation) is named ``floor`` and has no valid share (it stays in the source
+    language by design: "0 % valid" would read as a failure).
 
     >>> s = pd.DataFrame({"direction": "zh2en", "split": "gold", "system": ["bundled:m (llm prompt)", "Ref = x"],
     ...                   "compat": "corrected", "n": 4, "invalid": [1, 0], "BLEU": [10.0, 100.0]})
     >>> _bars(s, ("BLEU",))[["system", "valid", "value"]].to_dict("records")
     [{'system': 'm (llm)', 'valid': 0.75, 'value': 10.0}]
+    >>> _bars(s.assign(system=["Source copy", "Ref = x"], invalid=4), ("BLEU",))["valid"].isna().all()
+    np.True_
     """
     valid = 1 - scores["invalid"] / scores["n"] if "invalid" in scores else np.nan
+    valid = pd.Series(valid, index=scores.index).where(scores["system"] != SOURCE_COPY)  # in the source language by design
     long = long_form(scores.assign(valid=valid), ("direction", "split", "system", "compat", "n", "valid"))
     long = long[long["metric"].isin(metrics) & ~long["system"].str.startswith("Ref = ")]
     name = long["system"].str.replace(" prompt)", ")").str.replace("bundled:", "")
@@ -56,7 +60,6 @@ def _by_direction(plot: pd.DataFrame, *, x: str, hue: str, ylabel: str, title: s
         splits = ", ".join(dict.fromkeys(part["split"].astype(str))) if "split" in part else ""
         grouped_bars(part, x=x, y="value", hue=hue, n="n", valid="valid", ax=ax, **err, legend=False, ylabel=ylabel if ax is axes[0] else "",
                      title=ARROWS.get(direction, direction) + (f" ({splits} split)" if splits else ""))
-        ax.set_ylabel(ylabel if ax is axes[0] else "")
     axes[0].set_ylim(bottom=0)
     shared_legend(fig, axes)
     _heading(fig, title)
