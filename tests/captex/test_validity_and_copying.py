@@ -124,3 +124,21 @@ def test_valid_shares_pool_the_tasks_a_score_rests_on():
                                        "valid": [False, True, True, True] + [True] * 4})}
     shares = ev.valid_shares(results, "generate")
     assert shares == pytest.approx({"reorder_valid": 0.005, "pb_mcq_valid": 0.75, "valid_share": 4 / 204})
+
+
+def test_a_few_procedures_answered_alike_in_both_languages_are_not_called_copies():
+    """Three procedures (5, 6, 5 steps, each shuffled its own way) answered correctly in both languages: the two
+    answers of one procedure agree (same shuffle), so the most common answer of a step count takes 2/4 or 2/2 of
+    its answers — agreement, not copying, and too few procedures to say either."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for k in range(3):
+        n = 5 + k % 2
+        perm = [int(i) for i in rng.permutation(n)]
+        for lang in ("English", "native"):
+            rows.append({"procedure_id": f"p{k}", "lang_group": lang, "n_steps": n, "perm": perm,
+                         "pred_order": list(range(n)), "valid": True, "decoding": "constrained", "rho": 1.0})
+    summary = decoding_summary(pd.DataFrame(rows))
+    assert summary["modal_answer"].iloc[0] > 0.5  # the share itself is high
+    text = decoding_findings(summary, figure="Fig. 5")
+    assert "counts copies" not in text and "this share says nothing of copying" in text
