@@ -226,7 +226,7 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
     the steps do. 80.0% of them are the most common answer of their step count, so the n under Fig. 5's points
     counts copies of one answer, not independent readings.
     >>> t.loc[0, ["valid_rate", "valid_answers", "rho"]] = [0.5, 2, 1.0]
-    >>> print(decoding_findings(t.iloc[:1]))
+    >>> print(decoding_findings(t.iloc[:1]))  # doctest: +NORMALIZE_WHITESPACE
     Under free generation (the paper's protocol) 50.0% of this run's 4 answers are valid orders; 2 valid answers are
     too few to estimate their mean ρ.
     """
