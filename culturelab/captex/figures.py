@@ -655,7 +655,7 @@ def _wrap(text: str) -> str:
     """``text`` in lines of at most :data:`LEGEND_CHARS` characters, a share never parted from its "%".
 
     >>> _wrap("ours: gemma3-270m (valid: reordering 0.5 %, PB-MCQ 100 %)")
-    'ours: gemma3-270m (valid:\nreordering 0.5 %, PB-MCQ 100 %)'
+    'ours: gemma3-270m (valid:\\nreordering 0.5 %, PB-MCQ 100 %)'
     """
     return textwrap.fill(text.replace(" %", "\0%"), LEGEND_CHARS).replace("\0", " ")
 
