@@ -228,7 +228,8 @@ def procedure_scores(results: dict[str, pd.DataFrame], *, method: str = "generat
 
 def valid_shares(results: dict[str, pd.DataFrame], method: str = "generate") -> dict[str, float]:
     """The share of valid answers per task (:data:`VALID_COLUMNS`; MCQs by ``method``) and over all
-    of them (``valid_share``): how much of a model's aggregate rests on answers it could read.
+    of them (``valid_share``, answers pooled: the aggregates weight tasks, not answers, so a figure of
+    an aggregate gives the per-task shares, where one task's invalid answers cannot hide in the pool).
 
     >>> valid_shares({"reorder": pd.DataFrame({"valid": [True, False, False, False]}),
     ...               "pb_mcq": pd.DataFrame({"method": "generate", "valid": [True] * 4})})

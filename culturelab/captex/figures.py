@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -591,8 +592,8 @@ def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, 
     ``lmax_mode``), drawn as black stars on the figure of ``table`` (then the paper's models, marked as
     the paper's numbers: :func:`culturelab.plots.mark_reported`) — a single model's point alone on a
     size axis says nothing. ``label``, ``n`` and ``valid`` name columns of ``ours``: the model and
-    the share of its answers that are valid (:func:`culturelab.captex.evaluate.valid_shares`) in the
-    legend, the procedures its score rests on under each star.
+    the share of its answers that are valid (:func:`culturelab.captex.evaluate.valid_shares`; per task
+    where ``ours`` has the task columns) in the legend, the procedures its score rests on under each star.
 
     >>> t = pd.DataFrame({"family": ["F"] * 3, "variant": ["base", "instruct", "instruct"],
     ...                   "params_b": [1.0, 1.0, 7.0], "score": [0.2, 0.3, 0.5]})
@@ -646,17 +647,34 @@ def fig8_size(table: pd.DataFrame, *, lmax_mode: str, title: str | None = None, 
     return fig
 
 
+#: the widest line of our models' legend entry on Fig. 8, in characters
+LEGEND_CHARS = 32
+
+
+def _wrap(text: str) -> str:
+    """``text`` in lines of at most :data:`LEGEND_CHARS` characters, a share never parted from its "%".
+
+    >>> _wrap("ours: gemma3-270m (valid: reordering 0.5 %, PB-MCQ 100 %)")
+    'ours: gemma3-270m (valid:\\nreordering 0.5 %, PB-MCQ 100 %)'
+    """
+    return textwrap.fill(text.replace(" %", "\0%"), LEGEND_CHARS).replace("\0", " ")
+
+
 def _our_points(ax: plt.Axes, ours: pd.DataFrame, *, label: str | None, n: str | None, valid: str | None) -> None:
-    """Our models as black stars on a Fig. 8: named in the legend with their share of valid answers,
-    n beside each star (and its name, when there are several)."""
+    """Our models as black stars on a Fig. 8: named in the legend with their share of valid answers
+    (``valid``) — per task where ``ours`` has the task columns (:data:`VALID_TASKS`), since the
+    aggregate weights the tasks, not their answers (a pooled share of 82 % hid 0.5 % valid reordering
+    answers), else the ``valid`` column — n beside each star (and its name, when there are several)."""
     from culturelab.plots.audit import short_name
 
     names = [short_name(str(m)) for m in ours[label]] if label else [""] * len(ours)
-    shares = [f"{_percent(float(v))} valid" for v in ours[valid]] if valid else [""] * len(ours)
+    tasks = [c for c in VALID_TASKS if c in ours]  # per task: a pooled share hides a task's invalid answers
+    shares = ([valid_shares_text(ours.loc[[i], [*tasks, *(["n"] if "n" in ours else [])]]) if tasks
+               else f"{_percent(float(ours.at[i, valid]))} valid" for i in ours.index] if valid else [""] * len(ours))
     entries = [" ".join(p for p in (name, f"({share})" if share else "") if p) for name, share in zip(names, shares)]
     ax.plot(ours["params_b"], ours["score"], linestyle="none", marker="*", markersize=10, color="black",
-            markeredgecolor="white", markeredgewidth=0.5, zorder=5,
-            label="ours" + (": " + ", ".join(entries) if any(entries) else ""))
+            markeredgecolor="white", markeredgewidth=0.5, zorder=5,  # legend lines as wide as a family's name
+            label=_wrap("ours" + (": " + "; ".join(entries) if any(entries) else "")))
     for (_, row), name in zip(ours.iterrows(), names):
         text = " ".join(p for p in (name if len(ours) > 1 else "", f"n={int(row[n])}" if n else "") if p)
         if text:

@@ -210,8 +210,8 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
     free answers, and whether the constrained answers' mean ρ lies above, on or below the random
     expectation of 0 (its 95 % CI; fewer procedures — or, without them, answers — than the figures'
     small-n rule are too few to say), with the share that copies the instruction's example and the
-    share equal to the most common answer of its step count (then the n of ``figure``'s points
-    counts copies). ``free_follows`` names whose protocol free generation is, ``figure`` the figure
+    share equal to the most common answer of its step count (then, from enough procedures, the n of
+    ``figure``'s points counts copies; from fewer, one procedure's two answers alone make that share high). ``free_follows`` names whose protocol free generation is, ``figure`` the figure
     without a free curve when no free answer is valid.
 
     >>> t = pd.DataFrame({"decoding": ["free", "constrained"], "answers": [4, 40], "valid_rate": [0.0, 1.0],
@@ -226,7 +226,7 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
     the steps do. 80.0% of them are the most common answer of their step count, so the n under Fig. 5's points
     counts copies of one answer, not independent readings.
     >>> t.loc[0, ["valid_rate", "valid_answers", "rho"]] = [0.5, 2, 1.0]
-    >>> print(decoding_findings(t.iloc[:1]))
+    >>> print(decoding_findings(t.iloc[:1]))  # doctest: +NORMALIZE_WHITESPACE
     Under free generation (the paper's protocol) 50.0% of this run's 4 answers are valid orders; 2 valid answers are
     too few to estimate their mean ρ.
     """
@@ -249,8 +249,10 @@ def decoding_findings(summary: pd.DataFrame, *, free_follows: str = "the paper's
                  "above" if c["rho_ci_low"] > 0 else "below" if c["rho_ci_high"] < 0 else "on")
         pull = (": the format example pulls the answers more than the steps do"
                 if c["starts_with_example"] > 0.5 and enough else "")
+        # few procedures share a step count trivially (one procedure's two languages, one shuffle): no copying said
         copies = (f", so the n under {figure}'s points counts copies of one answer, not independent readings"
-                  if c["modal_answer"] > 0.5 else "")
+                  if c["modal_answer"] > 0.5 and enough else
+                  f"; from fewer than {MIN_N} procedures this share says nothing of copying" if not enough else "")
         interval = (f" (95 % CI {c['rho_ci_low']:.2f} to {c['rho_ci_high']:.2f})"
                     if np.isfinite([c["rho_ci_low"], c["rho_ci_high"]]).all() else "")
         out.append(f"Constrained to valid orders (a protocol deviation), the mean ρ over its {int(c['answers'])} "

@@ -62,7 +62,7 @@ def test_our_model_is_a_star_on_the_papers_fig8_not_a_lone_point():
     ax = fig.axes[0]
     star = next(line for line in ax.lines if line.get_marker() == "*" and line.get_gid() != audit.REPORTED)
     assert star.get_xydata().tolist() == [[0.268, 0.31]] and [t.get_text() for t in ax.texts] == ["n=70"]
-    assert "ours: gemma3-270m (82 % valid)" in legend_texts(fig)  # its valid share on the figure
+    assert "ours: gemma3-270m (82 % valid)" in [" ".join(t.split()) for t in legend_texts(fig)]  # its valid share
     papers = [line for line in ax.lines if line.get_gid() == audit.REPORTED and line.get_marker() not in ("None", None)]
     assert sum(len(line.get_xdata()) for line in papers) >= 25  # the paper's models around it
     audit.renderer_of(fig)  # sizes written plainly: a 10^x superscript falls under a paper's 6 pt
@@ -248,4 +248,19 @@ def test_fig3_passes_the_paper_audit_with_its_valid_shares_in_the_legend():
                                                             title=f"Language impact — {MODEL}"))
     assert found == []
     assert "English (valid: reordering 1 %, PB-MCQ 98 %)" in legend_texts(fig)
+    plt.close("all")
+
+
+def test_fig8_gives_each_tasks_valid_share_where_a_pooled_share_hides_the_invalid_reordering():
+    """PB-MCQ's 8 answers per procedure outweigh reordering's 2 in a pooled share (82 %), while the footnote-6
+    aggregate weights reordering 0.3: the star's legend gives the shares per task, 0.5 % reordering among them."""
+    ours = pd.DataFrame({"model": [MODEL], "family": ["Gemma"], "params_b": [0.268], "score": [0.31], "n": [70],
+                         "reorder_valid": [0.005], "pb_mcq_valid": [1.0], "cb_mcq_valid": [1.0], "valid_share": [0.82]})
+    fig, found = paper(lambda: figures.fig8_size(aggregate.reported_fig8(), lmax_mode="table4", ours=ours,
+                                                 label="model", n="n", valid="valid_share",
+                                                 title="Ours among Table 4's models (MCQs by generate)"),
+                       method="generate", no_chance=figures.NO_CHANCE_FIG6)
+    assert found == []
+    assert "ours: gemma3-270m (valid: reordering 0.5 %, PB-MCQ 100 %, CB-MCQ 100 %)" in [
+        " ".join(t.split()) for t in legend_texts(fig)]
     plt.close("all")
