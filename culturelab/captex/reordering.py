@@ -340,8 +340,9 @@ def paired_language_wilcoxon(scored: pd.DataFrame, metrics: Sequence[str] = METR
 
 def language_findings(tests: pd.DataFrame, names: dict[str, str] | None = None, *, alpha: float = 0.05) -> str:
     """What :func:`paired_language_wilcoxon` shows, as Markdown sentences (one per metric, ``names``
-    naming them): the means and the test on the pairs valid in both languages, or how few such pairs
-    there are.
+    naming them): the means and the test on the pairs valid in both languages — its direction that of the
+    median paired difference, which the test is about (the means can point the other way) — or how few
+    such pairs there are.
 
     >>> t = pd.DataFrame({"metric": ["ld", "rho"], "n_procedures": [70, 70], "n_pairs": [2, 40],
     ...                   "mean_English": [3.0, 0.31], "mean_native": [2.0, 0.12], "p_value": [np.nan, 0.004]})
@@ -349,6 +350,11 @@ def language_findings(tests: pd.DataFrame, names: dict[str, str] | None = None, 
     LD: 2 of the 70 procedures have valid answers in both languages, too few for a paired test (a two-sided
     Wilcoxon test needs 6 to reach p < 0.05). rho on the 40 procedures answered validly in both languages:
     English 0.31, native 0.12 (Wilcoxon p = 0.004): higher in English.
+    >>> print(language_findings(t.assign(n_pairs=40, p_value=0.01, median_diff=[-1.0, 0.1]), {"ld": "LD"}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    LD on the 40 procedures answered validly in both languages: English 3.00, native 2.00 (Wilcoxon p = 0.01):
+    higher in the native language (more edits: worse). rho on the 40 procedures answered validly in both
+    languages: English 0.31, native 0.12 (Wilcoxon p = 0.01): higher in English.
     """
     out, few = [], {}
     for row in tests.itertuples(index=False):
@@ -356,8 +362,13 @@ def language_findings(tests: pd.DataFrame, names: dict[str, str] | None = None, 
         if row.n_pairs < MIN_PAIRS:  # metrics with as few pairs share one sentence
             few.setdefault((row.n_pairs, row.n_procedures), []).append(name)
             continue
+        # the direction the test speaks of: the median paired difference (English − native), not the means
+        diff = getattr(row, "median_diff", np.nan)
+        diff = row.mean_English - row.mean_native if pd.isna(diff) else diff
+        worse = " (more edits: worse)" if row.metric == "ld" else ""
         verdict = ("no difference at the {alpha:g} level" if not row.p_value < alpha else
-                   "higher in English" if row.mean_English > row.mean_native else "higher in the native language")
+                   f"higher in English{worse}" if diff > 0 else f"higher in the native language{worse}" if diff < 0
+                   else "a difference whose median is 0")
         out.append(f"{name} on the {row.n_pairs} procedures answered validly in both languages: English "
                    f"{row.mean_English:.2f}, native {row.mean_native:.2f} (Wilcoxon p = {row.p_value:.3g}): "
                    f"{verdict.format(alpha=alpha)}.")
