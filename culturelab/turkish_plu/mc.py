@@ -475,6 +475,27 @@ def _against_chance(rows: pd.DataFrame, tasks: Sequence[str]) -> dict[str, list[
     return out
 
 
+#: the surface-similarity baselines of the interpretation, as its sentences name them
+SURFACE = {"lexical overlap": "lexical overlap", "tf-idf char": "character TF-IDF"}
+
+
+def _beats_chance(name: str, rows: pd.DataFrame, tasks: Sequence[str]) -> str:
+    """``Character TF-IDF beats chance on GI, not on SO.`` for one method's accuracies (``rows``), ``""``
+    where its 95 % CI lies above chance on no task.
+
+    >>> rows = pd.DataFrame({"task": ["gi", "so"], "ci_low": [0.3, 0.4], "chance": [0.25, 0.5]})
+    >>> _beats_chance("character TF-IDF", rows, ["gi", "so"])
+    'Character TF-IDF beats chance on GI, not on SO.'
+    """
+    wins = set(rows.loc[rows["ci_low"] > rows["chance"], "task"])
+    beat = [t.upper() for t in tasks if t in wins]
+    rest = [t.upper() for t in tasks if t not in wins and t in set(rows["task"])]
+    if not beat:
+        return ""
+    return f"{name[0].upper()}{name[1:]} beats chance on {', '.join(beat)}" + (f", not on {', '.join(rest)}." if rest
+                                                                               else ".")
+
+
 def findings(acc: pd.DataFrame, composition: pd.DataFrame, results: pd.DataFrame, tasks: Sequence[str]) -> str:
     """What the multiple-choice notebook shows, as Markdown sentences rendered from its tables
     (:mod:`culturelab.report`; no number typed by hand): whether the random and majority baselines
@@ -491,8 +512,8 @@ def findings(acc: pd.DataFrame, composition: pd.DataFrame, results: pd.DataFrame
     >>> print(findings(acc, comp, pd.DataFrame({"method": []}), ["so"]))  # doctest: +NORMALIZE_WHITESPACE
     Random guessing scores SO 50.0 % (95 % CI 45.0–55.0, n = 1021): chance lies inside the interval of SO. The
     validation's most frequent answer scores SO 45.6 % (95 % CI 42.0–49.0, n = 1021). The SO test labels are 466/555:
-    always answering option 2 scores 54.4 %, while the validation's majority is option 1. Lexical overlap and
-    character TF-IDF beat chance on no task.
+    always answering option 2 scores 54.4 %, while the validation's majority is option 1. Character TF-IDF beats
+    chance on no task.
     """
     out = []
     for method, name in (("random", "Random guessing"), ("majority (val)", "The validation's most frequent answer")):
@@ -509,14 +530,14 @@ def findings(acc: pd.DataFrame, composition: pd.DataFrame, results: pd.DataFrame
         out.append(f"The SO test labels are {sets.loc['so test', 'labels']}: always answering option "
                    f"{int(np.argmax(test)) + 1} scores {100 * sets.loc['so test', 'majority_share']:.1f} %, while the "
                    f"validation's majority is option {int(np.argmax(val)) + 1}.")
-    surface = acc[acc["method"].isin(["lexical overlap", "tf-idf char"])]
+    surface = acc[acc["method"].isin(SURFACE)]
     if len(surface):
-        wins = {t for t, part in surface.groupby("task") if (part["ci_low"] > part["chance"]).any()}
-        beat = [t for t in tasks if t in wins]
-        rest = [t.upper() for t in tasks if t not in wins and t in set(surface["task"])]
-        out.append(f"Lexical overlap and character TF-IDF beat chance on {', '.join(t.upper() for t in beat)}"
-                   + (f", not on {', '.join(rest)}." if rest else ".") if beat else
-                   "Lexical overlap and character TF-IDF beat chance on no task.")
+        said = [_beats_chance(name, surface[surface["method"] == method], tasks) for method, name in SURFACE.items()
+                if (surface["method"] == method).any()]
+        present = [SURFACE[m] for m in SURFACE if (surface["method"] == m).any()]
+        names = " and ".join(present)
+        out.append(" ".join(s for s in said if s) or
+                   f"{names[0].upper()}{names[1:]} {'beat' if len(present) > 1 else 'beats'} chance on no task.")
     llm = acc[acc["method"].str.startswith("llm")]
     for method, rows in llm.groupby("method", sort=False):
         place = _against_chance(rows, tasks)

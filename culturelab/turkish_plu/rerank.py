@@ -33,6 +33,9 @@ DEPTH, INSERT_AFTER = 30, 10
 NS = (1, 10)
 #: the Table 5 rows of the paper's rerankers, best first, and their models
 PAPER_ROWS = {"+ BERTurk": "BERTurk", "+ DistilBERTurk": "DistilBERTurk"}
+#: the paper's candidate lists before reranking, as :func:`beside_paper` names them: its best retriever's top
+#: 30 (the gold put in after the 10th leaves its R@1 and R@10 as Table 5's retrieval row gives them)
+PAPER_FIRST_STAGE = "paper Sup. SimCSE-TR BERTurk (its lists before reranking)"
 
 
 def candidate_lists(top: Sequence[Sequence[int]], gold: Sequence[int], *, depth: int = DEPTH,
@@ -93,6 +96,30 @@ def lm_rerank(model: LanguageModel, steps: Sequence[str], lists: pd.DataFrame, p
     top = [[c[j] for j in row] for c, row in zip(lists["candidates"], order)]
     return pd.DataFrame({"scores": scores.tolist(), "above": above.astype(float), "tied": tied.astype(float),
                          "expected_rank": above + (tied + 1) / 2, "top": top})
+
+
+def beside_paper(recall: pd.DataFrame, n_paper: int = 440) -> pd.DataFrame:
+    """R@1 and R@10 of :func:`recall_by_stage`'s runs (our lists before and after reranking) beside the
+    paper's, before (:data:`PAPER_FIRST_STAGE`: its best retriever's R@1 and R@10, which its gold
+    insertion after the 10th leaves unchanged) and after reranking (:data:`PAPER_ROWS`), over its
+    ``n_paper`` test steps: ``system, metric, value, ci_low, ci_high, n`` for
+    :func:`culturelab.turkish_plu.figures.recall_bars`, so that each side's gain is read from its own
+    first stage.
+
+    >>> r = pd.DataFrame({"system": "bm25", "pool": "top 30 + gold", "group": "all", "metric": ["R@1", "R@10"],
+    ...                   "value": [5.0, 40.0], "ci_low": 1.0, "ci_high": 60.0, "n": 30})
+    >>> beside_paper(r)[["system", "metric", "value"]].values.tolist()[:2]
+    [['paper Sup. SimCSE-TR BERTurk (its lists before reranking)', 'R@1', 33.4], ['paper Sup. SimCSE-TR BERTurk (its lists before reranking)', 'R@10', 55.7]]
+    """
+    from culturelab.turkish_plu.linking import BEST_ROW, recall_with_paper
+
+    table = recall_with_paper(recall, n_paper, rows=[BEST_ROW, *PAPER_ROWS])
+    table = table[table["metric"].isin([f"R@{n}" for n in NS])]
+    first = table["system"] == f"paper {BEST_ROW}"
+    table = table.assign(system=table["system"].where(~first, PAPER_FIRST_STAGE))
+    order = [PAPER_FIRST_STAGE, *(f"paper {row}" for row in PAPER_ROWS)]
+    rank = table["system"].map({s: i for i, s in enumerate(order)}).fillna(len(order))
+    return table.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank").reset_index(drop=True)
 
 
 def best_first_stage(recall: pd.DataFrame, n: int = DEPTH) -> str:

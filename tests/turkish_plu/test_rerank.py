@@ -81,3 +81,18 @@ def test_culturelab_check_names_the_rerankers_differences_while_the_section_is_o
     assert "bundled:gemma3-270m (model) is not one of the paper's models" in on
     off = "\n".join(check_notebook("turkish_plu/04_linking", {**params, "run_llm": False}).lines())
     assert "zero-shot log-likelihood" not in off
+
+
+def test_the_rerank_figure_sets_the_papers_first_stage_beside_its_rerankers():
+    """Review: the rerank figure drew the paper's reranked R@1/R@10 beside our lists before and after, but not the
+    paper's own lists before reranking (its best retriever: the gold put in after the 10th leaves its R@1 and R@10
+    as they were), so the paper's gain could not be read beside ours; and no bar for R@30, which no reranker row has."""
+    recall = pd.DataFrame({"system": ["BM25+ unicode", "hf:x"] * 2, "pool": "top 30 + gold", "group": "all",
+                           "metric": ["R@1", "R@1", "R@10", "R@10"], "value": [5.0, 6.0, 40.0, 45.0],
+                           "ci_low": 1.0, "ci_high": 60.0, "n": 30})
+    table = rr.beside_paper(recall)
+    first = table[table["system"] == rr.PAPER_FIRST_STAGE].set_index("metric")["value"]
+    assert first.to_dict() == {"R@1": 33.4, "R@10": 55.7}
+    assert set(table["metric"]) == {"R@1", "R@10"}
+    assert list(dict.fromkeys(table["system"]))[:3] == [rr.PAPER_FIRST_STAGE, "paper + BERTurk", "paper + DistilBERTurk"]
+    assert set(table.loc[table["system"].str.startswith("paper"), "n"]) == {440}
