@@ -62,6 +62,8 @@ GENERATION = method_name("generate")
 #: the note under Figure 7 when the paper's bars carry intervals: the paper prints none
 PAPER_INTERVALS = ("intervals on the paper's bars are ours, not published: macro ± 1.96·SE, binomial "
                    "approximation from Table 1's category sizes")
+#: the note under Figure 7: which way its Δ under the model names runs
+DELTA_NOTE = "Δ = English − Persian macro accuracy (negative: lower on the translation)"
 #: the note under Figure 6: its whiskers are ours (the paper prints none)
 FIG6_INTERVALS = ("whiskers are ours, not published: ± 1.96 binomial SE (Agresti–Coull, from Table 1's category "
                   "sizes; the macro's from the 11 categories')")
@@ -328,6 +330,7 @@ def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs
         ax.set_ylabel("")
     fig.suptitle(title)
     shared_legend(fig, list(axes))
+    footnote(fig, DELTA_NOTE)
     if is_paper.any() and gap.loc[is_paper, [c for c in ("persian_ci_low", "english_ci_low") if c in gap]
                                   ].notna().any().any():
         footnote(fig, PAPER_INTERVALS)

@@ -140,6 +140,7 @@ def test_figure_7_says_the_intervals_on_the_papers_bars_are_ours():
     gap = paper.translation_gap().assign(model=lambda d: d["model"] + " (paper)")
     fig = figures.fig7_translation(gap)
     assert figures.PAPER_INTERVALS in [t.get_text() for t in fig.texts]
+    assert figures.DELTA_NOTE in [t.get_text() for t in fig.texts]  # the Δ under the names says its direction
     plain = figures.fig7_translation(gap.drop(columns=[c for c in gap if c.endswith(("_ci_low", "_ci_high"))]))
     assert figures.PAPER_INTERVALS not in [t.get_text() for t in plain.texts]
 
