@@ -62,6 +62,8 @@ GENERATION = method_name("generate")
 #: the note under Figure 7 when the paper's bars carry intervals: the paper prints none
 PAPER_INTERVALS = ("intervals on the paper's bars are ours, not published: macro ± 1.96·SE, binomial "
                    "approximation from Table 1's category sizes")
+#: the note under Figure 7: which way its Δ under the model names runs
+DELTA_NOTE = "Δ = English − Persian macro accuracy (negative: lower on the translation)"
 #: the note under Figure 6: its whiskers are ours (the paper prints none)
 FIG6_INTERVALS = ("whiskers are ours, not published: ± 1.96 binomial SE (Agresti–Coull, from Table 1's category "
                   "sizes; the macro's from the 11 categories')")
@@ -73,6 +75,8 @@ CHANCE_RULES_NOTE = (f"{CHANCE_RULES}: each rule's share among the distractors o
                      "from (a model picking a distractor at random where it is wrong would match it)")
 #: the rules' names, under a figure that labels them R1–R6, UA only
 RULES_NOTE = "; ".join(f"{rule} {name.lower()}" for rule, name in RULE_NAMES.items())
+#: the share axis of the pooled Figure 8: a model's n counts its picks, the chance series' the distractors shown
+PICKS_AXIS = "share (n: picks; chance: distractors shown)"
 #: under a figure whose cells leave their intervals out (no room at a paper's size)
 INTERVALS_IN_TABLE = "95 % intervals of our cells: in the notebook's table"
 
@@ -326,6 +330,7 @@ def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs
         ax.set_ylabel("")
     fig.suptitle(title)
     shared_legend(fig, list(axes))
+    footnote(fig, DELTA_NOTE)
     if is_paper.any() and gap.loc[is_paper, [c for c in ("persian_ci_low", "english_ci_low") if c in gap]
                                   ].notna().any().any():
         footnote(fig, PAPER_INTERVALS)
@@ -336,7 +341,8 @@ def fig7_translation(gap: pd.DataFrame, *, title: str = "Figure 7 — Persian vs
 @drawing
 def fig6_finetune(table: pd.DataFrame, *, title: str = "Figure 6 — Persian fine-tuned models vs their bases"
                   ) -> plt.Figure:
-    """Per pair: base vs fine-tuned accuracy per category and macro (one panel per pair), with 95 %
+    """Per pair: base vs fine-tuned accuracy per category and macro (one panel per pair), chance (¼)
+    marked, with 95 %
     whiskers (± 1.96 binomial SE: ``base_se`` and ``fine_tuned_se`` of
     :func:`culturelab.percul.paper.finetune_gap`, clipped to [0, 1]) and a note that they are ours
     (:data:`FIG6_INTERVALS`)."""
@@ -352,13 +358,13 @@ def fig6_finetune(table: pd.DataFrame, *, title: str = "Figure 6 — Persian fin
         long = long.assign(category=long["category"].replace(SHORT), ci_low=(long["acc"] - 1.96 * long["se"]).clip(0, 1),
                            ci_high=(long["acc"] + 1.96 * long["se"]).clip(0, 1))
         grouped_bars(long, "category", "acc", "model", err_low="ci_low", err_high="ci_high", ax=ax,
-                     ylabel="accuracy", title=pair, rotate=30, legend=False)
+                     ylabel="accuracy", title=pair, rotate=30, legend=False, chance=CHANCE)
         ax.set_ylim(0, 1)
         ax.set_xlabel("")
     fig.suptitle(title)
     shared_legend(fig, axes)
     footnote(fig, FIG6_INTERVALS)
-    claim(fig, kind="reported")
+    claim(fig, kind="reported", chance=CHANCE)
     return fig
 
 
@@ -472,7 +478,7 @@ def _pooled_rule_bars(picks: pd.DataFrame, items: pd.DataFrame, *, title: str, m
     long = pd.DataFrame(rows).assign(rule=lambda t: _rule_labels(t["rule"]))
     fig, ax = _panel((7.5, 3.4), 2.6)
     grouped_bars(long, "rule", "share", "series", err_low="ci_low", err_high="ci_high", n="n", legend=False,
-                 ylabel="share of the picks (n = picks)", title=title, ax=ax, ylim=(0, 1))
+                 ylabel=PICKS_AXIS, title=title, ax=ax, ylim=(0, 1))
     ax.set_xlabel("")
     _legend(ax, ncols=1)
     if current().paper:
@@ -553,7 +559,7 @@ def category_bars(table: pd.DataFrame, macro: pd.DataFrame | None = None, *, hue
             groups = groups.assign(valid=(1 - groups["invalid_rate"]).where(generated))
         groups = groups.assign(method=groups[hue].astype(str).map(method_name))
     valid = "valid" if "valid" in groups and groups["valid"].notna().any() else None
-    where = "per category" if by_category else "the categories pooled (too few stories per category)"
+    where = "per category" if by_category else "macro over the categories (too few stories per category)"
     fig, ax = _panel((min(11.0, 0.5 * groups["group"].nunique() * groups[hue].nunique() + 2.0), 3.4),
                      2.8 if by_category else 2.4)
     grouped_bars(groups, "group", "accuracy", hue, err_low="ci_low", err_high="ci_high", n="n", valid=valid, ax=ax,

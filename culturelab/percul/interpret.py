@@ -22,6 +22,7 @@ import pandas as pd
 
 from culturelab.percul.protocol import method_name
 from culturelab.plots import MIN_N
+from culturelab.stats import proportion_ci
 
 #: the chance level of a four-option question
 CHANCE = 0.25
@@ -48,7 +49,10 @@ def _share(x: float) -> str:
 
 
 def _scored(row: pd.Series, baseline: pd.Series | None) -> str:
-    """One model's macro accuracy, its interval and n, against chance and the best baseline."""
+    """One model's macro accuracy, its interval and n, against chance and the best baseline (no
+    score when no answer was kept: every one invalid under ``invalid_policy="exclude"``)."""
+    if not int(row["n"]):
+        return f"**{row['model']}** by {method_name(str(row['method']))}: no answer left to score."
     lo, hi = row["macro_ci_low"], row["macro_ci_high"]
     text = (f"**{row['model']}** by {method_name(str(row['method']))}: macro accuracy "
             f"{row['macro']:.3f} (95 % CI {lo:.3f}–{hi:.3f}; {int(row['n'])} stories in {int(row['n_categories'])} "
@@ -61,28 +65,31 @@ def _scored(row: pd.Series, baseline: pd.Series | None) -> str:
     return text + "."
 
 
-def _validity(row: pd.Series, methods: pd.Series | None) -> str:
-    """How many generated answers could not be scored, and the commonest reason."""
+def _validity(row: pd.Series, methods: pd.Series | None, invalid_policy: str = "wrong") -> str:
+    """How many generated answers could not be scored, how they enter the score (``invalid_policy`` of
+    :func:`culturelab.percul.scoring.summary`: counted wrong, or left out), and the commonest reason."""
     if not (row["invalid_rate"] > 0):
         return " Every answer was read in the format the prompt asks for." if not (row["lenient_share"] > 0) else ""
-    text = f" {_share(row['invalid_rate'])} of its answers could not be scored and count as wrong"
+    counted = "count as wrong" if invalid_policy == "wrong" else "are left out of the score"
+    text = f" {_share(row['invalid_rate'])} of its answers could not be scored and {counted}"
     failed = methods[~methods.isin(["json", "json_relaxed"])] if methods is not None else pd.Series(dtype=str)
     if len(failed):
         top = failed.value_counts()
         text += f" (most often `{top.index[0]}`: {_share(top.iloc[0] / len(methods))} of all answers)"
     text += "."
     if row["lenient_share"] > 0:
-        text += (f" {_share(row['lenient_share'])} were readable only by a lenient rule (counted wrong here; "
-                 "re-scored leniently below).")
+        text += (f" {_share(row['lenient_share'])} were readable only by a lenient rule "
+                 f"({'counted wrong' if invalid_policy == 'wrong' else 'left out'} here; re-scored leniently below).")
     return text
 
 
 def benchmark(overview: pd.DataFrame, baselines: pd.DataFrame | None = None,
-              results: pd.DataFrame | None = None) -> str:
-    """Notebook 1: per (model, method) row of ``overview`` (:func:`culturelab.percul.scoring.summary`,
-    labelled), its macro against chance and the best model-free ``baselines`` row (a summary), how
-    many generated answers could not be scored and why (``results``' ``parse_method``), and how many
-    rows the paper's numbers can be set beside (``comparable``).
+              results: pd.DataFrame | None = None, *, invalid_policy: str = "wrong") -> str:
+    """Notebook 1: per (model, method) row of ``overview`` (:func:`culturelab.percul.scoring.summary`
+    under ``invalid_policy``, labelled), its macro against chance and the best model-free
+    ``baselines`` row (a summary), how many generated answers could not be scored, how they entered
+    the score and why (``results``' ``parse_method``), and how many rows the paper's numbers can be
+    set beside (``comparable``).
 
     >>> o = pd.DataFrame({"model": "m", "method": ["generate"], "macro": [0.0], "macro_ci_low": [0.0],
     ...                   "macro_ci_high": [0.17], "n": [34], "n_categories": [11], "invalid_rate": [1.0],
@@ -102,7 +109,7 @@ def benchmark(overview: pd.DataFrame, baselines: pd.DataFrame | None = None,
             if results is not None and len(results):
                 mine = results[(results["model"] == row["model"]) & (results["method"] == "generate")]
                 methods = mine["parse_method"]
-            text += _validity(row, methods)
+            text += _validity(row, methods, invalid_policy)
         parts.append(text)
     if not parts:
         return "No model was scored in this run."
@@ -132,8 +139,10 @@ def models(ours: pd.DataFrame, points: pd.DataFrame, per_category: pd.DataFrame 
     low, high = float(points["macro"].min()), float(points["macro"].max())
     parts = []
     for _, row in ours.iterrows():
-        where = ("below" if row["macro_ci_high"] < low else "above" if row["macro_ci_low"] > high else "within")
-        parts.append(f"{_scored(row, None)} Its interval lies {where} the range of the paper's Figure 4 models "
+        lo, hi = row["macro_ci_low"], row["macro_ci_high"]
+        where = ("lies below" if hi < low else "lies above" if lo > high else
+                 "lies within" if lo >= low and hi <= high else "overlaps")
+        parts.append(f"{_scored(row, None)} Its interval {where} the range of the paper's Figure 4 models "
                      f"({low:.3f}–{high:.3f}).")
     if per_category is not None and len(per_category):
         width = (per_category["ci_high"] - per_category["ci_low"]).min()
@@ -189,7 +198,7 @@ def translation(gap: pd.DataFrame, paired: pd.DataFrame) -> str:
     ...                   "english_ci_high": [0.6]})
     >>> p = pd.DataFrame({"model": ["m"], "only_persian": [4], "only_english": [1], "mcnemar_p": [0.375], "n": [34]})
     >>> translation(g, p)
-    '**m**: English − Persian = -0.100 (Persian 0.500, 95 % CI 0.300–0.700; English 0.400, 0.200–0.600) — lower in English, as for every model in the paper. Of 34 stories, 4 are right only in Persian and 1 only in English (McNemar p = 0.375): no difference between the splits at the 5 % level.'
+    '**m**: English − Persian = -0.100 (Persian 0.500, 95 % CI 0.300–0.700; English 0.400, 0.200–0.600) — lower in English, as for every model in the paper. Of 34 stories, 4 are right only in Persian and 1 only in English (McNemar p = 0.375): no difference between the splits detectable at the 5 % level.'
     """
     if not len(gap):
         return "No model of ours was scored on both splits in this run."
@@ -204,7 +213,7 @@ def translation(gap: pd.DataFrame, paired: pd.DataFrame) -> str:
         if row["model"] in flips.index:
             f = flips.loc[row["model"]]
             verdict = ("a difference between the splits" if f["mcnemar_p"] < ALPHA else
-                       "no difference between the splits")
+                       "no difference between the splits detectable")
             text += (f" Of {int(f['n'])} stories, {int(f['only_persian'])} are right only in Persian and "
                      f"{int(f['only_english'])} only in English (McNemar p = {f['mcnemar_p']:.3g}): {verdict} at the "
                      "5 % level.")
@@ -230,14 +239,17 @@ def finetuning(significance: pd.DataFrame) -> str:
 
 def distractors(lure: pd.DataFrame) -> str:
     """Notebook 4: per model, how many distractors it picked, the rule with the largest share of the
-    picks and whether that share is above the rule's base rate among the distractors shown
+    picks and whether that share is above the rule's base rate among the distractors shown, read off
+    the share's 95 % Wilson interval (the picks of one model are one per story: independent)
     (``lure``: :func:`culturelab.percul.distractors.lure_rates`); fewer than ``MIN_N`` picks are too
     few to rank rules.
 
     >>> t = pd.DataFrame({"model": "m", "rule": ["R1", "R2"], "picks": [30, 10], "share": [0.75, 0.25],
     ...                   "base_rate": [0.5, 0.5]})
     >>> distractors(t)
-    '**m** picked a distractor 40 times; the largest share went to R1 (0.75 of the picks, against a base rate of 0.50 among the distractors shown: more than its frequency explains).'
+    '**m** picked a distractor 40 times; the largest share went to R1 (0.75 of the picks, 95 % CI 0.60–0.86, against a base rate of 0.50 among the distractors shown: more than its frequency explains).'
+    >>> distractors(t.assign(picks=[7, 5], share=[7 / 12, 5 / 12]))
+    '**m** picked a distractor 12 times; the largest share went to R1 (0.58 of the picks, 95 % CI 0.32–0.81, against a base rate of 0.50 among the distractors shown: not distinguishable from its frequency).'
     """
     parts = []
     for model, part in lure.groupby("model", sort=False):
@@ -246,10 +258,12 @@ def distractors(lure: pd.DataFrame) -> str:
             parts.append(f"**{model}** picked a distractor {picks} times: too few to rank the rules.")
             continue
         top = part.sort_values("share").iloc[-1]
-        more = "more than" if top["share"] > top["base_rate"] else "no more than"
+        lo, hi = proportion_ci(int(top["picks"]), picks)
+        verdict = {"above": "more than its frequency explains", "below": "less than its frequency would give",
+                   "not distinguishable from": "not distinguishable from its frequency"}[versus(lo, hi, top["base_rate"])]
         parts.append(f"**{model}** picked a distractor {picks} times; the largest share went to {top['rule']} "
-                     f"({top['share']:.2f} of the picks, against a base rate of {top['base_rate']:.2f} among the "
-                     f"distractors shown: {more} its frequency explains).")
+                     f"({top['share']:.2f} of the picks, 95 % CI {lo:.2f}–{hi:.2f}, against a base rate of "
+                     f"{top['base_rate']:.2f} among the distractors shown: {verdict}).")
     return " ".join(parts) or "No distractor was picked in this run."
 
 

@@ -30,7 +30,7 @@ the explanation beside a choice of 0 or 5 is a ``refusal``). Then refusals ("not
 
 Never an answer, in either mode: a bare digit or number word inside prose ("این داستان مربوط به ۲ خواهر
 است", "سه نفر …", an explanation cut after "۳ نفر"), an echoed option list (``option_echo``: two or more
-numbered option lines), alternatives ("۲ یا ۳": ``ambiguous``), a cued number beside the text of another
+numbered option lines), alternatives ("۲ یا ۳", "گزینه دو یا سه": ``ambiguous``), a cued number beside the text of another
 option ("گزینه ۲: هل" where هل is option 3: ``ambiguous``). Every answer is a :class:`~culturelab.parsing.Choice`
 with its verdict; ``index`` is ``None`` unless it is scored — counted as wrong, never a crash.
 
@@ -89,6 +89,13 @@ _WORD_ALONE = re.compile(rf"""^[\s*"'«(\[]*(?:(?:گزینه(?: ?ی)?|option|cho
 #: ordinal before it (``the fourth option``) — never after "answer" ("the answer is one of …")
 _WORD_CUED = re.compile(rf"(?:گزینه(?: ?ی)?|option|choice)\s*[:：\-]?\s*({_WORD})(?!\w)|"
                         r"(?<!\w)(first|second|third|fourth)\s+(?:option|choice)\b", re.I)
+#: alternatives named as options in words ("گزینه دو یا سه", "option two or 3", "the second or third option"):
+#: no single answer, as "۲ یا ۳" is not (a number word alone in prose, "یک یا دو بار", is no option)
+_WORD_ALTERNATIVES = re.compile(
+    rf"(?:گزینه(?: ?ی)?|option|choice)\s*[:：\-]?\s*({_WORD}|\d)\s*(?:or|یا|/)\s*"
+    rf"(?:(?:گزینه(?: ?ی)?|option|choice)\s*)?({_WORD}|\d)(?!\w)|"
+    r"(?<!\w)(first|second|third|fourth)\s*(?:or|/)\s*(?:the\s+)?(first|second|third|fourth)\s+(?:option|choice)\b",
+    re.I)
 #: alternatives in prose ("… یا …", "… or …"): an option's text beside them is no single answer
 _OR = re.compile(r"(?<!\w)(?:یا|or)(?!\w)", re.I)
 _NUMBERED = re.compile(r"""^[\s*_#>"'«(\[]*(\d)\s*[).:\-–]\s*(\S.*)$""", re.M)
@@ -191,6 +198,15 @@ def _match_option(text: str, options: Sequence[str]) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def _option_number(token: str) -> int:
+    """An option number written as a digit or a word (:data:`_NUMBER_WORDS`).
+
+    >>> _option_number("3"), _option_number("Third"), _option_number("سه")
+    (3, 3, 3)
+    """
+    return int(token) if token.isdigit() else _NUMBER_WORDS[token.lower()]
+
+
 def _cued(text: str, n: int) -> int | None:
     """The one option number (0-based) that follows an answer cue — a digit (``پاسخ: ۳``, ``answer is 4``)
     or a number word where it must be an option (``گزینهٔ سوم``, ``the fourth option``) —, else ``None``."""
@@ -260,6 +276,8 @@ def parse_answer(text: str | None, options: Sequence[str] | None = None, *, n_op
         if _cued(body, n_options) is None:
             return Choice(None, INVALID, "option_echo", lenient)
     pairs = [(int(a), int(b)) for a, b in _ALTERNATIVES.findall(normalise_persian(body))]
+    pairs += [(_option_number(a or c), _option_number(b or d))
+              for a, b, c, d in _WORD_ALTERNATIVES.findall(normalise_persian(body))]
     if any(a != b and 1 <= a <= n_options and 1 <= b <= n_options for a, b in pairs):
         return Choice(None, INVALID, "ambiguous", lenient)  # "۲ یا ۳", "1 or 2"
     numbered = _NUMBERED.findall(body)

@@ -140,6 +140,7 @@ def test_figure_7_says_the_intervals_on_the_papers_bars_are_ours():
     gap = paper.translation_gap().assign(model=lambda d: d["model"] + " (paper)")
     fig = figures.fig7_translation(gap)
     assert figures.PAPER_INTERVALS in [t.get_text() for t in fig.texts]
+    assert figures.DELTA_NOTE in [t.get_text() for t in fig.texts]  # the Δ under the names says its direction
     plain = figures.fig7_translation(gap.drop(columns=[c for c in gap if c.endswith(("_ci_low", "_ci_high"))]))
     assert figures.PAPER_INTERVALS not in [t.get_text() for t in plain.texts]
 
@@ -155,6 +156,8 @@ def test_figure_6_draws_the_binomial_intervals_it_promises():
         spans = [seg[1][1] - seg[0][1] for c in whiskers for seg in c.lines[2][0].get_segments()]
         assert len(spans) == 24 and min(spans) > 0  # open also where an accuracy is 0
     assert figures.FIG6_INTERVALS in [t.get_text() for t in fig.texts]
+    for ax in fig.axes[:2]:  # accuracies of four-option questions: chance (¼) drawn, as on every accuracy figure
+        assert [line.get_ydata()[0] for line in ax.lines if "chance" in str(line.get_label())] == [0.25]
 
 
 def test_reliability_diagram_counts_stories_not_orders():

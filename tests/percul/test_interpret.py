@@ -71,3 +71,44 @@ def test_distractors_and_finetuning_and_parser_evidence():
 
     said = interpret.parser_evidence(parsing_gold.quality_table(["percul"]))
     assert said.startswith("Strict parsing, on ") and "held-out answers" in said and "(in-sample)" in said
+
+
+def test_benchmark_says_how_invalid_answers_entered_the_score():
+    """Under ``invalid_policy="exclude"`` the unscored answers are left out, not counted wrong (the text
+    once said "count as wrong" whatever the policy, and printed "macro accuracy nan" for a model with
+    no valid answer)."""
+    half = _run(True).assign(valid=lambda d: d.index % 2 == 0,
+                             parse_method=lambda d: np.where(d.index % 2 == 0, "json", "template_echo"))
+    text = interpret.benchmark(summary(half, ["model", "method"], invalid_policy="exclude"), results=half,
+                               invalid_policy="exclude")
+    assert "could not be scored and are left out of the score" in text and "count as wrong" not in text
+    echo = _run(False, parse_method="template_echo")
+    text = interpret.benchmark(summary(echo, ["model", "method"], invalid_policy="exclude"), results=echo,
+                               invalid_policy="exclude")
+    assert "no answer left to score" in text and "nan" not in text
+
+
+def test_models_says_overlaps_for_an_interval_across_the_papers_range():
+    points = pd.DataFrame({"model": ["a", "b"], "macro": [0.064, 0.717]})
+    row = pd.DataFrame({"model": ["m"], "method": "loglikelihood", "macro": [0.06], "macro_ci_low": [0.0],
+                        "macro_ci_high": [0.17], "n": [34], "n_categories": [11]})
+    assert "Its interval overlaps the range" in interpret.models(row, points)
+
+
+def test_distractors_reads_the_top_share_off_its_interval():
+    """A top share above its base rate on a few picks is not "more than its frequency explains"."""
+    t = pd.DataFrame({"model": "m", "rule": ["R1", "R2"], "picks": [7, 5], "share": [7 / 12, 5 / 12],
+                      "base_rate": [0.5, 0.5]})
+    text = interpret.distractors(t)
+    assert "not distinguishable from its frequency" in text and "more than its frequency" not in text
+    many = t.assign(picks=[70, 30], share=[0.7, 0.3])
+    assert "more than its frequency explains" in interpret.distractors(many)
+
+
+def test_translation_does_not_call_a_non_significant_test_no_difference():
+    fa = ITEMS.assign(split=translation.PERSIAN, model="m", correct=True, valid=True)
+    en = fa.assign(split=translation.ENGLISH, correct=np.arange(len(ITEMS)) != 0)  # one story flips
+    both = pd.concat([fa, en], ignore_index=True)
+    text = interpret.translation(translation.split_gap(summary(both, ["model", "split"])),
+                                 translation.paired_outcomes(both))
+    assert "no difference between the splits detectable at the 5 % level" in text

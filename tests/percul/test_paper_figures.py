@@ -86,6 +86,9 @@ def test_fig8_pools_the_categories_at_the_default_size_and_passes_the_audit(samp
     assert found == []
     assert audit.small_n_panels(fig) == [] and not [p for p in fig.axes[0].patches if p.get_gid() == SMALL_N]
     assert "all 11 categories pooled" in " ".join(fig.axes[0].get_title().split())
+    # the chance bars' n counts the distractors shown (72), not picks: the axis says both
+    assert "n=72" in [t.get_text() for t in fig.axes[0].texts]
+    assert "chance: distractors shown" in " ".join(fig.axes[0].get_ylabel().split())
     sizes = [t.get_fontsize() for t, _ in audit.sized_texts(fig)]
     assert min(sizes) >= 6.0
 
@@ -177,6 +180,8 @@ def test_tab5_pools_the_categories_at_the_default_size_and_shows_the_valid_share
                          hue="method", human=0.93, title=f"PERCUL — {MODEL}")
     assert found == [] and audit.small_n_panels(fig) == []
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["macro\n(11 categories)"]
+    title = " ".join(fig.axes[0].get_title().split())  # the macro, the mean of the categories: not pooled (micro)
+    assert "macro over the categories" in title and "pooled" not in title
     labels = [t.get_text() for t in fig.axes[0].texts]
     assert labels[0].startswith("n=34 · ") and labels[0].endswith(" % valid") and labels[1] == "n=34"
 

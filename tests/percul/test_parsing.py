@@ -181,6 +181,12 @@ def test_a_choice_next_to_those_shapes_is_still_read_strictly(text, index):
     ("گزینه ۲: ته‌دیگ", None, "invalid"),
     ("Answer: 2 (کلاه)", None, "invalid"),
     ('{"Explanation": "قیمه یا شاید کوفته"}', None, "invalid"),  # one option named, an alternative beside it
+    # alternatives in words, as "۲ یا ۳" (once read as the first of the two) ...
+    ("گزینه دو یا سه", None, "invalid"),
+    ("Option two or three", None, "invalid"),
+    ("The answer is the second or third option.", None, "invalid"),
+    # ... but a number word in prose beside a cued answer is no alternative
+    ("پاسخ: ۳. این غذا یک یا دو بار در سال پخته می‌شود", 2, "lenient"),
 ])
 def test_number_words_and_disagreeing_numbers(text, index, verdict):
     choice = parse_answer(text, OPTIONS, lenient=True)
