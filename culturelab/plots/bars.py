@@ -104,6 +104,9 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
     >>> ax = grouped_bars(t.assign(ok=[0.9, 0.5]), "country", "acc", "lang", n="n", valid="ok").axes[0]
     >>> ax.texts[0].get_text()
     'n=40 · 90 % valid'
+    >>> ax = grouped_bars(t.assign(lo=0.05, hi=0.7), "country", "acc", "lang", n="n", err_low="lo", err_high="hi").axes[0]
+    >>> ax.collections[0].get_zorder() > ax.texts[0].get_zorder()  # a whisker over its n label
+    True
     >>> plt.close("all")
 
     >>> t = pd.DataFrame({"country": ["TR", "TR", "IR", "IR"], "lang": ["en", "native"] * 2,
@@ -136,7 +139,7 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
         small = too_few(counts, min_n) if n else np.zeros(len(xs), bool)
         bars = ax.bar(xpos, vals, width, color=colour, alpha=0.85,
                       hatch=_HATCHES[i % len(_HATCHES)], edgecolor="white", linewidth=0.5, label=h, yerr=yerr,
-                      error_kw={"elinewidth": 0.8, "capsize": 2})
+                      error_kw={"elinewidth": 0.8, "capsize": 2, "zorder": 5})  # over the n label's white box
         for bar, faint, count in zip(bars, small, counts if n else small):
             if faint and (not n or not np.isnan(count)):
                 bar.set(alpha=None, facecolor=fade(colour), edgecolor=colour, gid=SMALL_N)
