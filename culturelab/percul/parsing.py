@@ -99,6 +99,7 @@ _WORD_ALTERNATIVES = re.compile(
 #: alternatives in prose ("… یا …", "… or …"): an option's text beside them is no single answer
 _OR = re.compile(r"(?<!\w)(?:یا|or)(?!\w)", re.I)
 _NUMBERED = re.compile(r"""^[\s*_#>"'«(\[]*(\d)\s*[).:\-–]\s*(\S.*)$""", re.M)
+_INLINE_NUMBERED = re.compile(r"(?<![\d<])(\d)\)")  # "۱)قیمه و ۲)قورمه": a list echoed on one line
 
 
 def _norm(text: str) -> str:
@@ -250,6 +251,8 @@ def parse_answer(text: str | None, options: Sequence[str] | None = None, *, n_op
     ('option_text', None)
     >>> parse_answer("۱)قیمه\\n۲)قورمه‌سبزی\\n۳)ته‌دیگ", lenient=True).method
     'option_echo'
+    >>> parse_answer('"Choice Number": <Sing Number 1 to 4>\\n۱)قیمه و ۲)قورمه', lenient=True).method
+    'option_echo'
     """
     raw = strip_think(text).translate(_DIGITS)
     if not raw.strip():
@@ -271,8 +274,9 @@ def parse_answer(text: str | None, options: Sequence[str] | None = None, *, n_op
         return Choice(index, verdict, method, lenient)
     if find_refusal(body):
         return Choice(None, REFUSAL, REFUSAL, lenient)
-    if len({k for k, _ in _NUMBERED.findall(body)}) >= 2:  # an echoed option list, unless a cue answers after it
-        body = _NUMBERED.sub(" ", body)
+    listed = {k for k, _ in _NUMBERED.findall(body)} | set(_INLINE_NUMBERED.findall(body))
+    if len(listed) >= 2:  # an echoed option list (one item a line, or on one line), unless a cue answers after it
+        body = _INLINE_NUMBERED.sub(" ", _NUMBERED.sub(" ", body))
         if _cued(body, n_options) is None:
             return Choice(None, INVALID, "option_echo", lenient)
     pairs = [(int(a), int(b)) for a, b in _ALTERNATIVES.findall(normalise_persian(body))]
