@@ -195,6 +195,24 @@ def small_pool(pool: Sequence[str], golds: Sequence[str], size: int, seed: int =
     return golds + [rest[i] for i in picked]
 
 
+def comparison_pool(pool: Sequence[str], golds: Sequence[str], size: int, n_queries: int, n_steps: int,
+                    seed: int = 0) -> tuple[list[str], str]:
+    """The candidates of the dense-retriever comparison and its ``pool`` label: :func:`small_pool` of
+    ``size`` titles, labelled by its size and the ``n_queries`` steps; with ``size = 0`` and every one
+    of the ``n_steps`` test steps, the whole pool labelled ``"full"`` — the notebook's main comparison,
+    whose runs the rerank may take as its first stage (as the paper reranks its best retriever's lists).
+
+    >>> comparison_pool(["a", "b", "c", "d"], ["c"], 2, n_queries=1, n_steps=3)
+    (['c', 'd'], '2 titles × 1 steps')
+    >>> comparison_pool(["a", "b"], ["b"], 0, n_queries=3, n_steps=3)
+    (['a', 'b'], 'full')
+    """
+    if size:
+        cands = small_pool(pool, golds, size, seed)
+        return cands, f"{len(cands):,} titles × {n_queries} steps"
+    return list(pool), "full" if n_queries == n_steps else f"{len(pool):,} titles × {n_queries} steps"
+
+
 def _recall_over_all_queries(recall: pd.DataFrame) -> pd.DataFrame:
     return recall[(recall["group"] == "all") & (recall["metric"] != "MRR")]
 
