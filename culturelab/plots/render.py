@@ -299,6 +299,7 @@ def finish_paper(fig: plt.Figure) -> list[str]:
     if on_top is not None:  # laid out for good (a layout engine would take room for it again at each draw),
         fig.set_layout_engine("none")  # and back in what savefig's tight box keeps
         on_top.set_in_layout(True)
+        place_margins(fig)  # on top of everything drawn
     return taken
 
 
