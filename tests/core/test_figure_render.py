@@ -408,3 +408,34 @@ def test_the_title_of_a_one_panel_figure_wraps_to_the_figures_width_not_its_pane
         fig = _finished(_one_heatmap(pd.DataFrame([[1, 2], [3, 4]]), title="Template × dish-name language, ALL mAP "
                                      "(bundled:gemma3-270m, log-likelihood ranking, 12 dishes)"))
         assert fig.axes[0].get_title().count("\n") <= 1
+
+
+@drawing
+def _histogram(values: pd.Series, *, title: str) -> plt.Figure:
+    fig, ax = plt.subplots(figsize=plots.figsize(4.0, 2.5))
+    ax.hist(values, bins=10)
+    ax.set(title=title, xlabel="share of the words", ylabel="texts")
+    return fig
+
+
+def test_a_one_panel_title_spans_the_figure_centred_on_its_panel_within_the_column():
+    title = "rouge_score's default tokenizer on 38,481 step headlines of the original-Turkish corpus"
+    with rendering("paper", "column") as chosen:
+        fig = _finished(_histogram(pd.Series(np.linspace(0, 1, 50) ** 2), title=title))
+        box = fig.axes[0].title.get_window_extent(audit.renderer_of(fig))
+        assert fig.axes[0].get_title().count("\n") == 1 and box.x0 >= 0 and box.x1 <= fig.bbox.width
+        assert audit.paper_problems(fig, chosen) == []
+
+
+def test_a_panel_of_more_bars_than_a_column_holds_takes_the_text_width(tmp_path):
+    crowded = pd.DataFrame([{"lang": lang, "model": f"system {i}", "acc": 0.1 * i, "n": 440}
+                            for lang in ("R@1", "R@10", "R@30") for i in range(7)])
+    fig = _one_panel(crowded, title="Linking actions")
+    saved = _save(fig, tmp_path)
+    assert json.loads(saved.spec_path.read_text())["width"] == "text"
+    spec = json.loads(saved.spec_path.read_text())  # a spec saved before: the column, still re-rendered at the text width
+    saved.spec_path.write_text(json.dumps({**spec, "width": "column"}))
+    (done,) = render.render_run(tmp_path / "run", style="paper", out=tmp_path / "paper")
+    assert WIDTHS["column"] + 0.1 < audit.pdf_facts(done.paths[0])["width_in"] <= WIDTHS["text"] + 0.01
+    assert json.loads(_save(_one_panel(SCORES, title="few bars"), tmp_path, "few").spec_path.read_text())["width"] == \
+        "column"
