@@ -65,7 +65,8 @@ MAX_BANDS = 3
 OVERLAP_TOLERANCE = 1.0
 #: problems of what a figure's data shows (too little of it), not of how it is drawn
 SIGNAL_PROBLEMS = ("one point alone", "every bar of ours is 0")
-_N_LABEL = re.compile(r"\bn\s*=\s*\d")
+#: an n label ("n=40") in a text
+N_LABEL = re.compile(r"\bn\s*=\s*\d")
 _NO_MARKER = (None, "None", "none", "", " ")
 
 
@@ -619,7 +620,7 @@ def _facts(fig: plt.Figure) -> dict[str, Any]:
             continue
         marks = _marks(ax)
         ours = [m for m in marks if not m["reported"]]
-        n_labels = sum(len(_N_LABEL.findall(t.get_text())) for t in [*ax.texts, *visible_ticklabels(ax)]
+        n_labels = sum(len(N_LABEL.findall(t.get_text())) for t in [*ax.texts, *visible_ticklabels(ax)]
                        if t.get_visible())
         polar = ax.name == "polar"
         needed = len({round(float(m["data"][0]) % (2 * np.pi), 6) for m in ours}) if polar else len(ours)

@@ -44,12 +44,13 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
 from culturelab.plots import audit
 from culturelab.plots.honest import FOOTNOTE, MIN_N, footnote
-from culturelab.plots.layout import MIN_LABEL_PT, MIN_TEXT_PT, current, rendering
+from culturelab.plots.layout import MIN_LABEL_PT, MIN_TEXT_PT, SHARED_LEGEND, current, rendering
 from culturelab.plots.recipe import RecipeError, load, recipe_of
-from culturelab.plots.style import EmptyFigureError, place_margins, save, stamp_title
+from culturelab.plots.style import STAMPED, EmptyFigureError, place_margins, save, stamp_title
 
 #: the sample-data banner: in the notebook rendering, and (shorter) in the paper one
 SAMPLE_STAMP = {"notebook": "sample data (not the paper's data)", "paper": "sample data, not the paper's"}
@@ -121,8 +122,24 @@ def _captions(fig: plt.Figure) -> list[str]:
     return [t.get_text() for t in fig.texts if t.get_gid() == FOOTNOTE]
 
 
-def _panels(fig: plt.Figure) -> int:
-    return sum(1 for ax in fig.axes if ax.get_visible() and ax.axison and getattr(ax, "_colorbar", None) is None)
+#: the most n-labelled marks one panel holds at a column's width: each bar (0.8 of its group's slot) still wider
+#: than its 6-pt n label on a white box (about 0.13 in); a panel of more takes the text width
+COLUMN_MARKS = 16
+
+
+def paper_width(fig: plt.Figure) -> str:
+    """The width ``fig`` takes in a paper by default: a column for one panel of no more than
+    :data:`COLUMN_MARKS` n labels, the text width for more panels or more labels.
+
+    >>> fig, ax = plt.subplots(); _ = [ax.annotate(f"n={i}", (i, 0)) for i in range(16)]; paper_width(fig)
+    'column'
+    >>> _ = ax.annotate("n=9", (0, 1)); paper_width(fig)
+    'text'
+    >>> plt.close(fig)
+    """
+    panels = _panels_of(fig)
+    labels = max((sum(len(audit.N_LABEL.findall(t.get_text())) for t in ax.texts) for ax in panels), default=0)
+    return "column" if len(panels) <= 1 and labels <= COLUMN_MARKS else "text"
 
 
 def save_figure(fig: plt.Figure, name: str, *, data_dir: str | Path, figures_dir: str | Path,
@@ -146,7 +163,7 @@ def save_figure(fig: plt.Figure, name: str, *, data_dir: str | Path, figures_dir
         stamp_sample(fig, "notebook")
     spec: dict[str, Any] = {
         "version": SPEC_VERSION, "figure": name, **dict(context or {}), "data_source": data_source,
-        "width": width or ("column" if _panels(fig) <= 1 else "text"), "min_n": min_n,
+        "width": width or paper_width(fig), "min_n": min_n,
         "captions": [portable(c) for c in _captions(fig)], "claims": dataclasses.asdict(stated),
         "recipe": recipe.dump(data_dir, name), "culturelab": _version(),
     }
@@ -167,6 +184,11 @@ def save_figure(fig: plt.Figure, name: str, *, data_dir: str | Path, figures_dir
     return out
 
 
+def _panels_of(fig: plt.Figure) -> list[Any]:
+    """The panels of ``fig``: its visible axes, colour bars left out."""
+    return [ax for ax in fig.axes if ax.get_visible() and ax.axison and getattr(ax, "_colorbar", None) is None]
+
+
 def stamp_sample(fig: plt.Figure, style: str) -> None:
     """Put the sample-data banner over what our sample data draws: the figure's title, or, when some
     panels show the paper's numbers (:func:`culturelab.plots.mark_reported`), the titles of the
@@ -179,7 +201,7 @@ def stamp_sample(fig: plt.Figure, style: str) -> None:
     >>> plt.close(fig)
     """
     stamp = SAMPLE_STAMP[style]
-    panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison and getattr(ax, "_colorbar", None) is None]
+    panels = _panels_of(fig)
     reported = [ax for ax in panels if ax.get_gid() == audit.REPORTED]
     if not reported or len(reported) == len(panels):
         stamp_title(fig, stamp)
@@ -279,6 +301,7 @@ def finish_paper(fig: plt.Figure) -> list[str]:
         if text.get_fontsize() < floor:
             text.set_fontsize(floor)
     _legends_above(fig)
+    on_top = _title_above_legends(fig)
     _relayout(fig)
     _wrap_titles(fig)
     _relayout(fig)
@@ -289,13 +312,16 @@ def finish_paper(fig: plt.Figure) -> list[str]:
     for ax in fig.axes:  # narrower panels: slant colliding category labels further
         if ax.name != "polar" and ax.get_visible():
             fit_ticklabels(ax)
+    if on_top is not None:  # laid out for good (a layout engine would take room for it again at each draw),
+        fig.set_layout_engine("none")  # and back in what savefig's tight box keeps
+        on_top.set_in_layout(True)
+        place_margins(fig)  # on top of everything drawn
     return taken
 
 
 def _relayout(fig: plt.Figure) -> None:
     """Lay the panels out again after a change of size (a figure legend of the drawing's own stays
     where it was put, and so do the panels; a shared legend sits above the panels' box)."""
-    from culturelab.plots.layout import SHARED_LEGEND
 
     engine = fig.get_layout_engine()
     if engine is not None:
@@ -323,14 +349,45 @@ def _legends_above(fig: plt.Figure) -> None:
         shared_legend(fig, outside, **({"title": title} if title else {}))
 
 
+def _title_above_legends(fig: plt.Figure) -> Any:
+    """A figure whose legend sits above its panels gets its title above that legend, not between the
+    legend and the panels: the suptitle (returned) is placed on top
+    (:func:`culturelab.plots.style.place_margins`) and kept out of the panels' layout; a one-panel
+    figure's own title (and the sample-data stamp after it) becomes that suptitle."""
+    renderer = audit.renderer_of(fig)
+    panels = _panels_of(fig)
+    if not panels:
+        return None
+    top = max(ax.get_window_extent(renderer).y1 for ax in panels)
+    if not any(legend.get_visible() and legend.get_window_extent(renderer).y0 >= top - 1 for legend in fig.legends):
+        return None
+    sup = fig.get_suptitle()
+    if len(panels) == 1 and panels[0].get_title() and sup in ("", SAMPLE_STAMP["paper"]):
+        ax = panels[0]
+        fig.suptitle(ax.get_title() + (f"\n{sup}" if sup else ""), fontsize=ax.title.get_fontsize())
+        ax.set_title("")
+    title = getattr(fig, "_suptitle", None)
+    if title is not None and title.get_text():
+        title.set_gid(STAMPED)
+        title.set_in_layout(False)
+    engine = fig.get_layout_engine()
+    if (engine is None or isinstance(engine, PlaceHolderLayoutEngine)) and all(
+            legend.get_gid() == SHARED_LEGEND for legend in fig.legends):
+        fig.tight_layout()  # as shared_legend laid it out, without the room the title took
+    return title if title is not None and title.get_text() else None
+
+
 def _wrap_titles(fig: plt.Figure) -> None:
     """Break titles wider than what they title (the figure, a panel) into lines."""
     renderer = audit.renderer_of(fig)
     width = fig.get_figwidth() * fig.dpi
     titles = [(t, width) for t in [getattr(fig, "_suptitle", None)] if t is not None]
-    for ax in fig.axes:
+    alone = len(_panels_of(fig)) == 1  # the one panel's title may span the figure (a colour bar's width too),
+    for ax in fig.axes:                # centred on its panel
         frame = ax.get_window_extent(renderer)
-        titles += [(t, max(frame.width, width / 3) if ax.name != "polar" else width) for t in
+        centred = 2 * min(frame.x0 + frame.width / 2, width - frame.x0 - frame.width / 2)
+        titles += [(t, width if ax.name == "polar" else max(frame.width, centred) if alone else
+                    max(frame.width, width / 3)) for t in
                    (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)) if t is not None]
         if ax.name != "polar":  # axis labels no longer than their axis
             titles += [(ax.xaxis.label, max(frame.width, width / 3)), (ax.yaxis.label, frame.height * 1.15)]
@@ -375,7 +432,13 @@ def render_figure(spec_path: str | Path, *, style: str = "paper", width: str | N
     if spec.get("refused") and not force:
         return None
     recipe = load(spec["recipe"], spec_path.parent)
-    with rendering(style, width or spec.get("width")):
+    chosen = width or spec.get("width")
+    if style == "paper" and width is None and chosen == "column":  # saved before crowded figures took the text width
+        with rendering(style, chosen):
+            probe = recipe.draw()
+            chosen = paper_width(probe)
+            plt.close(probe)
+    with rendering(style, chosen):
         fig = recipe.draw()
         try:
             claims = audit.claim(fig, **_claim_arguments(spec["claims"]))

@@ -358,3 +358,84 @@ def test_a_new_run_of_a_notebook_forgets_the_figures_of_the_last(tmp_path, monke
     second.savefig(_two_panels(SCORES), "new", kind="score", method="generate")
     assert not any(p.exists() for p in old) and not (second.out_dir / "figures" / "old.json").exists()
     assert [r.name for r in render.render_run(tmp_path / "runs" / "r", out=tmp_path / "q")] == ["new"]
+
+
+@drawing
+def _one_panel(table: pd.DataFrame, *, title: str, suptitle: str = "", panels: int = 1) -> plt.Figure:
+    fig, axes = plots.panel_grid(panels, panel=(4.0, 3.0))
+    for ax in axes:
+        plots.grouped_bars(table, "lang", "acc", "model", n="n", chance=0.25, ax=ax, title=title, legend=False)
+    if suptitle:
+        fig.suptitle(suptitle)
+    plots.layout.shared_legend(fig, axes)
+    return fig
+
+
+def _finished(fig: plt.Figure, sample: bool = False) -> plt.Figure:
+    if sample:
+        render.stamp_sample(fig, "paper")
+    render.finish_paper(fig)
+    render.place_margins(fig)
+    return fig
+
+
+def test_a_title_sits_above_the_legend_over_the_panels_not_between_them():
+    with rendering("paper", "column"):
+        fig = _finished(_one_panel(SCORES, title="Accuracy by language"), sample=True)
+        renderer = audit.renderer_of(fig)
+        (ax,) = fig.axes
+        legend, title = fig.legends[0].get_window_extent(renderer), fig._suptitle.get_window_extent(renderer)
+        assert fig.get_suptitle() == f"Accuracy by language\n{render.SAMPLE_STAMP['paper']}" and ax.get_title() == ""
+        assert title.y0 >= legend.y1 - 1
+        assert legend.y0 - ax.get_window_extent(renderer).y1 < 0.15 * fig.dpi  # no room left for a title gone
+    with rendering("paper", "text"):
+        fig = _finished(_one_panel(SCORES, title="by language", suptitle="Figure 7", panels=2))
+        renderer = audit.renderer_of(fig)
+        legend, title = fig.legends[0].get_window_extent(renderer), fig._suptitle.get_window_extent(renderer)
+        assert title.y0 >= legend.y1 - 1 and [ax.get_title() for ax in fig.axes] == ["by language"] * 2
+
+
+@drawing
+def _one_heatmap(table: pd.DataFrame, *, title: str) -> plt.Figure:
+    fig, ax = plt.subplots(figsize=(4.0, 3.5))
+    fig.colorbar(ax.imshow(table.to_numpy(dtype=float)), ax=ax)
+    ax.set_title(title)
+    return fig
+
+
+def test_the_title_of_a_one_panel_figure_wraps_to_the_figures_width_not_its_panels():
+    with rendering("paper", "column"):
+        fig = _finished(_one_heatmap(pd.DataFrame([[1, 2], [3, 4]]), title="Template × dish-name language, ALL mAP "
+                                     "(bundled:gemma3-270m, log-likelihood ranking, 12 dishes)"))
+        assert fig.axes[0].get_title().count("\n") <= 1
+
+
+@drawing
+def _histogram(values: pd.Series, *, title: str) -> plt.Figure:
+    fig, ax = plt.subplots(figsize=plots.figsize(4.0, 2.5))
+    ax.hist(values, bins=10)
+    ax.set(title=title, xlabel="share of the words", ylabel="texts")
+    return fig
+
+
+def test_a_one_panel_title_spans_the_figure_centred_on_its_panel_within_the_column():
+    title = "rouge_score's default tokenizer on 38,481 step headlines of the original-Turkish corpus"
+    with rendering("paper", "column") as chosen:
+        fig = _finished(_histogram(pd.Series(np.linspace(0, 1, 50) ** 2), title=title))
+        box = fig.axes[0].title.get_window_extent(audit.renderer_of(fig))
+        assert fig.axes[0].get_title().count("\n") == 1 and box.x0 >= 0 and box.x1 <= fig.bbox.width
+        assert audit.paper_problems(fig, chosen) == []
+
+
+def test_a_panel_of_more_bars_than_a_column_holds_takes_the_text_width(tmp_path):
+    crowded = pd.DataFrame([{"lang": lang, "model": f"system {i}", "acc": 0.1 * i, "n": 440}
+                            for lang in ("R@1", "R@10", "R@30") for i in range(7)])
+    fig = _one_panel(crowded, title="Linking actions")
+    saved = _save(fig, tmp_path)
+    assert json.loads(saved.spec_path.read_text())["width"] == "text"
+    spec = json.loads(saved.spec_path.read_text())  # a spec saved before: the column, still re-rendered at the text width
+    saved.spec_path.write_text(json.dumps({**spec, "width": "column"}))
+    (done,) = render.render_run(tmp_path / "run", style="paper", out=tmp_path / "paper")
+    assert WIDTHS["column"] + 0.1 < audit.pdf_facts(done.paths[0])["width_in"] <= WIDTHS["text"] + 0.01
+    assert json.loads(_save(_one_panel(SCORES, title="few bars"), tmp_path, "few").spec_path.read_text())["width"] == \
+        "column"
