@@ -180,7 +180,7 @@ def test_tab5_pools_the_categories_at_the_default_size_and_shows_the_valid_share
                          hue="method", human=0.93, title=f"PERCUL — {MODEL}")
     assert found == [] and audit.small_n_panels(fig) == []
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["macro\n(11 categories)"]
-    title = " ".join(fig.axes[0].get_title().split())  # the macro, the mean of the categories: not pooled (micro)
+    title = " ".join(fig.get_suptitle().split())  # the macro, the mean of the categories: not pooled (micro)
     assert "macro over the categories" in title and "pooled" not in title
     labels = [t.get_text() for t in fig.axes[0].texts]
     assert labels[0].startswith("n=34 · ") and labels[0].endswith(" % valid") and labels[1] == "n=34"
