@@ -476,7 +476,7 @@ def _radar_legend(fig: plt.Figure, ax: plt.Axes, heading: str, pooled: str) -> N
     the layout is final, where they cover no data (else their values under the title)."""
     from matplotlib.ticker import ScalarFormatter
 
-    from culturelab.plots.radar import _place_ring_labels
+    from culturelab.plots.radar import BESIDE, _place_ring_labels
 
     if ax.get_legend() is not None:
         ax.get_legend().remove()
@@ -485,7 +485,7 @@ def _radar_legend(fig: plt.Figure, ax: plt.Axes, heading: str, pooled: str) -> N
     if current().paper:
         legend = shared_legend(fig, [ax], title=title)
     else:
-        legend = ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False, title=title)
+        legend = ax.legend(loc="upper left", bbox_to_anchor=BESIDE, frameon=False, title=title)
     if rings := _place_ring_labels(ax, ax.get_xticks()):
         legend.set_title("\n".join(t for t in (heading, f"(rings {rings})", pooled) if t))
     legend.get_title().set_fontsize(7)

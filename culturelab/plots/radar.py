@@ -24,6 +24,9 @@ from culturelab.plots.layout import current, figsize
 from culturelab.plots.recipe import drawing
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
 
+#: where a radar's legend goes on a screen (axes coordinates): right of the spoke labels, not on them
+BESIDE = (1.3, 1.0)
+
 
 def _place_ring_labels(ax: plt.Axes, angles: np.ndarray) -> str:
     """Put the radial (ring) tick labels of a radar between two spokes where they cover no line or
@@ -158,7 +161,7 @@ def radar(df: pd.DataFrame, category: str, value: str, series: str, *, categorie
         ax.set_title(title, pad=30)
     rings = _place_ring_labels(ax, angles)
     heading = f"radius: {rlabel}" if rlabel else ("radius" if rings else None)
-    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False,  # the metric, clear of the rings
+    legend = ax.legend(loc="upper left", bbox_to_anchor=BESIDE, frameon=False,  # the metric, clear of the rings
                        title=f"{heading}\n(rings {rings})" if rings else heading)
     if rlabel:
         legend.get_title().set_fontsize(7)
