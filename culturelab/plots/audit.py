@@ -49,7 +49,7 @@ from matplotlib.patches import Polygon, Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from culturelab.plots.honest import MIN_N, SMALL_N, SMALL_N_COLOUR
+from culturelab.plots.honest import MIN_N, N_ROW, SMALL_N, SMALL_N_COLOUR
 
 #: what a figure shows: a model's scores, the paper's (or a release's) numbers, the dataset
 KINDS = ("score", "reported", "data")
@@ -438,6 +438,20 @@ def _marks(ax: plt.Axes) -> list[dict[str, Any]]:
     return list(by_position.values())
 
 
+def _counted_by_rows(ax: plt.Axes, marks: list[dict[str, Any]]) -> int:
+    """How many of ``marks`` an n row under the axes counts (:func:`culturelab.plots.curves.n_rows`:
+    a count at an x labels every mark at that x).
+
+    >>> import pandas as pd; from culturelab.plots.curves import n_rows
+    >>> fig, ax = plt.subplots(); _ = ax.plot([5, 6], [0.2, 0.4], "o-"); _ = ax.plot([5, 6], [0.3, 0.5], "s-")
+    >>> n_rows(ax, [("C0", pd.Series([30], index=[5]))]); _counted_by_rows(ax, _marks(ax))
+    2
+    >>> plt.close(fig)
+    """
+    xs = {round(float(t.xy[0]), 6) for t in ax.texts if t.get_gid() == N_ROW and t.get_visible()}
+    return sum(round(float(m["data"][0]), 6) in xs for m in marks)
+
+
 def _bands(ax: plt.Axes) -> int:
     """Translucent filled areas of a panel (confidence bands, radar fills)."""
     polys = [c for c in ax.collections if isinstance(c, PolyCollection) and c.get_visible() and len(c.get_paths())]
@@ -621,7 +635,7 @@ def _facts(fig: plt.Figure) -> dict[str, Any]:
         marks = _marks(ax)
         ours = [m for m in marks if not m["reported"]]
         n_labels = sum(len(N_LABEL.findall(t.get_text())) for t in [*ax.texts, *visible_ticklabels(ax)]
-                       if t.get_visible())
+                       if t.get_visible()) + _counted_by_rows(ax, ours)
         polar = ax.name == "polar"
         needed = len({round(float(m["data"][0]) % (2 * np.pi), 6) for m in ours}) if polar else len(ours)
         bars = [m for m in ours if m.get("bar")]

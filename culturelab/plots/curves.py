@@ -10,13 +10,15 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.font_manager import FontProperties
 
 from culturelab.plots.audit import claim
 from culturelab.plots.bars import place_legend
-from culturelab.plots.honest import MIN_N, SMALL_N, mark_chance, note_small_n, too_few
+from culturelab.plots.honest import MIN_N, N_ROW, SMALL_N, mark_chance, note_small_n, too_few
 from culturelab.plots.layout import figsize, panel_grid, small_text
 from culturelab.plots.recipe import drawing
 from culturelab.plots.style import LINESTYLES, MARKERS, apply_style, palette
@@ -38,13 +40,13 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
 
     ``baseline`` (columns ``x`` and ``y``) is drawn as a dotted grey reference line, e.g. the
     random-permutation expectation at each step count; ``chance`` a constant one. Each point
-    is labelled with its n (``show_n``: a row per series, in its colour, along the bottom of the axes); points resting on fewer than ``min_n`` items are hollow
+    is labelled with its n (``show_n``: rows under the x axis, :func:`n_rows`); points resting on fewer than ``min_n`` items are hollow
     (in their series' colour). The legend goes where it covers no data (:func:`place_legend`).
 
     >>> t = pd.DataFrame({"steps": [3] * 12 + [4] * 2, "acc": [1, 0] * 7})
     >>> ax = metric_curve(t, "steps", "acc", chance=0.5).axes[0]
     >>> [a.get_text() for a in ax.texts], ax.lines[-1].get_label()
-    (['n=12', 'n=2'], 'chance (0.5)')
+    (['12', '2', 'n'], 'chance (0.5)')
     >>> plt.close("all")
 
     >>> t = pd.DataFrame({"steps": [3, 3, 4, 4], "rho": [0.25, 0.75, 0.5, 1.0]})
@@ -61,6 +63,7 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
         fig = ax.figure
     table = summarise(df, y, [hue, x] if hue else [x], seed=seed, binary=binary, cluster=cluster)
     groups = (list(hue_order) if hue_order is not None else list(dict.fromkeys(table[hue]))) if hue else [None]
+    counts = []
     for i, (g, colour) in enumerate(zip(groups, palette(len(groups)))):
         part = table[table[hue] == g] if hue and len(table) else table
         if part.empty:
@@ -75,10 +78,9 @@ def metric_curve(df: pd.DataFrame, x: str, y: str, *, hue: str | None = None, ax
                    linewidths=1.2, zorder=4, gid=SMALL_N)
         if small.any():
             note_small_n(fig, min_n, what="hollow points")
-        if show_n:
-            for xv, count in zip(part[x], part["n"]):  # one row per series along the bottom of the axes
-                ax.annotate(f"n={count}", (xv, 0), xycoords=ax.get_xaxis_transform(), xytext=(0, 2 + 7 * i),
-                            textcoords="offset points", ha="center", va="bottom", fontsize=small_text(5.0), color=colour)
+        counts.append((colour, part.set_index(x)["n"]))
+    if show_n:
+        n_rows(ax, counts)
     if baseline is not None:
         _baseline_line(ax, baseline, x, y)
     if chance is not None:
@@ -109,7 +111,7 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
     ...                   "valid": [True] * 4 + [False, True, False, False], "protocol": ["c"] * 4 + ["f"] * 4})
     >>> fig = valid_answer_curves(t, "steps", {"rho": "Spearman ρ"}, hue="protocol")
     >>> [a.get_text() for a in fig.axes[0].texts], [a.get_text() for a in fig.axes[1].texts]
-    (['n=2', 'n=2', 'n=1'], ['n=2', 'n=2', 'n=2', 'n=2'])
+    (['2', '2', 'n', '1', 'n'], ['2', '2', 'n'])
     >>> [t.get_text() for t in fig.legends[0].get_texts()]
     ['c (100 % valid)', 'f (25 % valid)']
     >>> plt.close("all")
@@ -133,12 +135,10 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
             metric_curve(part, x, metric, hue=hue, hue_order=named, ax=ax, ylabel=label, seed=seed,
                          baseline=None if metric == "_valid" else baseline, show_n=metric != "_valid",
                          binary=None if metric == "_valid" else False, cluster=cluster)
-        if metric == "_valid":  # shares lie at 0 and 1: n inside the axis, under high points and over low ones
-            counts = data.groupby([hue, x], observed=True)["_valid"].agg(["mean", "size"])
-            for i, level in enumerate(named):
-                for xv, (mean, size) in counts.loc[level].iterrows() if level in counts.index else []:
-                    ax.annotate(f"n={int(size)}", (xv, mean), xytext=(0, -9 - 6 * i if mean >= 0.5 else 4 + 6 * i),
-                                textcoords="offset points", ha="center", fontsize=small_text(5.0), color="#555555")
+        if metric == "_valid":  # n = all answers, under the axis like the other panels'
+            sizes = data.groupby([hue, x], observed=True).size()
+            n_rows(ax, [(colour, sizes.loc[level]) for level, colour in zip(named, palette(len(named)))
+                        if level in sizes.index])
         ax.set_xlabel(xlabel or x)
         ax.set_xticks(sorted(df[x].unique()))
         limits = {"_valid": (-0.03, 1.05), **(ylims or {})}
@@ -157,6 +157,43 @@ def valid_answer_curves(df: pd.DataFrame, x: str, metrics: Mapping[str, str], *,
                ncols=min(len(shown), 4), frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.84))
     return fig
+
+
+def n_rows(ax: plt.Axes, counts: Sequence[tuple[Any, pd.Series]]) -> None:
+    """Write n per x under the x tick labels of ``ax``, out of the data: ``counts`` holds per series
+    its colour and its n per x (a series indexed by x). Every series with the same n at each x: one
+    grey row; else a row per series, in its colour. Each row is headed "n" left of the axis; the
+    counts are bare numbers (:data:`~culturelab.plots.honest.N_ROW`), so that a row of three-digit
+    counts fits a narrow panel, and the x label moves down to clear the rows.
+
+    >>> fig, ax = plt.subplots(); _ = ax.plot([5, 6], [0.2, 0.4])
+    >>> n_rows(ax, [("C0", pd.Series([30, 28], index=[5, 6])), ("C1", pd.Series([30, 28], index=[5, 6]))])
+    >>> [t.get_text() for t in ax.texts]
+    ['30', '28', 'n']
+    >>> n_rows(ax, [("C0", pd.Series([694], index=[5])), ("C1", pd.Series([30], index=[5]))])
+    >>> [t.get_text() for t in ax.texts]  # the rows drawn before are replaced
+    ['694', 'n', '30', 'n']
+    >>> plt.close(fig)
+    """
+    if not counts:
+        return
+    for old in [t for t in ax.texts if t.get_gid() in (N_ROW, N_ROW + ":head")]:
+        old.remove()
+    shared = all(c.sort_index().equals(counts[0][1].sort_index()) for _, c in counts)
+    rows = [("#555555", counts[0][1])] if shared else list(counts)
+    size = small_text(5.0)
+    tick = plt.rcParams["xtick.major.size"] if plt.rcParams["xtick.direction"] != "in" else 0.0
+    top = tick + plt.rcParams["xtick.major.pad"] + FontProperties(size=plt.rcParams["xtick.labelsize"]).get_size_in_points() * 1.2 + 1.5
+    line = size * 1.25
+    where = ax.get_xaxis_transform()
+    for i, (colour, row) in enumerate(rows):
+        offset = (0, -(top + i * line))
+        for xv, n in row.items():
+            ax.annotate(f"{int(n)}", (xv, 0), xycoords=where, xytext=offset, textcoords="offset points", ha="center",
+                        va="top", fontsize=size, color=colour, gid=N_ROW, annotation_clip=False)
+        ax.annotate("n", (0, 0), xycoords="axes fraction", xytext=(offset[0] - 9, offset[1]), textcoords="offset points",
+                    ha="right", va="top", fontsize=size, color=colour, gid=N_ROW + ":head", annotation_clip=False)
+    ax.xaxis.labelpad = plt.rcParams["axes.labelpad"] + len(rows) * line + 1
 
 
 def _baseline_line(ax: plt.Axes, baseline: pd.DataFrame, x: str, y: str) -> None:

@@ -439,3 +439,26 @@ def test_a_panel_of_more_bars_than_a_column_holds_takes_the_text_width(tmp_path)
     assert WIDTHS["column"] + 0.1 < audit.pdf_facts(done.paths[0])["width_in"] <= WIDTHS["text"] + 0.01
     assert json.loads(_save(_one_panel(SCORES, title="few bars"), tmp_path, "few").spec_path.read_text())["width"] == \
         "column"
+
+
+def _steps(n_by_series: dict[str, int]) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame([{"steps": steps, "method": method, "rho": rng.uniform(-1, 1), "valid": True}
+                         for method, n in n_by_series.items() for steps in range(5, 11) for _ in range(n + steps)])
+
+
+def test_n_per_point_is_written_under_the_axis_apart_and_once_when_the_series_share_it():
+    """Turkish PLU fig_reordering_vs_steps: rows of "n=694n=601…" ran together, lay on the
+    Levenshtein curve and on the valid-answers panel's band."""
+    with rendering("paper", "text") as chosen:
+        fig = plots.curves.valid_answer_curves(_steps({"as shown": 690, "llm": 25}), "steps", {"rho": "Spearman ρ"},
+                                               hue="method", title="Step ordering — " + MODEL)
+        render.finish_paper(fig)
+        renderer = audit.renderer_of(fig)
+        for ax in fig.axes[:2]:
+            counts = [t for t in ax.texts if t.get_text().isdigit()]
+            assert len(counts) == 12 and {t.get_color() for t in counts} == {"#000000", plots.style.palette(2)[1]}
+            assert all(t.get_window_extent(renderer).y1 < ax.get_window_extent(renderer).y0 for t in counts)
+        assert problems_of(fig, chance=None, no_chance="a toy", method=["as shown", "llm"]) == [] == audit.paper_problems(fig, chosen)
+        shared = plots.curves.metric_curve(_steps({"a": 30, "b": 30}), "steps", "rho", hue="method").axes[0]
+        assert [t.get_text() for t in shared.texts if t.get_text().isdigit()] == [str(30 + s) for s in range(5, 11)]
