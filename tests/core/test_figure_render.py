@@ -462,3 +462,22 @@ def test_n_per_point_is_written_under_the_axis_apart_and_once_when_the_series_sh
         assert problems_of(fig, chance=None, no_chance="a toy", method=["as shown", "llm"]) == [] == audit.paper_problems(fig, chosen)
         shared = plots.curves.metric_curve(_steps({"a": 30, "b": 30}), "steps", "rho", hue="method").axes[0]
         assert [t.get_text() for t in shared.texts if t.get_text().isdigit()] == [str(30 + s) for s in range(5, 11)]
+
+
+def test_an_n_label_taller_than_its_bar_goes_above_the_whisker_and_the_audit_sees_one_that_does_not():
+    """FMLAMA table13, Turkish per_category_accuracy and table5_rerank, PERCUL fig8: the white n
+    label at the foot of a short bar hid the bar's top and its whisker's lower end."""
+    bars = pd.DataFrame({"lang": ["R@1", "R@10"], "model": "m", "acc": [0.04, 0.7], "lo": [0.01, 0.6],
+                         "hi": [0.3, 0.8], "n": [440, 440]})
+    with rendering("paper", "column"):
+        fig = plots.grouped_bars(bars, "lang", "acc", "model", n="n", err_low="lo", err_high="hi", chance=0.25,
+                                 title=f"recall — {MODEL} (generate)", ylim=(0, 1))
+        render.finish_paper(fig)
+        ax, renderer = fig.axes[0], audit.renderer_of(fig)
+        short, tall = ax.texts
+        whisker_top = ax.transData.transform((0, 0.3))[1]
+        assert short.get_window_extent(renderer).y0 >= whisker_top  # lifted over the whisker
+        assert tall.get_window_extent(renderer).y1 < ax.transData.transform((0, 0.6))[1]  # at the foot of its bar
+        assert problems_of(fig) == []
+        short.lifted = lambda renderer: False  # left at the foot, as before
+        assert has(problems_of(fig), "'n=440' on its box hides the top of a bar")
