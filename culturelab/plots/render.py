@@ -190,19 +190,26 @@ def _panels_of(fig: plt.Figure) -> list[Any]:
 
 
 def stamp_sample(fig: plt.Figure, style: str) -> None:
-    """Put the sample-data banner over what our sample data draws: the figure's title, or, when some
-    panels show the paper's numbers (:func:`culturelab.plots.mark_reported`), the titles of the
-    other panels only.
+    """Put the sample-data banner over what our sample data draws: the figure's title (a one-panel
+    figure's own title, at its size, when it has no suptitle), or, when some panels show the paper's
+    numbers (:func:`culturelab.plots.mark_reported`), the titles of the other panels only.
 
     >>> from culturelab.plots import mark_reported
     >>> fig, (a, b) = plt.subplots(1, 2); _ = a.set_title("paper"); mark_reported(a); _ = b.set_title("ours")
     >>> stamp_sample(fig, "paper"); a.get_title(), b.get_title(), fig.get_suptitle()
     ('paper', "ours\\n(sample data, not the paper's)", '')
-    >>> plt.close(fig)
+    >>> fig, ax = plt.subplots(); _ = ax.set_title("Accuracy"); stamp_sample(fig, "paper")
+    >>> ax.get_title(), fig.get_suptitle()
+    ("Accuracy\\nsample data, not the paper's", '')
+    >>> plt.close("all")
     """
     stamp = SAMPLE_STAMP[style]
     panels = _panels_of(fig)
     reported = [ax for ax in panels if ax.get_gid() == audit.REPORTED]
+    if len(panels) == 1 and panels[0].get_title() and not fig.get_suptitle():  # no line of its own above the title
+        if "sample data" not in panels[0].get_title().lower():
+            panels[0].set_title(f"{panels[0].get_title()}\n{stamp}")
+        return
     if not reported or len(reported) == len(panels):
         stamp_title(fig, stamp)
         return

@@ -481,3 +481,13 @@ def test_an_n_label_taller_than_its_bar_goes_above_the_whisker_and_the_audit_see
         assert problems_of(fig) == []
         short.lifted = lambda renderer: False  # left at the foot, as before
         assert has(problems_of(fig), "'n=440' on its box hides the top of a bar")
+
+
+def test_the_sample_banner_of_a_one_panel_figure_with_no_legend_above_is_a_line_of_its_title():
+    """Quickstart quickstart_accuracy: the banner, at 9 pt, on a line of its own above a 7-pt title."""
+    with rendering("paper", "column") as chosen:
+        fig = _finished(_histogram(pd.Series(np.linspace(0, 1, 50)), title="Quickstart MCQs"), sample=True)
+        (ax,) = fig.axes
+        assert fig.get_suptitle() == "" and ax.get_title() == f"Quickstart MCQs\n{render.SAMPLE_STAMP['paper']}"
+        assert audit.paper_problems(fig, chosen) == []
+        assert not has(problems_of(fig, kind="data", data_source="sample"), "sample data")
