@@ -13,8 +13,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.font_manager import FontProperties
+from matplotlib.path import Path
+from matplotlib.text import Annotation, Text
+from matplotlib.transforms import Bbox
 
 from culturelab.plots.audit import claim
 from culturelab.plots.bars import place_legend
@@ -194,6 +198,79 @@ def n_rows(ax: plt.Axes, counts: Sequence[tuple[Any, pd.Series]]) -> None:
         ax.annotate("n", (0, 0), xycoords="axes fraction", xytext=(offset[0] - 9, offset[1]), textcoords="offset points",
                     ha="right", va="top", fontsize=size, color=colour, gid=N_ROW + ":head", annotation_clip=False)
     ax.xaxis.labelpad = plt.rcParams["axes.labelpad"] + len(rows) * line + 1
+
+
+#: where :func:`label_points` tries a point's label (offset in points, alignment), nearest first
+_AROUND = ((4, -4, "left", "top"), (4, 4, "left", "bottom"), (-4, 4, "right", "bottom"), (-4, -4, "right", "top"),
+           (0, 6, "center", "bottom"), (0, -6, "center", "top"), (7, 0, "left", "center"), (-7, 0, "right", "center"))
+
+
+class PointLabel(Annotation):
+    """A label beside a point, placed where it crosses no line of its axes, no marker and no point
+    label drawn before it (the first such place of :data:`_AROUND`; the least crowded when none is
+    free), inside the axes: chosen again whenever the axes are laid out anew (a paper's final size).
+
+    >>> fig, ax = plt.subplots(figsize=(3, 3)); _ = ax.plot([0.2, 0.6], [0.8, 0.6]); _ = ax.set(xlim=(0, 1), ylim=(0, 1))
+    >>> label = ax._add_text(PointLabel("n=5", (0.2, 0.8), fontsize=6))
+    >>> fig.draw_without_rendering(); label.get_horizontalalignment(), label.get_verticalalignment()
+    ('left', 'bottom')
+    >>> plt.close(fig)
+    """
+
+    def __init__(self, text: str, xy: tuple[float, float], **kwargs: Any) -> None:
+        dx, dy, ha, va = _AROUND[0]
+        super().__init__(text, xy, xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, **kwargs)
+        self._placed_for: tuple | None = None
+
+    def update_positions(self, renderer: Any) -> None:
+        """Choose the label's place for the axes as laid out now (once per layout), then place it."""
+        key = (tuple(self.axes.bbox.bounds), tuple(self.axes.viewLim.bounds))
+        if key != self._placed_for:
+            self._placed_for = key  # first: the labels before it are placed without coming back here
+            self._place(renderer)
+        super().update_positions(renderer)
+
+    def _place(self, renderer: Any) -> None:
+        ax = self.axes
+        frame = ax.get_window_extent(renderer)
+        lines = [Path(line.get_transform().transform(line.get_xydata())) for line in ax.lines
+                 if line.get_visible() and len(line.get_xydata()) > 1]
+        boxes = []
+        for coll in ax.collections:
+            offsets = coll.get_offset_transform().transform(coll.get_offsets()) if len(coll.get_offsets()) else []
+            sizes = coll.get_sizes() if len(coll.get_sizes()) else [36.0]
+            for i, (x, y) in enumerate(offsets):
+                radius = renderer.points_to_pixels(np.sqrt(sizes[i % len(sizes)]) / 2)
+                boxes.append(Bbox.from_extents(x - radius, y - radius, x + radius, y + radius))
+        earlier = ax.texts[:ax.texts.index(self)] if self in ax.texts else []
+        boxes += [t.get_window_extent(renderer) for t in earlier if isinstance(t, PointLabel) and t.get_visible()]
+        best, fewest = _AROUND[0], None
+        for dx, dy, ha, va in _AROUND:
+            self.xyann = (dx, dy)
+            self.set(ha=ha, va=va)
+            super().update_positions(renderer)
+            box = Text.get_window_extent(self, renderer)
+            hits = (sum(path.intersects_bbox(box, filled=False) for path in lines) + sum(box.overlaps(b) for b in boxes)
+                    + 10 * (not frame.contains(box.x0, box.y0) or not frame.contains(box.x1, box.y1)))
+            if fewest is None or hits < fewest:
+                best, fewest = (dx, dy, ha, va), hits
+            if hits == 0:
+                break
+        self.xyann = best[:2]
+        self.set(ha=best[2], va=best[3])
+
+
+def label_points(ax: plt.Axes, xs: Sequence[float], ys: Sequence[float], labels: Sequence[str], **kwargs: Any) -> None:
+    """Write ``labels`` beside the points ``(xs, ys)`` of ``ax``, each clear of the lines, markers and
+    labels around it (:class:`PointLabel`); ``kwargs`` go to the labels (font size, colour).
+
+    >>> fig, ax = plt.subplots(); _ = ax.plot([0.2, 0.4], [0.8, 0.2])
+    >>> label_points(ax, [0.2, 0.4], [0.8, 0.2], ["n=5", "n=7"], fontsize=6); [t.get_text() for t in ax.texts]
+    ['n=5', 'n=7']
+    >>> plt.close(fig)
+    """
+    for x, y, label in zip(xs, ys, labels):
+        ax._add_text(PointLabel(label, (x, y), **kwargs))
 
 
 def _baseline_line(ax: plt.Axes, baseline: pd.DataFrame, x: str, y: str) -> None:
