@@ -45,6 +45,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.transforms import Bbox
 
 from culturelab.plots import audit
 from culturelab.plots.honest import FOOTNOTE, MIN_N, footnote
@@ -314,6 +315,7 @@ def finish_paper(fig: plt.Figure) -> list[str]:
     _relayout(fig)
     if target is not None:
         _fit_width(fig, target)
+    _legends_onto_panels(fig)
     from culturelab.plots.bars import fit_ticklabels
 
     for ax in fig.axes:  # narrower panels: slant colliding category labels further
@@ -354,6 +356,35 @@ def _legends_above(fig: plt.Figure) -> None:
     if outside and not fig.legends:
         title = outside[0].get_legend().get_title().get_text()
         shared_legend(fig, outside, **({"title": title} if title else {}))
+
+
+def _legends_onto_panels(fig: plt.Figure, gap: float = 2.0) -> None:
+    """Move each shared legend above the panels (:func:`culturelab.plots.layout.shared_legend`,
+    anchored to the figure's top) down to ``gap`` points over what the panels draw (their titles
+    and tick labels included): a layout's margin at the figure's top left empty space between them.
+
+    >>> from culturelab.plots.layout import panel_grid, shared_legend
+    >>> fig, axes = panel_grid(2); _ = [ax.plot([1, 2], label="ours") for ax in axes]; legend = shared_legend(fig, axes)
+    >>> fig.set_layout_engine("constrained"); _legends_onto_panels(fig); r = audit.renderer_of(fig)
+    >>> gap = legend.get_window_extent(r).y0 - max(ax.get_tightbbox(r).y1 for ax in axes)
+    >>> round(float(gap / r.points_to_pixels(1.0)), 1)
+    2.0
+    >>> plt.close(fig)
+    """
+    legends = [legend for legend in fig.legends if legend.get_gid() == SHARED_LEGEND and legend.get_visible()]
+    panels = _panels_of(fig)
+    if not legends or not panels:
+        return
+    renderer = audit.renderer_of(fig)
+    top = max(ax.get_tightbbox(renderer).y1 for ax in panels)
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        if box.y0 < top - 1:  # not above the panels
+            continue
+        shift = box.y0 - top - renderer.points_to_pixels(gap)
+        anchor = legend.get_bbox_to_anchor()
+        moved = Bbox.from_bounds(anchor.x0, anchor.y0 - shift, anchor.width, anchor.height)
+        legend.set_bbox_to_anchor(fig.transFigure.inverted().transform_bbox(moved), transform=fig.transFigure)
 
 
 def _title_above_legends(fig: plt.Figure) -> Any:

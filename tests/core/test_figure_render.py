@@ -491,3 +491,17 @@ def test_the_sample_banner_of_a_one_panel_figure_with_no_legend_above_is_a_line_
         assert fig.get_suptitle() == "" and ax.get_title() == f"Quickstart MCQs\n{render.SAMPLE_STAMP['paper']}"
         assert audit.paper_problems(fig, chosen) == []
         assert not has(problems_of(fig, kind="data", data_source="sample"), "sample data")
+
+
+@pytest.mark.parametrize("panels, engine", [(1, None), (2, "constrained")])
+def test_a_legend_above_the_panels_sits_on_them_without_a_gap(panels, engine):
+    """CAPTEx cbmcq_elimination_chance: about 0.25 in of empty space between the legend and its panel."""
+    with rendering("paper", "column" if panels == 1 else "text"):
+        fig = _one_panel(SCORES, title="Accuracy by language", panels=panels)
+        if engine:
+            fig.set_layout_engine(engine)
+        fig = _finished(fig)
+        renderer = audit.renderer_of(fig)
+        top = max(ax.get_tightbbox(renderer).y1 for ax in fig.axes)
+        gap = (fig.legends[0].get_window_extent(renderer).y0 - top) / renderer.points_to_pixels(1.0)
+        assert 0 <= gap <= 3
