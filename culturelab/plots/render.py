@@ -438,8 +438,22 @@ def _wrap_titles(fig: plt.Figure) -> None:
             continue
         longest = max(text.get_text().split("\n"), key=len)
         chars = max(12, int(len(longest) * room / shown * 0.95))
-        text.set_text("\n".join(textwrap.fill(line, chars, break_on_hyphens=False) for line in
-                                 text.get_text().split("\n")))
+        text.set_text("\n".join(wrap_line(line, chars) for line in text.get_text().split("\n")))
+
+
+#: a space that no wrapping breaks at (:func:`wrap_line`)
+_KEPT = "\u00a0"
+
+
+def wrap_line(line: str, chars: int) -> str:
+    """``line`` broken into lines of at most ``chars`` characters, at spaces but never inside an
+    equation such as "n = stories" (nor at a hyphen).
+
+    >>> wrap_line("Reliability (text log-likelihood) (n = stories)", 24)
+    'Reliability (text\\nlog-likelihood)\\n(n = stories)'
+    """
+    kept = re.sub(r"(\S+) = (\S+)", lambda m: f"{m.group(1)}{_KEPT}={_KEPT}{m.group(2)}", line)
+    return textwrap.fill(kept, chars, break_on_hyphens=False).replace(_KEPT, " ")
 
 
 def _fit_width(fig: plt.Figure, target: float, tries: int = 8) -> None:

@@ -505,3 +505,14 @@ def test_a_legend_above_the_panels_sits_on_them_without_a_gap(panels, engine):
         top = max(ax.get_tightbbox(renderer).y1 for ax in fig.axes)
         gap = (fig.legends[0].get_window_extent(renderer).y0 - top) / renderer.points_to_pixels(1.0)
         assert 0 <= gap <= 3
+
+
+@pytest.mark.parametrize("words", range(4))
+def test_a_wrapped_title_keeps_n_equals_its_unit_on_one_line(words):
+    """PERCUL: a wrapped title broke inside its parenthesis, "(n\\n= stories)"."""
+    title = " ".join(["Reliability", "of", "the", "text", "log-likelihood"][:words + 1]) + \
+        " confidences per option order and model size (n = stories)"
+    with rendering("paper", "column"):
+        fig = _finished(_histogram(pd.Series(np.linspace(0, 1, 50)), title=title))
+        shown = fig.axes[0].get_title()
+        assert "\n" in shown and "(n = stories)" in shown.split("\n")[-1]
