@@ -49,6 +49,7 @@ from culturelab.plots import (
     too_few,
 )
 from culturelab.plots.audit import short_name
+from culturelab.plots.curves import label_points
 from culturelab.plots.honest import SMALL_N
 from culturelab.plots.layout import current
 from culturelab.plots.recipe import drawing
@@ -595,13 +596,13 @@ def reliability_diagram(bins: pd.DataFrame, *, series: str = "model", title: str
         small_any |= bool(small.any())
         ax.scatter(part["confidence"][small], part["accuracy"][small], s=26, facecolors="white",
                    edgecolors=colour, linewidths=1.2, zorder=4, gid=SMALL_N)
-        for x, y, n in zip(part["confidence"], part["accuracy"], part["n"]):
-            ax.annotate(f"n={int(n)}", (x, y), xytext=(3, -8), textcoords="offset points", fontsize=small_text(5.0),
-                        color="#555555")
     if small_any:
         note_small_n(fig, MIN_N, what="hollow bins")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
+    shown = bins[bins["n"] > 0]  # n beside each point, clear of the lines that run through it
+    label_points(ax, shown["confidence"], shown["accuracy"], [f"n={int(n)}" for n in shown["n"]],
+                 fontsize=small_text(5.0), color="#555555")
     ax.set_xlabel("confidence (max option probability)")
     ax.set_ylabel("accuracy")
     ax.set_title(f"{title} (n = stories)")

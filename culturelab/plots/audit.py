@@ -49,7 +49,7 @@ from matplotlib.patches import Polygon, Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from culturelab.plots.honest import MIN_N, SMALL_N, SMALL_N_COLOUR
+from culturelab.plots.honest import MIN_N, N_ROW, SMALL_N, SMALL_N_COLOUR
 
 #: what a figure shows: a model's scores, the paper's (or a release's) numbers, the dataset
 KINDS = ("score", "reported", "data")
@@ -438,6 +438,20 @@ def _marks(ax: plt.Axes) -> list[dict[str, Any]]:
     return list(by_position.values())
 
 
+def _counted_by_rows(ax: plt.Axes, marks: list[dict[str, Any]]) -> int:
+    """How many of ``marks`` an n row under the axes counts (:func:`culturelab.plots.curves.n_rows`:
+    a count at an x labels every mark at that x).
+
+    >>> import pandas as pd; from culturelab.plots.curves import n_rows
+    >>> fig, ax = plt.subplots(); _ = ax.plot([5, 6], [0.2, 0.4], "o-"); _ = ax.plot([5, 6], [0.3, 0.5], "s-")
+    >>> n_rows(ax, [("C0", pd.Series([30], index=[5]))]); _counted_by_rows(ax, _marks(ax))
+    2
+    >>> plt.close(fig)
+    """
+    xs = {round(float(t.xy[0]), 6) for t in ax.texts if t.get_gid() == N_ROW and t.get_visible()}
+    return sum(round(float(m["data"][0]), 6) in xs for m in marks)
+
+
 def _bands(ax: plt.Axes) -> int:
     """Translucent filled areas of a panel (confidence bands, radar fills)."""
     polys = [c for c in ax.collections if isinstance(c, PolyCollection) and c.get_visible() and len(c.get_paths())]
@@ -536,6 +550,40 @@ def contrast(foreground: Any, background: Any) -> float:
     return (lighter + 0.05) / (darker + 0.05)
 
 
+def boxes_over_bar_tops(fig: plt.Figure, renderer: Any) -> list[str]:
+    """Texts on an opaque box (an n label's white box) that hide the top of a bar or the end of a
+    whisker: a label taller than its bar covers what the bar shows.
+
+    >>> fig, ax = plt.subplots(); _ = ax.bar([0], [0.05]); _ = ax.set_ylim(0, 1)
+    >>> _ = ax.annotate("n=40", (0, 0), xytext=(0, 2), textcoords="offset points", rotation=90, ha="center",
+    ...                 bbox={"facecolor": "white", "edgecolor": "none"})
+    >>> boxes_over_bar_tops(fig, renderer_of(fig))
+    ['n=40']
+    >>> plt.close(fig)
+    """
+    found = []
+    for ax in fig.axes:
+        tops = [(p.get_window_extent(renderer), "bar") for c in ax.containers if isinstance(c, BarContainer)
+                for p in c.patches if p.get_visible()]
+        ends: list[np.ndarray] = []
+        for coll in (c for c in ax.collections if isinstance(c, LineCollection) and c.get_visible()):
+            for seg in coll.get_segments():  # whiskers: their ends, in display
+                shown = coll.get_transform().transform(np.asarray(seg, dtype=float))
+                ends += [point for point in shown if np.all(np.isfinite(point))]
+        for text in ax.texts:
+            patch = text.get_bbox_patch()
+            if not text.get_visible() or patch is None or _rgba(patch.get_facecolor())[3] < 0.5:
+                continue
+            text.get_window_extent(renderer)  # places the text and its box
+            box = patch.get_window_extent(renderer)
+            inner = Bbox.from_extents(box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1)
+            hit = any(_finite(bar) and bar.x0 < inner.x1 and bar.x1 > inner.x0 and inner.y0 < bar.y1 < inner.y1
+                      for bar, _ in tops) or any(inner.contains(*point) for point in ends)
+            if hit:
+                found.append(text.get_text())
+    return found
+
+
 def _low_contrast(fig: plt.Figure, renderer: Any) -> list[tuple[str, float]]:
     """Texts on a bar or cell patch that cannot be read against it."""
     found = []
@@ -621,7 +669,7 @@ def _facts(fig: plt.Figure) -> dict[str, Any]:
         marks = _marks(ax)
         ours = [m for m in marks if not m["reported"]]
         n_labels = sum(len(N_LABEL.findall(t.get_text())) for t in [*ax.texts, *visible_ticklabels(ax)]
-                       if t.get_visible())
+                       if t.get_visible()) + _counted_by_rows(ax, ours)
         polar = ax.name == "polar"
         needed = len({round(float(m["data"][0]) % (2 * np.pi), 6) for m in ours}) if polar else len(ours)
         bars = [m for m in ours if m.get("bar")]
@@ -644,7 +692,8 @@ def _facts(fig: plt.Figure) -> dict[str, Any]:
             "texts": [t["text"] for t in texts if t["role"] != "legend"],
             "panels": panels, "empty": empty_panels(fig), "overlapping_text": overlapping,
             "legend_over_data": [hit for legend in _legends(fig) for hit in legend_hits(legend, fig, renderer)],
-            "low_contrast": _low_contrast(fig, renderer), "reference_values": _reference_values(fig),
+            "low_contrast": _low_contrast(fig, renderer), "boxes_over_bar_tops": boxes_over_bar_tops(fig, renderer),
+            "reference_values": _reference_values(fig),
             "line_labels": list(dict.fromkeys(line.get_label() for ax in fig.axes for line in ax.lines
                                               if line.get_visible() and not line.get_label().startswith("_")))}
 
@@ -665,6 +714,8 @@ def problems(facts: Mapping[str, Any], claims: Claims | Mapping[str, Any]) -> li
     out += [f"{name}: empty panel (nothing plotted)" for name in facts["empty"]]
     out += [f"overlapping text: {a!r} and {b!r}" for a, b in facts["overlapping_text"]]
     out += [f"legend over plotted data ({hit})" for hit in facts["legend_over_data"]]
+    out += [f"text {text!r} on its box hides the top of a bar or a whisker's end (lift it above the bar)"
+            for text in facts.get("boxes_over_bar_tops", [])]
     out += [f"unreadable text {text!r} on its bar or cell (contrast {ratio} < {MIN_CONTRAST})"
             for text, ratio in facts["low_contrast"]]
     for p in facts["panels"]:

@@ -15,6 +15,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.legend import Legend
+from matplotlib.patches import Rectangle
+from matplotlib.text import Annotation, Text
 from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
 from culturelab.plots.audit import claim, mark_reported
@@ -81,6 +83,46 @@ def fit_ticklabels(ax: plt.Axes) -> None:
                       if angle < 90 else "default")
 
 
+class BarLabel(Annotation):
+    """A bar's n label, written upwards: at the foot of the bar on a white box, or, where the bar
+    (as laid out when drawn) is shorter than the label or the lower end ``low`` of its whisker comes
+    down into it, just above the bar's top ``top`` (its whisker's upper end), so that it hides
+    neither.
+
+    >>> fig, ax = plt.subplots(figsize=(2, 3)); bars = ax.bar([0, 1], [0.9, 0.05]); _ = ax.set_ylim(0, 1)
+    >>> from culturelab.plots.audit import renderer_of
+    >>> labels = [BarLabel("n=40", bar, bar.get_height(), bar.get_height()) for bar in bars]
+    >>> for label in labels: _ = ax._add_text(label)
+    >>> [label.lifted(renderer_of(fig)) for label in labels]
+    [False, True]
+    >>> plt.close(fig)
+    """
+
+    def __init__(self, text: str, bar: Rectangle, low: float, top: float, **kwargs: Any) -> None:
+        x = bar.get_x() + bar.get_width() / 2
+        super().__init__(text, (x, 0), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
+                         rotation=90, color="#222222", zorder=4, bbox={"boxstyle": "square,pad=0.15",
+                         "facecolor": "white", "edgecolor": "none", "alpha": 0.9}, **kwargs)
+        height = bar.get_height()
+        self.bar, self.low, self.top = bar, min(height, low) if np.isfinite(low) else height, max(height, top) if np.isfinite(top) else height
+
+    def lifted(self, renderer: Any) -> bool:
+        """Whether the label is taller than its bar or its whisker's lower end, as laid out now (then
+        it goes above the bar)."""
+        if not np.isfinite(self.low) or self.bar.get_height() < 0:
+            return False
+        self.xy = (self.xy[0], 0)
+        super().update_positions(renderer)
+        label = Text.get_window_extent(self, renderer).height + 2 * renderer.points_to_pixels(2.0)
+        shown = np.diff(self.axes.transData.transform([(0, 0), (0, self.low)])[:, 1])[0]
+        return bool(label > shown)
+
+    def update_positions(self, renderer: Any) -> None:
+        """Place the label at the foot of its bar, or above it when the bar is shorter than it."""
+        self.xy = (self.xy[0], self.top if self.lifted(renderer) else 0)
+        super().update_positions(renderer)
+
+
 @drawing
 def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | None = None,
                  err_high: str | None = None, ax: plt.Axes | None = None, title: str | None = None,
@@ -90,7 +132,8 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
     """Bars of ``y`` per ``x``, one bar per ``hue`` level (hatched for greyscale), optional CI whiskers.
 
     For model scores: ``n`` names the column of item counts (written at the foot of each bar, on a
-    white label that reads on any bar; bars with fewer than ``min_n`` items are faded, in their own
+    white label that reads on any bar, or above its whisker where the bar is shorter than the label:
+    :class:`BarLabel`; bars with fewer than ``min_n`` items are faded, in their own
     colour) and ``chance`` draws the chance level. ``reported``: ``hue`` levels that are the paper's
     numbers (no n of ours: :func:`culturelab.plots.mark_reported`). ``ylim`` is set before the legend
     goes where it covers no bar (:func:`place_legend`; ``legend=False``: none); x labels that would
@@ -146,13 +189,11 @@ def grouped_bars(df: pd.DataFrame, x: str, y: str, hue: str, *, err_low: str | N
         if h in reported:
             mark_reported(bars)
         if n:
-            for xp, count, share in zip(xpos, counts, shares):
+            lows, tops = (vals, vals) if yerr is None else (vals - yerr[0], vals + yerr[1])
+            for bar, low, top, count, share in zip(bars, lows, tops, counts, shares):
                 if not np.isnan(count):
                     text = f"n={int(count)}" + ("" if np.isnan(share) else f" · {share:.0%} valid".replace("%", " %"))
-                    ax.annotate(text, (xp, 0), xytext=(0, 2), textcoords="offset points",
-                                ha="center", va="bottom", fontsize=small_text(), rotation=90, color="#222222", zorder=4,
-                                bbox={"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none",
-                                      "alpha": 0.9})
+                    ax._add_text(BarLabel(text, bar, low, top, fontsize=small_text()))
         if (small & ~np.isnan(counts)).any() if n else False:
             note_small_n(fig, min_n)
     if chance is not None:

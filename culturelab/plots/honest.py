@@ -36,6 +36,8 @@ SMALL_N_COLOUR = "#d9d9d9"
 FADED_ALPHA = 0.3
 #: gid of the artists that mark small n (faded bars, hollow points, hatched cells)
 SMALL_N = "culturelab:small-n"
+#: gid of the counts of an n row under a panel's x axis (one per x; the row is headed "n")
+N_ROW = "culturelab:n-row"
 #: gid of captions placed by :func:`footnote`
 FOOTNOTE = "culturelab:footnote"
 

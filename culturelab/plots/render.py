@@ -45,6 +45,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.transforms import Bbox
 
 from culturelab.plots import audit
 from culturelab.plots.honest import FOOTNOTE, MIN_N, footnote
@@ -190,19 +191,26 @@ def _panels_of(fig: plt.Figure) -> list[Any]:
 
 
 def stamp_sample(fig: plt.Figure, style: str) -> None:
-    """Put the sample-data banner over what our sample data draws: the figure's title, or, when some
-    panels show the paper's numbers (:func:`culturelab.plots.mark_reported`), the titles of the
-    other panels only.
+    """Put the sample-data banner over what our sample data draws: the figure's title (a one-panel
+    figure's own title, at its size, when it has no suptitle), or, when some panels show the paper's
+    numbers (:func:`culturelab.plots.mark_reported`), the titles of the other panels only.
 
     >>> from culturelab.plots import mark_reported
     >>> fig, (a, b) = plt.subplots(1, 2); _ = a.set_title("paper"); mark_reported(a); _ = b.set_title("ours")
     >>> stamp_sample(fig, "paper"); a.get_title(), b.get_title(), fig.get_suptitle()
     ('paper', "ours\\n(sample data, not the paper's)", '')
-    >>> plt.close(fig)
+    >>> fig, ax = plt.subplots(); _ = ax.set_title("Accuracy"); stamp_sample(fig, "paper")
+    >>> ax.get_title(), fig.get_suptitle()
+    ("Accuracy\\nsample data, not the paper's", '')
+    >>> plt.close("all")
     """
     stamp = SAMPLE_STAMP[style]
     panels = _panels_of(fig)
     reported = [ax for ax in panels if ax.get_gid() == audit.REPORTED]
+    if len(panels) == 1 and panels[0].get_title() and not fig.get_suptitle():  # no line of its own above the title
+        if "sample data" not in panels[0].get_title().lower():
+            panels[0].set_title(f"{panels[0].get_title()}\n{stamp}")
+        return
     if not reported or len(reported) == len(panels):
         stamp_title(fig, stamp)
         return
@@ -307,6 +315,7 @@ def finish_paper(fig: plt.Figure) -> list[str]:
     _relayout(fig)
     if target is not None:
         _fit_width(fig, target)
+    _legends_onto_panels(fig)
     from culturelab.plots.bars import fit_ticklabels
 
     for ax in fig.axes:  # narrower panels: slant colliding category labels further
@@ -347,6 +356,35 @@ def _legends_above(fig: plt.Figure) -> None:
     if outside and not fig.legends:
         title = outside[0].get_legend().get_title().get_text()
         shared_legend(fig, outside, **({"title": title} if title else {}))
+
+
+def _legends_onto_panels(fig: plt.Figure, gap: float = 2.0) -> None:
+    """Move each shared legend above the panels (:func:`culturelab.plots.layout.shared_legend`,
+    anchored to the figure's top) down to ``gap`` points over what the panels draw (their titles
+    and tick labels included): a layout's margin at the figure's top left empty space between them.
+
+    >>> from culturelab.plots.layout import panel_grid, shared_legend
+    >>> fig, axes = panel_grid(2); _ = [ax.plot([1, 2], label="ours") for ax in axes]; legend = shared_legend(fig, axes)
+    >>> fig.set_layout_engine("constrained"); _legends_onto_panels(fig); r = audit.renderer_of(fig)
+    >>> gap = legend.get_window_extent(r).y0 - max(ax.get_tightbbox(r).y1 for ax in axes)
+    >>> round(float(gap / r.points_to_pixels(1.0)), 1)
+    2.0
+    >>> plt.close(fig)
+    """
+    legends = [legend for legend in fig.legends if legend.get_gid() == SHARED_LEGEND and legend.get_visible()]
+    panels = _panels_of(fig)
+    if not legends or not panels:
+        return
+    renderer = audit.renderer_of(fig)
+    top = max(ax.get_tightbbox(renderer).y1 for ax in panels)
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        if box.y0 < top - 1:  # not above the panels
+            continue
+        shift = box.y0 - top - renderer.points_to_pixels(gap)
+        anchor = legend.get_bbox_to_anchor()
+        moved = Bbox.from_bounds(anchor.x0, anchor.y0 - shift, anchor.width, anchor.height)
+        legend.set_bbox_to_anchor(fig.transFigure.inverted().transform_bbox(moved), transform=fig.transFigure)
 
 
 def _title_above_legends(fig: plt.Figure) -> Any:
@@ -400,8 +438,22 @@ def _wrap_titles(fig: plt.Figure) -> None:
             continue
         longest = max(text.get_text().split("\n"), key=len)
         chars = max(12, int(len(longest) * room / shown * 0.95))
-        text.set_text("\n".join(textwrap.fill(line, chars, break_on_hyphens=False) for line in
-                                 text.get_text().split("\n")))
+        text.set_text("\n".join(wrap_line(line, chars) for line in text.get_text().split("\n")))
+
+
+#: a space that no wrapping breaks at (:func:`wrap_line`)
+_KEPT = "\u00a0"
+
+
+def wrap_line(line: str, chars: int) -> str:
+    """``line`` broken into lines of at most ``chars`` characters, at spaces but never inside an
+    equation such as "n = stories" (nor at a hyphen).
+
+    >>> wrap_line("Reliability (text log-likelihood) (n = stories)", 24)
+    'Reliability (text\\nlog-likelihood)\\n(n = stories)'
+    """
+    kept = re.sub(r"(\S+) = (\S+)", lambda m: f"{m.group(1)}{_KEPT}={_KEPT}{m.group(2)}", line)
+    return textwrap.fill(kept, chars, break_on_hyphens=False).replace(_KEPT, " ")
 
 
 def _fit_width(fig: plt.Figure, target: float, tries: int = 8) -> None:

@@ -21,7 +21,7 @@ from culturelab import config, reported
 from culturelab.captex import aggregate, figures
 from culturelab.captex.data import CATEGORIES, COUNTRIES, load
 from culturelab.plots import audit
-from culturelab.plots.honest import SMALL_N
+from culturelab.plots.honest import N_ROW, SMALL_N
 from culturelab.plots.layout import rendering
 from culturelab.plots.render import finish_paper
 from culturelab.tasks.reorder import DECODING_LABELS
@@ -226,8 +226,8 @@ def test_fig5_counts_procedures_and_shows_copying_in_a_panel_of_its_own():
     rho = fig.axes[0]
     # 12 answers from 6 procedures: the 6-step point rests on too few procedures, however many answers
     colour = rho.lines[1].get_color()  # the constrained answers, all valid
-    counts = ["n=12", "n=6", "n=10", "n=10", "n=5", "n=3"]
-    assert [t.get_text() for t in rho.texts if t.get_color() == colour] == counts
+    counts = ["12", "6", "10", "10", "5", "3"]
+    assert [t.get_text() for t in rho.texts if t.get_color() == colour and t.get_gid() == N_ROW] == counts
     hollow = [xy[0] for c in rho.collections if c.get_gid() == SMALL_N and same_colour(c.get_edgecolor(), colour)
               for xy in c.get_offsets()]
     assert hollow == [6.0, 9.0, 10.0]
@@ -235,7 +235,8 @@ def test_fig5_counts_procedures_and_shows_copying_in_a_panel_of_its_own():
     copies = fig.axes[3]  # the share of valid answers equal to their step count's most common one: a panel of its own
     assert copies.get_ylabel().startswith("share of valid answers equal to")
     assert [line.get_label() for line in copies.lines if np.isfinite(line.get_ydata()).any()] == methods
-    assert [t.get_text() for t in copies.texts if t.get_color() == copies.lines[1].get_color()] == counts
+    assert [t.get_text() for t in copies.texts
+            if t.get_color() == copies.lines[1].get_color() and t.get_gid() == N_ROW] == counts
     assert "n = procedures" in legend_texts(fig)
     plt.close("all")
 

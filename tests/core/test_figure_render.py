@@ -439,3 +439,80 @@ def test_a_panel_of_more_bars_than_a_column_holds_takes_the_text_width(tmp_path)
     assert WIDTHS["column"] + 0.1 < audit.pdf_facts(done.paths[0])["width_in"] <= WIDTHS["text"] + 0.01
     assert json.loads(_save(_one_panel(SCORES, title="few bars"), tmp_path, "few").spec_path.read_text())["width"] == \
         "column"
+
+
+def _steps(n_by_series: dict[str, int]) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame([{"steps": steps, "method": method, "rho": rng.uniform(-1, 1), "valid": True}
+                         for method, n in n_by_series.items() for steps in range(5, 11) for _ in range(n + steps)])
+
+
+def test_n_per_point_is_written_under_the_axis_apart_and_once_when_the_series_share_it():
+    """Turkish PLU fig_reordering_vs_steps: rows of "n=694n=601…" ran together, lay on the
+    Levenshtein curve and on the valid-answers panel's band."""
+    with rendering("paper", "text") as chosen:
+        fig = plots.curves.valid_answer_curves(_steps({"as shown": 690, "llm": 25}), "steps", {"rho": "Spearman ρ"},
+                                               hue="method", title="Step ordering — " + MODEL)
+        render.finish_paper(fig)
+        renderer = audit.renderer_of(fig)
+        for ax in fig.axes[:2]:
+            counts = [t for t in ax.texts if t.get_text().isdigit()]
+            assert len(counts) == 12 and {t.get_color() for t in counts} == {"#000000", plots.style.palette(2)[1]}
+            assert all(t.get_window_extent(renderer).y1 < ax.get_window_extent(renderer).y0 for t in counts)
+        assert problems_of(fig, chance=None, no_chance="a toy", method=["as shown", "llm"]) == [] == audit.paper_problems(fig, chosen)
+        shared = plots.curves.metric_curve(_steps({"a": 30, "b": 30}), "steps", "rho", hue="method").axes[0]
+        assert [t.get_text() for t in shared.texts if t.get_text().isdigit()] == [str(30 + s) for s in range(5, 11)]
+
+
+def test_an_n_label_taller_than_its_bar_goes_above_the_whisker_and_the_audit_sees_one_that_does_not():
+    """FMLAMA table13, Turkish per_category_accuracy and table5_rerank, PERCUL fig8: the white n
+    label at the foot of a short bar hid the bar's top and its whisker's lower end."""
+    bars = pd.DataFrame({"lang": ["R@1", "R@10"], "model": "m", "acc": [0.04, 0.7], "lo": [0.01, 0.6],
+                         "hi": [0.3, 0.8], "n": [440, 440]})
+    with rendering("paper", "column"):
+        fig = plots.grouped_bars(bars, "lang", "acc", "model", n="n", err_low="lo", err_high="hi", chance=0.25,
+                                 title=f"recall — {MODEL} (generate)", ylim=(0, 1))
+        render.finish_paper(fig)
+        ax, renderer = fig.axes[0], audit.renderer_of(fig)
+        short, tall = ax.texts
+        whisker_top = ax.transData.transform((0, 0.3))[1]
+        assert short.get_window_extent(renderer).y0 >= whisker_top  # lifted over the whisker
+        assert tall.get_window_extent(renderer).y1 < ax.transData.transform((0, 0.6))[1]  # at the foot of its bar
+        assert problems_of(fig) == []
+        short.lifted = lambda renderer: False  # left at the foot, as before
+        assert has(problems_of(fig), "'n=440' on its box hides the top of a bar")
+
+
+def test_the_sample_banner_of_a_one_panel_figure_with_no_legend_above_is_a_line_of_its_title():
+    """Quickstart quickstart_accuracy: the banner, at 9 pt, on a line of its own above a 7-pt title."""
+    with rendering("paper", "column") as chosen:
+        fig = _finished(_histogram(pd.Series(np.linspace(0, 1, 50)), title="Quickstart MCQs"), sample=True)
+        (ax,) = fig.axes
+        assert fig.get_suptitle() == "" and ax.get_title() == f"Quickstart MCQs\n{render.SAMPLE_STAMP['paper']}"
+        assert audit.paper_problems(fig, chosen) == []
+        assert not has(problems_of(fig, kind="data", data_source="sample"), "sample data")
+
+
+@pytest.mark.parametrize("panels, engine", [(1, None), (2, "constrained")])
+def test_a_legend_above_the_panels_sits_on_them_without_a_gap(panels, engine):
+    """CAPTEx cbmcq_elimination_chance: about 0.25 in of empty space between the legend and its panel."""
+    with rendering("paper", "column" if panels == 1 else "text"):
+        fig = _one_panel(SCORES, title="Accuracy by language", panels=panels)
+        if engine:
+            fig.set_layout_engine(engine)
+        fig = _finished(fig)
+        renderer = audit.renderer_of(fig)
+        top = max(ax.get_tightbbox(renderer).y1 for ax in fig.axes)
+        gap = (fig.legends[0].get_window_extent(renderer).y0 - top) / renderer.points_to_pixels(1.0)
+        assert 0 <= gap <= 3
+
+
+@pytest.mark.parametrize("words", range(4))
+def test_a_wrapped_title_keeps_n_equals_its_unit_on_one_line(words):
+    """PERCUL: a wrapped title broke inside its parenthesis, "(n\\n= stories)"."""
+    title = " ".join(["Reliability", "of", "the", "text", "log-likelihood"][:words + 1]) + \
+        " confidences per option order and model size (n = stories)"
+    with rendering("paper", "column"):
+        fig = _finished(_histogram(pd.Series(np.linspace(0, 1, 50)), title=title))
+        shown = fig.axes[0].get_title()
+        assert "\n" in shown and "(n = stories)" in shown.split("\n")[-1]

@@ -229,3 +229,21 @@ def test_reliability_diagram_passes_at_a_column():
                        data_source="sample", bins=bins, title="Reliability (text log-likelihood)",
                        method="text log-likelihood")
     assert found == []
+
+
+def test_reliability_diagram_writes_each_n_clear_of_the_lines():
+    """The sample run's diagram: "n=5" and "n=13" were crossed by the line through their points."""
+    from matplotlib.path import Path
+
+    bins = pd.DataFrame({"model": MODEL, "confidence": [0.37, 0.45, 0.54, 0.65, 0.74, 0.84, 0.93],
+                         "accuracy": [0.45, 0.23, 0.14, 0.23, 0.28, 0.2, 0.6], "n": [5, 16, 18, 21, 13, 7, 3]})
+    fig, found = audited(figures.reliability_diagram, "column", {"kind": "score", "model": MODEL,
+                                                                 "method": "text log-likelihood", "chance": 0.25},
+                         bins=bins, title="Reliability (text log-likelihood)", method="text log-likelihood")
+    assert found == []
+    ax, renderer = fig.axes[0], audit.renderer_of(fig)
+    labels = [t.get_window_extent(renderer) for t in ax.texts if t.get_text().startswith("n=")]
+    lines = [Path(line.get_transform().transform(line.get_xydata())) for line in ax.lines]
+    assert len(labels) == 7
+    assert not [box for box in labels if any(line.intersects_bbox(box, filled=False) for line in lines)]
+    assert not any(a.overlaps(b) for i, a in enumerate(labels) for b in labels[i + 1:])
