@@ -213,6 +213,10 @@ def profile_radar(tidy: pd.DataFrame, column: str, *, min_n: int = MIN_N, title:
     binary = _binary(tidy, column)
     kept, dropped = spokes(tidy, column, min_n=min_n)
     table = stats.summarise(binary[binary[column].isin(kept.index)], "score", ["model", column])
+    if column == "category":  # CAPTEx's long category names as its own figures write them (spokes stay apart)
+        from culturelab.captex.figures import short_category
+
+        table[column] = table[column].map(short_category)
     chance = float(pd.to_numeric(binary["chance"], errors="coerce").mean())
     method = METHOD.split(",")[0]
     paper = current().paper  # a paper's radar: less tall than wide (its spoke labels take the width)

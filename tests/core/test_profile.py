@@ -228,3 +228,19 @@ def test_no_radar_never_says_small_spokes_have_enough_items():
     assert "0 categories have at least 10 items, 2 fewer (Music, n=3, Dress, n=2)" in why
     five = pd.DataFrame({"model": "m", "binary": True, "culture": list("ABCDE") * 2, "score": 1.0})
     assert "0 cultures have at least 10 items, 5 fewer" in figures.no_radar(five, "culture")
+
+
+def test_profile_radar_writes_captexs_categories_as_its_figures_do():
+    """Eleven spokes mixing CAPTEx's long category names with the other benchmarks' short ones overlapped at a
+    paper's width: CAPTEx's spokes take the short names of CAPTEx's own figures."""
+    import matplotlib.pyplot as plt
+
+    from culturelab.profile import figures
+
+    names = ["Celebrations and Festivals", "Craftsmanship and Artisan Skills", "H&C"]
+    tidy = pd.DataFrame({"model": "m", "benchmark": "b", "task": "t", "binary": True, "chance": 0.25,
+                         "category": names * 12, "score": [1.0, 0.0, 1.0] * 12})
+    fig = figures.profile_radar(tidy, "category")
+    assert [t.get_text().split("\n")[0] for t in fig.axes[0].get_xticklabels()] == ["Celebrations", "Craftsmanship",
+                                                                                    "H&C"]
+    plt.close(fig)
