@@ -1127,8 +1127,8 @@ def pdf_facts(path: str | Any) -> dict[str, Any]:
     x0, y0, x1, y1 = (float(v) for v in box.groups())
     sizes: set[float] = set()
     for stream in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S):
-        try:
-            content = zlib.decompress(stream.group(1))
+        try:  # a stream object: the end-of-line before ``endstream`` may be data (a compressed stream's last \r)
+            content = zlib.decompressobj().decompress(stream.group(1))
         except zlib.error:
             content = stream.group(1)
         sizes.update(float(v) for v in re.findall(rb"/F\d+\s+([\d.]+)\s+Tf", content))

@@ -516,3 +516,16 @@ def test_a_wrapped_title_keeps_n_equals_its_unit_on_one_line(words):
         fig = _finished(_histogram(pd.Series(np.linspace(0, 1, 50)), title=title))
         shown = fig.axes[0].get_title()
         assert "\n" in shown and "(n = stories)" in shown.split("\n")[-1]
+
+
+def test_pdf_facts_reads_a_stream_whose_compressed_data_ends_in_a_carriage_return(tmp_path):
+    """turkish_plu/table5_rerank.pdf: a content stream whose last compressed byte is \\r lost that byte to the
+    end-of-line before ``endstream``, failed to inflate, and the PDF seemed to hold no text at all."""
+    import zlib
+
+    content = next(c for i in range(100_000)
+                   if (c := zlib.compress(f"BT /F1 7 Tf (x{i}) Tj ET".encode()))[-1:] == b"\r")
+    pdf = tmp_path / "f.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n1 0 obj << /MediaBox [0 0 216 144] >> endobj\n2 0 obj << /Filter /FlateDecode >>\n"
+                    b"stream\n" + content + b"\nendstream\nendobj\n%%EOF\n")
+    assert audit.pdf_facts(pdf)["font_sizes"] == [7.0]
