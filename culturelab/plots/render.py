@@ -55,6 +55,9 @@ from culturelab.plots.style import STAMPED, EmptyFigureError, place_margins, sav
 
 #: the sample-data banner: in the notebook rendering, and (shorter) in the paper one
 SAMPLE_STAMP = {"notebook": "sample data (not the paper's data)", "paper": "sample data, not the paper's"}
+#: the banner of a panel that draws ours (on sample data) over the paper's published marks
+MIXED_STAMP = {"notebook": "ours on sample data (not the paper's data); the paper's as published",
+               "paper": "ours on sample data; the paper's as published"}
 #: the rendering a run writes itself; ``culturelab figures`` writes the others
 RUN_STYLE = "notebook"
 #: spec format, in every spec: a re-rendering refuses a spec written by another format
@@ -193,7 +196,8 @@ def _panels_of(fig: plt.Figure) -> list[Any]:
 def stamp_sample(fig: plt.Figure, style: str) -> None:
     """Put the sample-data banner over what our sample data draws: the figure's title (a one-panel
     figure's own title, at its size, when it has no suptitle), or, when some panels show the paper's
-    numbers (:func:`culturelab.plots.mark_reported`), the titles of the other panels only.
+    numbers (:func:`culturelab.plots.mark_reported`), the titles of the other panels only; a panel that
+    draws ours over the paper's published lines says which is which (:data:`MIXED_STAMP`).
 
     >>> from culturelab.plots import mark_reported
     >>> fig, (a, b) = plt.subplots(1, 2); _ = a.set_title("paper"); mark_reported(a); _ = b.set_title("ours")
@@ -202,11 +206,16 @@ def stamp_sample(fig: plt.Figure, style: str) -> None:
     >>> fig, ax = plt.subplots(); _ = ax.set_title("Accuracy"); stamp_sample(fig, "paper")
     >>> ax.get_title(), fig.get_suptitle()
     ("Accuracy\\nsample data, not the paper's", '')
+    >>> fig, ax = plt.subplots(); _ = ax.set_title("Size"); mark_reported(ax.plot([1, 2])); _ = ax.plot([1], "*")
+    >>> stamp_sample(fig, "paper"); ax.get_title()
+    "Size\\nours on sample data; the paper's as published"
     >>> plt.close("all")
     """
-    stamp = SAMPLE_STAMP[style]
     panels = _panels_of(fig)
     reported = [ax for ax in panels if ax.get_gid() == audit.REPORTED]
+    mixed = any(a.get_gid() == audit.REPORTED for ax in panels if ax not in reported
+                for a in (*ax.lines, *ax.patches, *ax.collections))  # the paper's lines beside our point
+    stamp = (MIXED_STAMP if mixed else SAMPLE_STAMP)[style]
     if len(panels) == 1 and panels[0].get_title() and not fig.get_suptitle():  # no line of its own above the title
         if "sample data" not in panels[0].get_title().lower():
             panels[0].set_title(f"{panels[0].get_title()}\n{stamp}")
@@ -400,7 +409,7 @@ def _title_above_legends(fig: plt.Figure) -> Any:
     if not any(legend.get_visible() and legend.get_window_extent(renderer).y0 >= top - 1 for legend in fig.legends):
         return None
     sup = fig.get_suptitle()
-    if len(panels) == 1 and panels[0].get_title() and sup in ("", SAMPLE_STAMP["paper"]):
+    if len(panels) == 1 and panels[0].get_title() and sup in ("", SAMPLE_STAMP["paper"], MIXED_STAMP["paper"]):
         ax = panels[0]
         fig.suptitle(ax.get_title() + (f"\n{sup}" if sup else ""), fontsize=ax.title.get_fontsize())
         ax.set_title("")

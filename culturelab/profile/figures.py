@@ -86,17 +86,23 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -
     """One panel per benchmark (dealt to ``n_columns`` columns), one horizontal bar per task and
     model, with its 95 % CI, a chance tick (dotted) and n; bars on fewer than ``min_n`` items are
     faded; the models and how they were scored (:data:`METHOD`) in the title, "(sample data)" in the
-    title of a benchmark's panel when its rows come from sample data (``data_source``).
+    title of a benchmark's panel when its rows come from sample data (``data_source``). A task whose every
+    answer is invalid has no score: it is named under the figure, not drawn as a bar.
 
     >>> t = pd.DataFrame({"model": "m", "benchmark": ["a", "a", "b"], "task": ["t1", "t2", "t1"],
     ...                   "mean": [0.5, 0.3, 0.7], "ci_low": 0.2, "ci_high": 0.8, "n": 40, "chance": 0.25,
     ...                   "invalid_rate": 0.0})
     >>> [ax.get_title(loc="left") for ax in score_bars(t).axes]
     ['a', 'b']
+    >>> fig = score_bars(t.assign(invalid_rate=[0.0, 0.0, 1.0]))  # b's only task: no valid answer
+    >>> [ax.get_title(loc="left") for ax in fig.axes], fig.texts[-1].get_text()
+    (['a'], 'not drawn (every answer invalid): b t1')
     >>> plt.close("all")
     """
     models = list(dict.fromkeys(table["model"]))
     colours = dict(zip(models, palette(max(len(models), 2))[1:] if len(models) == 1 else palette(len(models))))
+    void = pd.to_numeric(table["invalid_rate"], errors="coerce").fillna(0) >= 1  # no valid answer: no score to draw
+    dropped, table = table[void], table[~void]
     tasks = {b: list(dict.fromkeys(part["task"])) for b, part in table.groupby("benchmark", sort=False)}
     target = current().inches  # a paper: as many columns of 3.3 in as the width holds
     fits = n_columns if target is None else max(1, int(target // 3.3))
@@ -126,6 +132,10 @@ def score_bars(table: pd.DataFrame, *, min_n: int = MIN_N, n_columns: int = 2) -
     fig.supxlabel("score (accuracy; ρ for reordering; adaptation metrics ÷ 100) with 95 % bootstrap CI", fontsize=7,
                   y=0.2 / height)
     note_small_n(fig, min_n)
+    if len(dropped):
+        footnote(fig, "not drawn (every answer invalid): " + ", ".join(
+            dict.fromkeys(f"{b} {t} ({m})" if len(models) > 1 else f"{b} {t}"
+                          for b, t, m in dropped[["benchmark", "task", "model"]].itertuples(index=False))))
     claim(fig, kind="score", model=models, method=METHOD, data_source=_sample(table),
           chance=[float(c) for c in table["chance"].dropna().unique()],
           no_chance=None if table["chance"].notna().any() else "no task states a chance level")
@@ -137,7 +147,31 @@ MIN_SPOKES = 3
 
 
 def _binary(tidy: pd.DataFrame, column: str) -> pd.DataFrame:
-    return tidy[tidy["binary"].astype(bool)].dropna(subset=[column])
+    return one_method(tidy[tidy["binary"].astype(bool)].dropna(subset=[column]))
+
+
+def one_method(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of one scoring method per task (``task`` written ``"<task> (<method>)"``): a question
+    scored both by generation and by log-likelihood is one item, not two. Per benchmark and task the
+    first log-likelihood method is kept (what the radars' titles say: :data:`METHOD`), else the first.
+
+    >>> t = pd.DataFrame({"benchmark": "b", "task": ["mcq (generate)", "mcq (loglikelihood)", "gi (llm (mean))",
+    ...                                              "gi (llm (sum))", "fill-in"], "score": 1.0})
+    >>> one_method(t)["task"].tolist()
+    ['mcq (loglikelihood)', 'gi (llm (mean))', 'fill-in']
+    """
+    if "task" not in rows:
+        return rows
+    parts = rows["task"].astype(str).str.extract(r"^(?P<base>.*?)(?: \((?P<method>.*)\))?$")
+    method = parts["method"].fillna("")
+    # log-likelihood first ("loglik…", and Turkish PLU's "llm (mean|sum)", which scores options by it)
+    rank = (~method.str.contains(r"loglik|^llm \(", case=False)).astype(int)
+    options = pd.DataFrame({"benchmark": rows.get("benchmark", pd.Series("", index=rows.index)).to_numpy(), "base": parts["base"].to_numpy(),
+                            "method": method.to_numpy(), "rank": rank.to_numpy()})
+    chosen = (options.drop_duplicates(["benchmark", "base", "method"]).sort_values("rank", kind="stable")
+              .drop_duplicates(["benchmark", "base"]))
+    keep = options.merge(chosen[["benchmark", "base", "method"]], how="left", indicator=True)["_merge"] == "both"
+    return rows[keep.to_numpy()]
 
 
 def _sizes(tidy: pd.DataFrame, column: str, min_n: int) -> tuple[pd.Series, np.ndarray]:
