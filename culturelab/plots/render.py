@@ -257,7 +257,7 @@ def caption_markdown(spec: Mapping[str, Any], facts: Mapping[str, Any] | None = 
     **acc** — Accuracy
     <BLANKLINE>
     - data: sample data (ours, not the paper's)
-    - protocol: same
+    - protocol: the paper's (same)
     - model: m
     - scoring method: generate
     - chance: 0.25 (dotted line)
@@ -271,13 +271,13 @@ def caption_markdown(spec: Mapping[str, Any], facts: Mapping[str, Any] | None = 
         lines.append(f"- data: {spec['data_source']}" + (" (sample data written by us, not the paper's)"
                                                           if spec["data_source"] == "sample" else ""))
     for caption in spec.get("captions", []):
-        for part in " ".join(caption.split()).split(" · "):
-            lines.append(f"- {part}")
+        for part in " ".join(caption.split()).split(" · "):  # "protocol: same" read alone: same as what?
+            lines.append("- " + re.sub(r"^(data|protocol|model|model_status): same$", r"\1: the paper's (same)", part))
     if claims.get("methods"):
         lines.append(f"- scoring method: {', '.join(claims['methods'])}")
     chance = [c for c in claims.get("chance") or []]
     if chance:
-        shown = ", ".join(c if isinstance(c, str) else f"{c:.3g}" for c in chance)
+        shown = ", ".join(dict.fromkeys(c if isinstance(c, str) else f"{c:.3g}" for c in chance))
         lines.append(f"- chance: {shown} (dotted line)")
     elif claims.get("no_chance"):
         lines.append(f"- no chance level: {claims['no_chance']}")
