@@ -77,7 +77,8 @@ def _bar_panel(ax: plt.Axes, table: pd.DataFrame, tasks: list[str], models: list
     ax.set_yticks(np.arange(len(tasks)))
     ax.set_yticklabels(tasks, fontsize=7)
     ax.set_ylim(len(tasks) - 0.5, -0.5)
-    ax.set_xlim(0, 1.25)
+    ax.set_xlim(0, 1.25)  # room right of 1 for the n labels
+    ax.set_xticks([0.0, 0.25, 0.5, 0.75, 1.0])  # no tick beyond 1: no score goes there
     ax.tick_params(axis="x", labelsize=7)
 
 
