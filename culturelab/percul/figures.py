@@ -30,7 +30,7 @@ import pandas as pd
 from culturelab.percul import distractors
 from culturelab.percul.data import CATEGORIES, RULE_NAMES, RULES
 from culturelab.percul.prompts import category_labels
-from culturelab.percul.protocol import method_name
+from culturelab.percul.protocol import CHANCE, method_name
 from culturelab.plots import (
     MIN_N,
     claim,
@@ -55,8 +55,6 @@ from culturelab.plots.layout import current
 from culturelab.plots.recipe import drawing
 from culturelab.plots.style import MARKERS, palette
 
-#: the chance level of a four-option question
-CHANCE = 0.25
 #: the method name of the paper's protocol (free generation): its figures show the share of valid answers
 GENERATION = method_name("generate")
 

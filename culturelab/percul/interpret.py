@@ -20,12 +20,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from culturelab.percul.protocol import method_name
+from culturelab.percul.protocol import CHANCE, method_name
 from culturelab.plots import MIN_N
 from culturelab.stats import proportion_ci
 
-#: the chance level of a four-option question
-CHANCE = 0.25
 #: the level a test's p-value is read at
 ALPHA = 0.05
 

@@ -39,6 +39,8 @@ PERSIAN, ENGLISH = SPLITS
 #: each of the 11 categories with Table 1's count (:func:`release_counts` stamps how many match)
 RELEASE = Release(f"PERCUL ({REPO_ID}, gated)", {"stories": 592, "categories sized as in Table 1": len(CATEGORIES)},
                   "Table 1", f"https://huggingface.co/datasets/{REPO_ID}")
+#: the chance level of a four-option question
+CHANCE = 0.25
 #: §4: "allowed to generate up to their maximum generation length"; a limit of at least this many
 #: new tokens, with no early stop, counts as that (a Figure 9 answer is a short JSON object)
 PAPER_MAX_NEW_TOKENS = 1024

@@ -264,6 +264,9 @@ def caption_markdown(spec: Mapping[str, Any], facts: Mapping[str, Any] | None = 
     - n: 30–40 items per mark; marks on fewer than 10 items are faded, hollow or hatched
     <BLANKLINE>
     Drawn by culturelab ... from runs/default/percul/01_benchmark/figures/acc.csv; ...
+    >>> spec["claims"]["chance"] = ["chance: rule base rate"]
+    >>> [line for line in caption_markdown(spec).splitlines() if line.startswith("- chance")]
+    ['- chance: rule base rate (dotted line)']
     """
     claims = spec.get("claims") or {}
     lines = [f"**{spec['figure']}**" + (f" — {title}" if title else ""), ""]
@@ -277,7 +280,7 @@ def caption_markdown(spec: Mapping[str, Any], facts: Mapping[str, Any] | None = 
         lines.append(f"- scoring method: {', '.join(claims['methods'])}")
     chance = [c for c in claims.get("chance") or []]
     if chance:
-        shown = ", ".join(dict.fromkeys(c if isinstance(c, str) else f"{c:.3g}" for c in chance))
+        shown = ", ".join(dict.fromkeys(c.removeprefix("chance: ") if isinstance(c, str) else f"{c:.3g}" for c in chance))
         lines.append(f"- chance: {shown} (dotted line)")
     elif claims.get("no_chance"):
         lines.append(f"- no chance level: {claims['no_chance']}")
