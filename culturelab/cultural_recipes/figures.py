@@ -15,8 +15,6 @@ one panel per direction; Figure 4 draws the literal-translation rates above the 
 
 from __future__ import annotations
 
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -26,6 +24,7 @@ from culturelab.cultural_recipes.data import ARROWS
 from culturelab.cultural_recipes.evaluation import NO_CHANCE, long_form
 from culturelab.plots import caption, claim, figsize, grouped_bars, panel_grid, shared_legend, stamp_title
 from culturelab.plots.recipe import drawing
+from culturelab.plots.render import wrap_line
 
 
 def _bars(scores: pd.DataFrame, metrics: tuple[str, ...], floor: str = "Source copy") -> pd.DataFrame:
@@ -77,7 +76,7 @@ def _heading(fig: plt.Figure, title: str) -> None:
     size = plt.rcParams["figure.titlesize"]
     size = size if isinstance(size, float | int) else 10.0
     chars = max(24, int(fig.get_figwidth() * 72 / (0.55 * size)))  # the figure's width in title characters
-    stamp_title(fig, textwrap.fill(title, chars, break_on_hyphens=False))
+    stamp_title(fig, wrap_line(title, chars))
     fig._suptitle.set_fontsize(size)  # type: ignore[union-attr]
 
 

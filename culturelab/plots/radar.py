@@ -38,6 +38,17 @@ def _place_ring_labels(ax: plt.Axes, angles: np.ndarray) -> str:
         ax.set_rlabel_position(float(np.degrees(angle)) + half)
         if not ticklabels_hit_data(ax, renderer_of(ax.figure)):
             return ""
+    return rings_off_panel(ax)
+
+
+def rings_off_panel(ax: plt.Axes) -> str:
+    """Clear a radar's ring (radial tick) labels and return their values, for a legend's title.
+
+    >>> fig, ax = plt.subplots(subplot_kw={"projection": "polar"}); _ = ax.set_ylim(0, 1); _ = ax.set_yticks([0.5, 1.0])
+    >>> rings_off_panel(ax), [t.get_text() for t in ax.get_yticklabels()]
+    ('0.5, 1', ['', ''])
+    >>> plt.close(fig)
+    """
     values = [t for t in ax.get_yticks() if 0 < t <= ax.get_ylim()[1] + 1e-9]
     ax.set_yticklabels([])
     return ", ".join(f"{v:g}" for v in values)

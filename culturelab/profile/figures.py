@@ -30,6 +30,7 @@ from culturelab.plots import (
 )
 from culturelab.plots.honest import SMALL_N
 from culturelab.plots.layout import current
+from culturelab.plots.radar import rings_off_panel
 from culturelab.plots.recipe import drawing
 
 #: how the profile scores: multiple-choice tasks by option log-likelihood, the rest by generation
@@ -278,9 +279,7 @@ def _rings_in_legend(ax: plt.Axes) -> None:
     legend = ax.get_legend()
     if not any(t.get_text() for t in ax.get_yticklabels()):  # none printed: the radar named them there already
         return
-    rings = [t for t in ax.get_yticks() if 0 < t <= ax.get_ylim()[1] + 1e-9]
-    ax.set_yticklabels([])
-    legend.set_title(f"{legend.get_title().get_text()}\n(rings {', '.join(f'{v:g}' for v in rings)})")
+    legend.set_title(f"{legend.get_title().get_text()}\n(rings {rings_off_panel(ax)})")
 
 
 def _sample(table: pd.DataFrame) -> str | None:
